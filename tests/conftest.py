@@ -1,0 +1,48 @@
+"""Shared pytest setup for autograd_lesson.
+
+Kept deliberately small: put topic-specific fixtures in your own test modules
+(or a conftest in a subfolder).
+
+* ``torch`` (session fixture): the real PyTorch, for parity tests. Skips with a
+  reason mentioning torch when it is not installed, or fails hard when the
+  environment variable ``AUTOGRAD_LESSON_REQUIRE_TORCH=1`` is set (CI sets it,
+  so parity tests can never be silently skipped there).
+* ``parity`` marker: tag tests that compare against torch.
+* matplotlib uses the non-interactive Agg backend.
+"""
+import os
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import pytest
+
+TORCH_VERSION = "2.13.0"
+TORCH_MISSING = (
+    f"torch=={TORCH_VERSION} not installed: parity tests need it "
+    "(pip install -e '.[test]')"
+)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "parity: compares autograd_lesson against torch==2.13.0"
+    )
+
+
+def torch_required() -> bool:
+    return os.environ.get("AUTOGRAD_LESSON_REQUIRE_TORCH", "") == "1"
+
+
+@pytest.fixture(scope="session")
+def torch():
+    try:
+        import torch as _torch
+    except ImportError as exc:
+        if torch_required():
+            pytest.fail(
+                f"AUTOGRAD_LESSON_REQUIRE_TORCH=1 but {TORCH_MISSING} [{exc}]",
+                pytrace=False,
+            )
+        pytest.skip(TORCH_MISSING)
+    _torch.set_num_threads(1)
+    return _torch
