@@ -1,0 +1,144 @@
+"""autograd_lesson: a small NumPy autograd that frees and keeps saved buffers as PyTorch 2.13 does.
+
+Lesson code reads like PyTorch code::
+
+    import autograd_lesson as torch
+    x = torch.randn(5, requires_grad=True)
+    loss = (x * 2).sum()
+    loss.backward()
+
+Beyond PyTorch, for teaching: ``node.saved_buffers()`` lists a node's saved tensors and their
+state, and ``autograd.graph.observe`` streams what the engine does during a backward.
+"""
+import numpy as _np
+
+from . import ops
+from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._random import manual_seed
+from ._tensor import Size, Tensor
+from .ops import elementwise as _ew, matmul as _mm, nnops as _nn, reduce as _red, shape as _sh
+from ._factories import (arange, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
+                         rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
+from . import autograd, nn, optim  # noqa: E402  (they need the ops above)
+
+float32 = float = _np.dtype(_np.float32)
+float64 = double = _np.dtype(_np.float64)
+int64 = long = _np.dtype(_np.int64)
+bool = _np.dtype(_np.bool_)
+
+__version__ = "0.1.0"
+
+
+def exp(x):
+    return x.exp()
+
+
+def log(x):
+    return x.log()
+
+
+def tanh(x):
+    return x.tanh()
+
+
+def sigmoid(x):
+    return x.sigmoid()
+
+
+def relu(x):
+    return x.relu()
+
+
+def sqrt(x):
+    return x.sqrt()
+
+
+def abs(x):
+    return x.abs()
+
+
+def clamp(x, min=None, max=None):
+    return x.clamp(min, max)
+
+
+def pow(x, exponent):
+    return x.pow(exponent)
+
+
+def sum(x, dim=None, keepdim=False):
+    return x.sum(dim, keepdim)
+
+
+def mean(x, dim=None, keepdim=False):
+    return x.mean(dim, keepdim)
+
+
+def max(x, dim=None, keepdim=False):
+    return x.max(dim, keepdim)
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    return x.norm(p, dim, keepdim)
+
+
+def matmul(x, y):
+    return _mm.matmul(x, y)
+
+
+def mm(x, y):
+    return _mm.mm(x, y)
+
+
+def mv(x, v):
+    return _mm.mv(x, v)
+
+
+def addmm(bias, mat1, mat2, *, beta=1, alpha=1):
+    return _mm.addmm(bias, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def softmax(x, dim):
+    return _nn.softmax(x, dim)
+
+
+def log_softmax(x, dim):
+    return _nn.log_softmax(x, dim)
+
+
+def cat(tensors, dim=0):
+    return _sh.CatBackward0.apply(list(tensors), dim=dim)
+
+
+def stack(tensors, dim=0):
+    return _sh.StackBackward0.apply(list(tensors), dim=dim)
+
+
+def where(condition, x, y):
+    return _ew.where(condition, x, y)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08):
+    return _np.allclose(a._data, b._data, rtol=rtol, atol=atol)
+
+
+def equal(a, b):
+    return a.shape == b.shape and _np.array_equal(a._data, b._data)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(x):
+    return x.numel()
+
+
+__all__ = [
+    "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "randn",
+    "rand", "randint", "zeros_like", "ones_like", "randn_like", "rand_like", "arange",
+    "linspace", "eye", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled",
+    "is_grad_enabled", "autograd", "nn", "optim", "float32", "float64", "int64", "bool",
+    "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
+    "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
+    "allclose", "equal", "is_tensor", "numel",
+]

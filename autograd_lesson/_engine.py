@@ -1,0 +1,199 @@
+"""The backward engine: PyTorch's dependency-counting walk, kept small and iterative.
+
+1. Count, for every node reachable from the roots, how many edges point at it.
+2. Keep a ready queue of nodes whose count reached zero. Like PyTorch's CPU queue it pops the
+   node with the highest sequence number (the newest); ``AccumulateGrad`` has the largest
+   possible one, so a leaf's ``.grad`` is written as soon as its gradient is complete.
+3. Run the node (under grad mode = ``create_graph``), check its gradients against its inputs'
+   shapes, route them to ``next_functions`` and, unless the graph is kept, release the node's
+   saved tensors right away. A failure stops the walk where it is: what already ran stays run.
+"""
+import heapq
+import itertools
+
+import numpy as np
+
+from . import _grad_mode
+from ._node import AccumulateGrad, GraphRoot
+from .autograd import graph as _graph
+from .ops._util import is_expandable_to, sum_to
+
+
+def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumulate=True):
+    """Backpropagate ``grad_roots`` from the root edges.
+
+    ``targets`` are edges whose incoming gradient is wanted: ``autograd.grad`` captures and
+    returns them; ``backward(inputs=...)`` accumulates only into them. With no targets, every
+    reachable ``AccumulateGrad`` runs. Returns the captured gradients, one per target.
+    """
+    if len(roots) == 1:
+        root, buffers = roots[0][0], {roots[0][0]: _slots(roots[0][0], {roots[0][1]: grad_roots[0]})}
+    else:
+        root = GraphRoot(roots)
+        root._num_outputs = len(roots)
+        buffers = {root: list(grad_roots)}
+    dependencies = _count_dependencies(root)
+    needed = _needed_nodes(root, targets, accumulate) if targets else None
+    capture = {}
+    for i, (node, nr) in enumerate(targets):
+        capture.setdefault(node, []).append((nr, i))
+    captured = [None] * len(targets)
+
+    observers = _graph._observers
+    if observers:
+        _graph._emit(_graph.BackwardStarted(root, keep_graph, create_graph, accumulate))
+    order = itertools.count()
+    ready = [(-root._sequence_nr(), next(order), root)]
+    node = None
+    try:
+        with _grad_mode.set_grad_enabled(create_graph):
+            while ready:
+                node = heapq.heappop(ready)[2]
+                grads = _run_tensor_hooks(node, buffers.pop(node))
+                for nr, index in capture.get(node, ()):
+                    captured[index] = grads[nr]
+                if needed is not None and node not in needed:
+                    continue
+                outputs = _execute(node, grads, keep_graph, create_graph, observers)
+                for (child, nr), grad in zip(node.next_functions, outputs):
+                    if child is None:
+                        continue
+                    slots = buffers.get(child)
+                    if slots is None:
+                        slots = buffers[child] = [None] * child._num_outputs
+                    if grad is not None:
+                        slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+                    dependencies[child] -= 1
+                    if dependencies[child] == 0:
+                        heapq.heappush(ready, (-child._sequence_nr(), next(order), child))
+    except BaseException as error:
+        if observers:
+            _graph._emit(_graph.BackwardFinished(error, node))
+        raise
+    if observers:
+        _graph._emit(_graph.BackwardFinished(None, None))
+    return captured
+
+
+def _slots(node, by_nr):
+    slots = [None] * node._num_outputs
+    for nr, grad in by_nr.items():
+        slots[nr] = grad
+    return slots
+
+
+def _count_dependencies(root):
+    dependencies, seen, stack = {}, {root}, [root]
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is None:
+                continue
+            dependencies[child] = dependencies.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return dependencies
+
+
+def _needed_nodes(root, targets, accumulate):
+    """Nodes that lead to a target; with ``accumulate`` the target AccumulateGrads run too."""
+    target_nodes = {node for node, _ in targets}
+    needed, done, stack = set(), set(), [(root, False)]
+    while stack:  # iterative post-order: a node is needed if one of its children is
+        node, expanded = stack.pop()
+        if expanded:
+            done.add(node)
+            if any(c in needed or c in target_nodes for c, _ in node.next_functions if c is not None):
+                needed.add(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c, _ in node.next_functions if c is not None and c not in done)
+    if accumulate:
+        needed |= {node for node in target_nodes if isinstance(node, AccumulateGrad)}
+    return needed
+
+
+def _run_tensor_hooks(node, grads):
+    if isinstance(node, AccumulateGrad):
+        hooks = {0: node.variable._hooks} if node.variable._hooks else {}
+    else:
+        hooks = node._tensor_pre_hooks
+    for nr, fns in hooks.items():
+        for fn in fns:
+            if grads[nr] is not None:
+                new = fn(grads[nr])
+                if new is not None:
+                    grads[nr] = new
+    for nr, ref in node._retain_grad_refs.items():
+        tensor = ref()
+        if tensor is not None and grads[nr] is not None:
+            _accumulate_into(tensor, grads[nr], _grad_mode._enabled)
+    return grads
+
+
+def _execute(node, grads, keep_graph, create_graph, observers):
+    if observers:
+        _graph._emit(_graph.NodeStarted(node, tuple(grads)))
+    if isinstance(node, AccumulateGrad):
+        if grads[0] is not None:
+            _accumulate_into(node.variable, grads[0], create_graph)
+            if observers:
+                _graph._emit(_graph.GradAccumulated(node, node.variable, node.variable._grad))
+        outputs = []
+    else:
+        for hook in node._pre_hooks:
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(new)
+        outputs = _validate(node, node._backward(grads))
+        for hook in node._post_hooks:
+            new = hook(tuple(outputs), tuple(grads))
+            if new is not None:
+                outputs = list(new)
+    released = ()
+    if keep_graph:
+        node._retained = True
+    else:
+        released = node._release_variables()
+    if observers:
+        if released:
+            _graph._emit(_graph.BuffersReleased(node, tuple(released)))
+        _graph._emit(_graph.NodeFinished(node, tuple(grads), tuple(outputs)))
+    return outputs
+
+
+def _validate(node, outputs):
+    """PyTorch's ``validate_outputs``: count, then shape (sum broadcast grads back) and dtype."""
+    expected = len(node.next_functions)
+    if len(outputs) != expected:
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {expected}, got {len(outputs)})")
+    metadata = node._input_metadata
+    for i, grad in enumerate(outputs):
+        if grad is None or i >= len(metadata) or node.next_functions[i][0] is None:
+            continue
+        shape, dtype = metadata[i]
+        if grad.shape != shape:
+            if not is_expandable_to(shape, grad.shape):
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                                   f"{i} - got {list(grad.shape)} but expected shape compatible "
+                                   f"with {list(shape)}")
+            grad = outputs[i] = sum_to(grad, shape)
+        if grad.dtype != dtype:
+            outputs[i] = grad.to(dtype)
+    return outputs
+
+
+def _accumulate_into(tensor, grad, create_graph):
+    """``tensor.grad += grad``: in place normally; out of place (recorded) under create_graph."""
+    old = tensor._grad
+    if create_graph:
+        tensor._grad = grad if old is None else old + grad
+    elif old is None:
+        from ._tensor import Tensor
+        tensor._grad = Tensor._make(np.array(grad._data, dtype=tensor.dtype, copy=True))
+    else:
+        np.add(old._data, grad._data, out=old._data, casting="unsafe")
+        old._version_counter.value += 1

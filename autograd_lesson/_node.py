@@ -1,0 +1,303 @@
+"""Graph nodes and their saved buffers.
+
+A node (``grad_fn``) is created by each differentiable op. It keeps
+``next_functions`` (the edges toward its inputs) and the tensors its backward
+formula needs, in named slots that mirror PyTorch's (``_saved_self``,
+``_saved_result`` ...). A backward without ``retain_graph`` releases those slots
+right after running the node; reading one afterwards raises PyTorch's message.
+"""
+import itertools
+import re
+import weakref
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+UINT64_MAX = 2**64 - 1
+_creation_counter = itertools.count()
+_saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
+
+
+def _type_string(tensor):
+    kind = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+    return f"torch.{kind.get(str(tensor.dtype), 'Float')}Tensor"
+
+
+def _op_name(node):
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+class SavedTensor:
+    """One tensor a node saved for its backward.
+
+    Remembers the version of the tensor at save time; unpacking checks it, because the
+    backward formula must see the values the forward used. A saved *output* keeps only its
+    array (a reference to the output tensor would form a cycle through ``grad_fn``) and is
+    rebuilt on unpack with the node as its ``grad_fn``, as PyTorch does.
+    """
+
+    __slots__ = ("tensor", "packed", "unpack_hook", "is_output", "output_nr", "array",
+                 "storage", "version_counter", "saved_version", "requires_grad",
+                 "is_wrapped_scalar", "released", "shape", "dtype", "nbytes", "__weakref__")
+
+    def __init__(self, tensor, is_output=False, is_wrapped_scalar=False):
+        self.is_output = is_output
+        self.is_wrapped_scalar = is_wrapped_scalar
+        self.released = False
+        self.shape, self.dtype, self.nbytes = tensor.shape, tensor.dtype, tensor._data.nbytes
+        self.storage = tensor._storage
+        self.version_counter = tensor._version_counter
+        self.saved_version = tensor._version_counter.value
+        self.output_nr = tensor._output_nr
+        self.requires_grad = tensor.requires_grad
+        self.packed = self.unpack_hook = self.tensor = self.array = None
+        if _saved_tensors_hooks and not is_wrapped_scalar:
+            pack, self.unpack_hook = _saved_tensors_hooks[-1]
+            self.packed = pack(tensor)
+        elif is_output:
+            self.array = tensor._data
+        else:
+            self.tensor = tensor
+
+    def unpack(self, node):
+        if self.released:
+            raise RuntimeError(FREED_MESSAGE)
+        if self.unpack_hook is not None:
+            return self.unpack_hook(self.packed)
+        current = self.version_counter.value
+        if current != self.saved_version:
+            raise RuntimeError(self._version_message(node, current))
+        if self.is_output:
+            from ._tensor import Tensor
+            return Tensor._make(self.array, requires_grad=self.requires_grad, grad_fn=node,
+                                output_nr=self.output_nr, storage=self.storage,
+                                version_counter=self.version_counter)
+        return self.tensor
+
+    def _version_message(self, node, current):
+        if self.is_output:
+            clause = f", which is output {self.output_nr} of {_op_name(node)},"
+        elif self.tensor._base is not None and self.tensor._base.requires_grad:
+            # PyTorch regenerates the grad_fn of a view whose base changed in place.
+            clause = ", which is output 0 of AsStrided,"
+        elif self.tensor.grad_fn is not None:
+            clause = f", which is output {self.tensor._output_nr} of {_op_name(self.tensor.grad_fn)},"
+        else:
+            clause = ""
+        shape = list(self.shape)
+        return (f"one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_type_string(self)} {shape}]{clause} is at version "
+                f"{current}; expected version {self.saved_version} instead. Hint: enable anomaly "
+                f"detection to find the operation that failed to compute its gradient, with "
+                f"torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+    def release(self):
+        self.released = True
+        self.tensor = self.array = self.packed = None
+
+    def held_tensor(self):
+        """The user-visible tensor this slot holds (None for saved outputs and when freed)."""
+        return self.tensor
+
+
+class SavedBuffer:
+    """Public, read-only description of one saved slot (what ``Node.saved_buffers`` lists).
+
+    Holds the node and the slot by weak reference, so listing buffers keeps nothing alive.
+    """
+
+    __slots__ = ("slot", "shape", "dtype", "nbytes", "saved_version", "is_output",
+                 "is_wrapped_scalar", "storage_ref", "tensor_ref", "_slot_ref", "node_ref")
+
+    def __init__(self, node, slot, saved):
+        self.node_ref = weakref.ref(node)
+        self.slot = slot
+        self.shape, self.dtype, self.nbytes = tuple(saved.shape), saved.dtype, saved.nbytes
+        self.saved_version = saved.saved_version
+        self.is_output = saved.is_output
+        self.is_wrapped_scalar = saved.is_wrapped_scalar
+        self.storage_ref = weakref.ref(saved.storage)
+        held = saved.held_tensor()
+        self.tensor_ref = weakref.ref(held) if held is not None else None
+        self._slot_ref = weakref.ref(saved)
+
+    @property
+    def released(self):
+        saved = self._slot_ref()
+        return saved is None or saved.released
+
+    @property
+    def current_version(self):
+        saved = self._slot_ref()
+        return None if saved is None else saved.version_counter.value
+
+    @property
+    def state(self):
+        """'freed', 'stale' (changed in place since saved), 'retained' or 'alive'."""
+        node = self.node_ref()
+        if self.released:
+            return "freed"
+        if self.current_version != self.saved_version:
+            return "stale"
+        if node is not None and node._retained:
+            return "retained"
+        return "alive"
+
+    def __repr__(self):
+        return (f"SavedBuffer({self.slot}, shape={list(self.shape)}, dtype={self.dtype}, "
+                f"nbytes={self.nbytes}, state={self.state})")
+
+
+class Node:
+    """A backward function: one per differentiable op, named like PyTorch's (``MulBackward0``).
+
+    ``next_functions`` is a tuple of ``(node, output_nr)`` edges, ``None`` for inputs that need
+    no gradient. Saved tensors live in ``_saved_slots``; non-tensor saves (``dim``, ``alpha``)
+    in ``_saved_values``; both are readable as ``node._saved_<name>``.
+    """
+
+    _declared_saves = ()
+
+    def __init__(self):
+        self._id = next(_creation_counter)
+        self.next_functions = ()
+        self._saved_slots = {}
+        self._saved_values = {}
+        self._input_metadata = ()
+        self._num_outputs = 1
+        self._pre_hooks = []
+        self._post_hooks = []
+        self._tensor_pre_hooks = {}
+        self._retain_grad_refs = {}
+        self._retained = False
+        self._released = False
+
+    def name(self):
+        return type(self).__name__
+
+    def _sequence_nr(self):
+        return self._id
+
+    def __repr__(self):
+        return f"<{self.name()} object #{self._id}>"
+
+    # -- saved slots ---------------------------------------------------------------------------
+    def save(self, slot, tensor, is_output=False):
+        from ._tensor import Tensor
+        if tensor is None:
+            self._saved_slots[slot] = None
+        elif isinstance(tensor, Tensor):
+            self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
+        else:
+            raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
+
+    def save_scalar(self, slot, value):
+        """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
+        from ._tensor import Tensor
+        tensor = Tensor._wrap_scalar(value)
+        self._saved_slots[slot] = SavedTensor(tensor, is_wrapped_scalar=True)
+
+    def saved(self, slot):
+        """Unpack one saved tensor (None if the save was skipped); raises once released."""
+        unpacked = self.__dict__.get("_unpacked")
+        if unpacked is not None:
+            return unpacked.get(slot)
+        saved = self._saved_slots.get(slot)
+        return None if saved is None else saved.unpack(self)
+
+    def __getattr__(self, attr):
+        if attr.startswith("_raw_saved_"):
+            slot = attr[len("_raw_saved_"):]
+            if slot in self._saved_slots and self._saved_slots[slot] is not None:
+                return self._saved_slots[slot]
+        elif attr.startswith("_saved_"):
+            slot = attr[len("_saved_"):]
+            if slot in self._saved_slots:
+                return self.saved(slot)
+            if slot in self._saved_values:
+                return self._saved_values[slot]
+        raise AttributeError(f"'{self.name()}' object has no attribute '{attr}'")
+
+    def saved_buffers(self):
+        """List this node's saved tensor slots as :class:`SavedBuffer` records (weak refs only)."""
+        return [SavedBuffer(self, slot, saved) for slot, saved in self._saved_slots.items()
+                if saved is not None]
+
+    def saved_values(self):
+        """The non-tensor saves (``dim``, ``alpha``, ``self_sym_sizes`` ...), always readable."""
+        return dict(self._saved_values)
+
+    def _release_variables(self):
+        released = []
+        for slot, saved in self._saved_slots.items():
+            if saved is not None and not saved.released:
+                saved.release()
+                released.append(slot)
+        self._released = True
+        return released
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def register_prehook(self, hook):
+        """``hook(grad_outputs) -> new grad_outputs or None``, called before the node runs."""
+        self._pre_hooks.append(hook)
+        return _RemovableHandle(self._pre_hooks, hook)
+
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs) -> new grad_inputs or None``, called after it runs."""
+        self._post_hooks.append(hook)
+        return _RemovableHandle(self._post_hooks, hook)
+
+    # -- backward ------------------------------------------------------------------------------
+    def _backward(self, grad_outputs):
+        """Gradients for ``next_functions`` from the gradients of this node's outputs (a list)."""
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs):
+        """Run this node's backward formula by hand, as ``y.grad_fn(grad)`` does in PyTorch."""
+        grads = self._backward(list(grad_outputs))
+        return tuple(grads) if len(grads) != 1 else grads[0]
+
+
+class _RemovableHandle:
+    def __init__(self, container, item):
+        self._container, self._item = container, item
+
+    def remove(self):
+        if self._item in self._container:
+            self._container.remove(self._item)
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf that requires grad: adds the incoming gradient into ``leaf.grad``.
+
+    Its sequence number is the largest possible, so PyTorch's engine runs it as soon as it is
+    ready; that decides which leaves already hold gradients when a later node fails.
+    """
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+
+    def _sequence_nr(self):
+        return UINT64_MAX
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"  # PyTorch's name() for this C++ node
+
+
+class GraphRoot(Node):
+    """The entry node the engine uses when a backward starts from several tensors."""
+
+    def __init__(self, edges):
+        super().__init__()
+        self.next_functions = tuple(edges)
+
+    def name(self):
+        return "torch::autograd::GraphRoot"
+
+    def _backward(self, grad_outputs):
+        return list(grad_outputs)

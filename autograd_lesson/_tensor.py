@@ -1,0 +1,411 @@
+"""``Tensor``: a NumPy array plus what autograd needs (``requires_grad``, ``grad``, ``grad_fn``).
+
+Operator methods are one-liners that call the ops in ``autograd_lesson.ops``; the autograd
+state here is what PyTorch keeps per tensor: the version counter shared with views, the
+lazily created ``AccumulateGrad`` of a leaf, tensor hooks and ``retain_grad``.
+"""
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _grad_mode
+from ._node import AccumulateGrad, _RemovableHandle
+from ._tensor_ops import TensorOps
+
+DEFAULT_DTYPE = np.dtype(np.float32)
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+REQUIRES_GRAD_LEAF_ERROR = "you can only change requires_grad flags of leaf variables."
+REQUIRES_GRAD_DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't "
+                             "require differentiation use var_no_grad = var.detach().")
+LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+FLOAT_ONLY_ERROR = "only Tensors of floating point and complex dtype can require gradients"
+
+
+class Storage:
+    """Identity of a block of memory: views and saved outputs share it; bytes count once."""
+
+    __slots__ = ("nbytes", "__weakref__")
+
+    def __init__(self, nbytes):
+        self.nbytes = nbytes
+
+
+class VersionCounter:
+    """Bumped by every in-place op; shared by a tensor, its views and its ``detach()``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value=0):
+        self.value = value
+
+
+class Size(tuple):
+    """A shape, printed like PyTorch's ``torch.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def numel(self):
+        return int(np.prod(self, dtype=np.int64))
+
+
+def _is_float(dtype):
+    return np.issubdtype(dtype, np.floating)
+
+
+def _infer_array(data, dtype=None):
+    """``torch.tensor`` dtype inference: Python floats -> float32, ints -> int64, arrays keep theirs."""
+    if isinstance(data, Tensor):
+        array = data._data.copy()
+    elif isinstance(data, np.ndarray):
+        array = data.copy()
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
+            data = _nested_values(data)
+        array = np.array(data)
+        if array.dtype == np.float64:
+            array = array.astype(DEFAULT_DTYPE)
+        elif array.dtype.kind in "iu":
+            array = array.astype(np.int64)
+        elif array.dtype.kind not in "fb":
+            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if dtype is not None:
+        array = array.astype(dtype)
+    return array
+
+
+def _flatten(seq):
+    for v in seq:
+        if isinstance(v, (list, tuple)):
+            yield from _flatten(v)
+        else:
+            yield v
+
+
+def _nested_values(seq):
+    return [(_nested_values(v) if isinstance(v, (list, tuple))
+             else v.item() if isinstance(v, Tensor) else v) for v in seq]
+
+
+class Tensor(TensorOps):
+    """A multi-dimensional array that can record the ops applied to it."""
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_storage",
+                 "_version_counter", "_base", "_retains_grad", "_hooks", "_accumulator_ref",
+                 "__weakref__", "__dict__")
+    __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
+
+    def __init__(self, data=(), *, requires_grad=False):
+        array = np.asarray(data._data if isinstance(data, Tensor) else data, dtype=DEFAULT_DTYPE)
+        self._init(array, None, 0, None, None, None)
+        self.requires_grad = requires_grad
+
+    def _init(self, array, grad_fn, output_nr, storage, version_counter, base):
+        self._data = array
+        self._requires_grad = grad_fn is not None
+        self._grad = None
+        self.grad_fn = grad_fn
+        self._output_nr = output_nr
+        self._storage = storage if storage is not None else Storage(array.nbytes)
+        self._version_counter = version_counter if version_counter is not None else VersionCounter()
+        self._base = base
+        self._retains_grad = False
+        self._hooks = None
+        self._accumulator_ref = None
+
+    @classmethod
+    def _make(cls, array, requires_grad=False, grad_fn=None, output_nr=0, storage=None,
+              version_counter=None, base=None):
+        t = object.__new__(cls)
+        t._init(array, grad_fn, output_nr, storage, version_counter, base)
+        t._requires_grad = requires_grad
+        return t
+
+    @classmethod
+    def _wrap_scalar(cls, value):
+        dtype = np.float64 if isinstance(value, float) else np.int64
+        return cls._make(np.asarray(value, dtype=dtype))
+
+    # -- metadata ------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self._data.shape[dim]
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return int(self._data.size)
+
+    def nelement(self):
+        return int(self._data.size)
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def _version(self):
+        return self._version_counter.value
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if not self.is_leaf:
+            raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
+        if value and not _is_float(self.dtype):
+            raise RuntimeError(FLOAT_ONLY_ERROR)
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if not self.is_leaf and not requires_grad:
+            raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + REQUIRES_GRAD_DETACH_HINT)
+        if self.is_leaf:
+            self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        if not self.is_leaf and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def data(self):
+        """The values as a tensor outside autograd (a separate version counter, as in PyTorch)."""
+        return Tensor._make(self._data, storage=self._storage)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+        self._storage = value._storage
+
+    # -- conversion ----------------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self):
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __index__(self):
+        if not np.issubdtype(self.dtype, np.integer) or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        from ._format import format_tensor
+        return format_tensor(self)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("autograd_lesson tensors cannot be pickled; use .detach().numpy()")
+
+    # -- autograd ------------------------------------------------------------------------------
+    def detach(self):
+        """A tensor sharing this one's values and version counter, outside the graph."""
+        return Tensor._make(self._data, storage=self._storage, version_counter=self._version_counter,
+                            base=self._base if self._base is not None else None)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
+                 inputs=inputs, _from_tensor_method=True)
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.is_leaf or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn._retain_grad_refs[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """``hook(grad) -> new grad or None``, called with this tensor's gradient during backward."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.is_leaf:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            hooks = self.grad_fn._tensor_pre_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
+    def _grad_accumulator(self):
+        node = self._accumulator_ref() if self._accumulator_ref is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            node._input_metadata = ((self.shape, self.dtype),)
+            self._accumulator_ref = weakref.ref(node)
+        return node
+
+    def _gradient_edge(self):
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        if self._requires_grad:
+            return (self._grad_accumulator(), 0)
+        return (None, 0)
+
+    # -- in-place ops --------------------------------------------------------------------------
+    def _check_inplace(self):
+        if _grad_mode._enabled:
+            if self._requires_grad and self.grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE_ERROR)
+            base = self._base
+            if base is not None and base._requires_grad and base.grad_fn is None:
+                raise RuntimeError(LEAF_VIEW_INPLACE_ERROR)
+
+    def _apply_inplace(self, result):
+        """Write ``result`` (an out-of-place op on self) into self and take over its history."""
+        if result.grad_fn is not None:
+            if self._base is not None and self._base.requires_grad:
+                raise NotImplementedError(
+                    "in-place ops on a view of a tensor that requires grad are not supported by "
+                    "autograd_lesson; use the out-of-place op (a = a + b) instead")
+            for saved in result.grad_fn._saved_slots.values():
+                if saved is not None and saved.held_tensor() is self:
+                    raise NotImplementedError(
+                        "this in-place op would need the old value of the tensor for backward; "
+                        "autograd_lesson does not support that: use the out-of-place op instead")
+        if self._data.shape != result._data.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                               f"shape {list(result.shape)}")
+        np.copyto(self._data, result._data, casting="unsafe")
+        self._version_counter.value += 1
+        if result.grad_fn is not None:
+            self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, 0, True
+            result.grad_fn._input_metadata  # noqa: B018  (history now flows through self)
+        return self
+
+    def add_(self, other, *, alpha=1):
+        self._check_inplace()
+        return self._apply_inplace(self.add(other, alpha=alpha))
+
+    def sub_(self, other, *, alpha=1):
+        self._check_inplace()
+        return self._apply_inplace(self.sub(other, alpha=alpha))
+
+    def mul_(self, other):
+        self._check_inplace()
+        return self._apply_inplace(self * other)
+
+    def div_(self, other):
+        self._check_inplace()
+        return self._apply_inplace(self / other)
+
+    def zero_(self):
+        self._check_inplace()
+        return self._apply_inplace(self * 0 if _grad_mode._enabled and self.requires_grad
+                                   else Tensor._make(np.zeros_like(self._data)))
+
+    def fill_(self, value):
+        self._check_inplace()
+        return self._apply_inplace(Tensor._make(np.full_like(self._data, value)))
+
+    def copy_(self, src):
+        self._check_inplace()
+        from .ops.shape import copy_from
+        return self._apply_inplace(copy_from(self, src))
+
+    def uniform_(self, a=0.0, b=1.0):
+        from ._random import generator
+        with _grad_mode.no_grad():
+            return self.copy_(Tensor._make(generator().uniform(a, b, self.shape).astype(self.dtype)))
+
+    def normal_(self, mean=0.0, std=1.0):
+        from ._random import generator
+        with _grad_mode.no_grad():
+            return self.copy_(Tensor._make(
+                (generator().standard_normal(self.shape) * std + mean).astype(self.dtype)))
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __setitem__(self, key, value):
+        if _grad_mode._enabled and (self.requires_grad or
+                                    (isinstance(value, Tensor) and value.requires_grad)):
+            raise NotImplementedError(
+                "assigning into a tensor that takes part in autograd is not supported by "
+                "autograd_lesson; build the result with torch.where(mask, value, x) instead")
+        self._data[key._data if isinstance(key, Tensor) else key] = (
+            value._data if isinstance(value, Tensor) else value)
+        self._version_counter.value += 1

@@ -1,0 +1,243 @@
+"""Tensor's op methods: one-liners that call the ops in ``autograd_lesson.ops``.
+
+The op modules are reached through the ``ops`` package at call time, so this module and
+``_tensor`` can be imported before the ops (which themselves import ``Tensor``).
+"""
+import numpy as np
+
+from . import ops as _ops
+
+
+def _compare(fn, x, y):
+    from ._tensor import Tensor
+    return Tensor._make(np.asarray(fn(x._data, y._data if isinstance(y, Tensor) else y)))
+
+
+class TensorOps:
+    __slots__ = ()
+
+    # arithmetic -------------------------------------------------------------------------------
+    def add(self, other, *, alpha=1):
+        return _ops.elementwise.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return _ops.elementwise.sub(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return _ops.elementwise.mul(self, other)
+
+    def div(self, other):
+        return _ops.elementwise.div(self, other)
+
+    def pow(self, exponent):
+        return _ops.elementwise.pow(self, exponent)
+
+    def __add__(self, other):
+        return _ops.elementwise.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.elementwise.add(self, other)
+
+    def __sub__(self, other):
+        return _ops.elementwise.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.elementwise.rsub(self, other)
+
+    def __mul__(self, other):
+        return _ops.elementwise.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.elementwise.mul(self, other)
+
+    def __truediv__(self, other):
+        return _ops.elementwise.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.elementwise.rdiv(self, other)
+
+    def __pow__(self, exponent):
+        return _ops.elementwise.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return _ops.elementwise.rpow(self, base)
+
+    def __neg__(self):
+        return _ops.elementwise.NegBackward0.apply(self)
+
+    def neg(self):
+        return _ops.elementwise.NegBackward0.apply(self)
+
+    def __matmul__(self, other):
+        return _ops.matmul.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul.matmul(other, self)
+
+    def matmul(self, other):
+        return _ops.matmul.matmul(self, other)
+
+    def mm(self, other):
+        return _ops.matmul.mm(self, other)
+
+    def mv(self, vec):
+        return _ops.matmul.mv(self, vec)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.matmul.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    # elementwise functions --------------------------------------------------------------------
+    def exp(self):
+        return _ops.elementwise.ExpBackward0.apply(self)
+
+    def log(self):
+        return _ops.elementwise.LogBackward0.apply(self)
+
+    def tanh(self):
+        return _ops.elementwise.TanhBackward0.apply(self)
+
+    def sigmoid(self):
+        return _ops.elementwise.SigmoidBackward0.apply(self)
+
+    def relu(self):
+        return _ops.elementwise.ReluBackward0.apply(self)
+
+    def sqrt(self):
+        return _ops.elementwise.SqrtBackward0.apply(self)
+
+    def abs(self):
+        return _ops.elementwise.AbsBackward0.apply(self)
+
+    def __abs__(self):
+        return _ops.elementwise.AbsBackward0.apply(self)
+
+    def reciprocal(self):
+        return _ops.elementwise.ReciprocalBackward0.apply(self)
+
+    def clamp(self, min=None, max=None):
+        return _ops.elementwise.ClampBackward1.apply(self, min=min, max=max)
+
+    clip = clamp
+
+    def softmax(self, dim):
+        return _ops.nnops.softmax(self, dim)
+
+    def log_softmax(self, dim):
+        return _ops.nnops.log_softmax(self, dim)
+
+    # reductions -------------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return _ops.reduce.sum(self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim=False):
+        return _ops.reduce.mean(self, dim, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        return _ops.reduce.max(self, dim, keepdim)
+
+    def norm(self, p=2, dim=None, keepdim=False):
+        return _ops.reduce.norm(self, p, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        from ._tensor import Tensor
+        index = np.argmax(self._data, axis=dim)
+        return Tensor._make(np.asarray(np.expand_dims(index, dim) if keepdim and dim is not None
+                                       else index, dtype=np.int64))
+
+    # shape ------------------------------------------------------------------------------------
+    def reshape(self, *shape):
+        return _ops.shape.reshape(self, *shape)
+
+    def view(self, *shape):
+        return _ops.shape.view(self, *shape)
+
+    def flatten(self):
+        return _ops.shape.reshape(self, -1)
+
+    def t(self):
+        return _ops.shape.TBackward0.apply(self)
+
+    @property
+    def T(self):
+        return _ops.shape.TBackward0.apply(self)
+
+    def transpose(self, dim0, dim1):
+        return _ops.shape.TransposeBackward0.apply(self, dim0, dim1)
+
+    def expand(self, *shape):
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return _ops.shape.ExpandBackward0.apply(self, shape)
+
+    def expand_as(self, other):
+        return _ops.shape.ExpandBackward0.apply(self, tuple(other.shape))
+
+    def unsqueeze(self, dim):
+        return _ops.shape.UnsqueezeBackward0.apply(self, dim)
+
+    def squeeze(self, dim):
+        return _ops.shape.SqueezeBackward1.apply(self, dim)
+
+    def select(self, dim, index):
+        return _ops.shape.SelectBackward0.apply(self, dim, index)
+
+    def narrow(self, dim, start, length):
+        return _ops.shape.narrow(self, dim, start, length)
+
+    def __getitem__(self, key):
+        return _ops.shape.index(self, key)
+
+    def clone(self):
+        return _ops.shape.CloneBackward0.apply(self)
+
+    def to(self, dtype):
+        dtype = np.dtype(dtype)
+        return self if dtype == self.dtype else _ops.shape.ToCopyBackward0.apply(self, dtype)
+
+    def float(self):
+        return self.to(np.float32)
+
+    def double(self):
+        return self.to(np.float64)
+
+    def long(self):
+        return self.to(np.int64)
+
+    # comparisons (no gradient) ----------------------------------------------------------------
+    def __lt__(self, other):
+        return _compare(np.less, self, other)
+
+    def __le__(self, other):
+        return _compare(np.less_equal, self, other)
+
+    def __gt__(self, other):
+        return _compare(np.greater, self, other)
+
+    def __ge__(self, other):
+        return _compare(np.greater_equal, self, other)
+
+    def __eq__(self, other):
+        return _compare(np.equal, self, other)
+
+    def __ne__(self, other):
+        return _compare(np.not_equal, self, other)
+
+    def __and__(self, other):
+        return _compare(np.logical_and, self, other)
+
+    def __or__(self, other):
+        return _compare(np.logical_or, self, other)
+
+    def __invert__(self):
+        from ._tensor import Tensor
+        return Tensor._make(~self._data)
+
+    def eq(self, other):
+        return _compare(np.equal, self, other)
+
+    def any(self):
+        from ._tensor import Tensor
+        return Tensor._make(np.asarray(self._data.any()))
+
+    def all(self):
+        from ._tensor import Tensor
+        return Tensor._make(np.asarray(self._data.all()))

@@ -1,0 +1,124 @@
+"""Custom differentiable functions, shaped like ``torch.autograd.Function``::
+
+    class MyReLU(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, = ctx.saved_tensors
+            return grad_output * (x > 0)
+
+``MyReLU.apply(x)`` records a node named ``MyReLUBackward`` that doubles as ``ctx``.
+"""
+from .. import _grad_mode
+from .._node import Node
+from .._tensor import Tensor
+
+
+class BackwardCFunction(Node):
+    """The node (and ``ctx``) of one call of a custom Function."""
+
+    _forward_cls = None
+
+    def __init__(self):
+        super().__init__()
+        self._to_save = ()
+        self._non_differentiable = ()
+        self._materialize_grads = True
+        self._arg_is_tensor = ()
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        return tuple(self.saved(f"saved_tensors[{i}]") for i in range(len(self._saved_slots)))
+
+    def _backward(self, grad_outputs):
+        if self._materialize_grads:
+            grad_outputs = [g if g is not None else _zeros(meta)
+                            for g, meta in zip(grad_outputs, self._output_metadata)]
+        result = self._forward_cls.backward(self, *grad_outputs)
+        result = result if isinstance(result, tuple) else (result,)
+        if len(result) != len(self._arg_is_tensor):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {len(self._arg_is_tensor)}, got {len(result)})")
+        grads = []
+        for position, (grad, is_tensor) in enumerate(zip(result, self._arg_is_tensor)):
+            if is_tensor:
+                grads.append(grad)
+            elif grad is not None:
+                raise RuntimeError(f"function {self.name()} returned a gradient different than "
+                                   f"None at position {position + 1}, but the corresponding "
+                                   f"forward input was not a Variable")
+        return grads
+
+
+def _zeros(meta):
+    import numpy as np
+    shape, dtype = meta
+    return Tensor._make(np.zeros(shape, dtype=dtype))
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its node class, ``<Name>Backward``, as PyTorch does."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for custom ops: define static ``forward(ctx, ...)`` and ``backward(ctx, ...)``."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        with _grad_mode.no_grad():
+            raw = cls.forward(ctx, *args, **kwargs)
+        outputs = raw if isinstance(raw, tuple) else (raw,)
+        inputs = [a for a in args if isinstance(a, Tensor)]
+        if not (_grad_mode._enabled and any(t.requires_grad for t in inputs)):
+            return raw
+        results = []
+        for nr, out in enumerate(outputs):
+            if isinstance(out, Tensor) and not any(out is t for t in ctx._non_differentiable):
+                if any(out is t for t in inputs) or out.grad_fn is not None:
+                    out = Tensor._make(out._data, storage=out._storage,
+                                       version_counter=out._version_counter)
+                out.grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
+            results.append(out)
+        ctx.next_functions = tuple(t._gradient_edge() for t in inputs)
+        ctx._input_metadata = tuple((t.shape, t.dtype) for t in inputs)
+        ctx._num_outputs = len(outputs)
+        ctx._output_metadata = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
+                                     for o in outputs)
+        for i, tensor in enumerate(ctx._to_save):
+            as_output = next((r for o, r in zip(outputs, results) if o is tensor), None)
+            if as_output is not None:
+                ctx.save(f"saved_tensors[{i}]", as_output, is_output=True)
+            else:
+                ctx.save(f"saved_tensors[{i}]", tensor)
+        ctx._to_save = ()
+        return tuple(results) if isinstance(raw, tuple) else results[0]

@@ -1,0 +1,65 @@
+"""``autograd.graph``: saved-tensor hooks (as in PyTorch) and the engine's event stream.
+
+The event stream is this package's addition for teaching. Observers are called with one
+event object per step of a backward; with no observer the engine pays one ``if`` per node::
+
+    with observe(print):
+        loss.backward()
+
+Events carry nodes and gradients, never a saved buffer, so recording them keeps nothing
+alive that the backward released.
+"""
+from collections import namedtuple
+from contextlib import contextmanager
+
+from .._node import Node, _RemovableHandle, _saved_tensors_hooks
+
+BackwardStarted = namedtuple("BackwardStarted", "root retain_graph create_graph accumulate")
+NodeStarted = namedtuple("NodeStarted", "node grad_outputs")
+NodeFinished = namedtuple("NodeFinished", "node grad_outputs grad_inputs")
+BuffersReleased = namedtuple("BuffersReleased", "node slots")
+GradAccumulated = namedtuple("GradAccumulated", "node tensor grad")
+BackwardFinished = namedtuple("BackwardFinished", "error failed_node")
+
+_observers = []
+
+
+def register_observer(callback):
+    """Call ``callback(event)`` for every engine event until ``handle.remove()``."""
+    _observers.append(callback)
+    return _RemovableHandle(_observers, callback)
+
+
+@contextmanager
+def observe(callback):
+    """``with observe(events.append): loss.backward()`` records one backward's events."""
+    handle = register_observer(callback)
+    try:
+        yield callback
+    finally:
+        handle.remove()
+
+
+def _emit(event):
+    for callback in list(_observers):
+        callback(event)
+
+
+class saved_tensors_hooks:
+    """Replace how saved tensors are stored: ``pack_hook(tensor)`` at save time, ``unpack_hook``
+    when backward needs it back. As in PyTorch, wrapped Python scalars (``x * 2``) skip them."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        _saved_tensors_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_tensors_hooks.pop()
+        return False
+
+
+__all__ = ["Node", "saved_tensors_hooks", "register_observer", "observe", "BackwardStarted",
+           "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]

@@ -1,0 +1,81 @@
+"""``nn.functional``: the ops behind the layers, recording the same nodes as PyTorch."""
+import numpy as np
+
+from .._random import generator
+from .._tensor import Tensor
+from ..ops import elementwise as _ew, matmul as _mm, nnops as _nn
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: ``TBackward0`` then ``AddmmBackward0`` for a 2-D input.
+
+    The saved ``weight.t()`` is a view of the parameter (same storage, same version counter),
+    which is why ``optimizer.step()`` makes a retained graph stale.
+    """
+    if input.ndim == 2 and bias is not None:
+        return _mm.addmm(bias, input, weight.t())
+    out = _mm.matmul(input, weight.t())
+    return out + bias if bias is not None else out
+
+
+def relu(input):
+    return input.relu()
+
+
+def leaky_relu(input, negative_slope=0.01):
+    return _ew.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def softmax(input, dim):
+    return _nn.softmax(input, dim)
+
+
+def log_softmax(input, dim):
+    return _nn.log_softmax(input, dim)
+
+
+def dropout(input, p=0.5, training=True):
+    """Zero each element with probability p and scale the rest by 1/(1-p).
+
+    As on PyTorch's CPU path this is a ``MulBackward0`` that saves the scaled mask; in eval
+    mode (or p=0) the input itself is returned, with no node.
+    """
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    keep = generator().random(input.shape) >= p
+    scale = 0.0 if p == 1 else 1.0 / (1 - p)
+    return input * Tensor._make((keep * scale).astype(input.dtype))
+
+
+def mse_loss(input, target, reduction="mean"):
+    return _nn.MseLossBackward0.apply(input, target, reduction=reduction)
+
+
+def binary_cross_entropy(input, target, reduction="mean"):
+    return _nn.BinaryCrossEntropyBackward0.apply(input, target, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, reduction="mean"):
+    return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction)
+
+
+def nll_loss(input, target, reduction="mean", ignore_index=-100):
+    return _nn.NllLossBackward0.apply(input, target, reduction=reduction, ignore_index=ignore_index)
+
+
+def cross_entropy(input, target, reduction="mean", ignore_index=-100):
+    """``nll_loss(log_softmax(input, 1), target)``: class-index targets only."""
+    if not isinstance(target, Tensor) or not np.issubdtype(target.dtype, np.integer):
+        raise NotImplementedError("autograd_lesson's cross_entropy takes class indices (an int64 "
+                                  "tensor); class-probability targets are not supported")
+    return nll_loss(log_softmax(input, 1), target, reduction=reduction, ignore_index=ignore_index)

@@ -1,0 +1,169 @@
+"""Layers and loss modules: thin Modules over ``nn.functional``."""
+import math
+
+from .._factories import zeros
+from . import functional as F
+from . import init
+from .module import Module, Parameter
+
+
+def _empty(*shape):
+    return zeros(*shape)
+
+
+class Linear(Module):
+    """y = x W^T + b, W of shape (out, in); initialised U(-1/sqrt(in), 1/sqrt(in)) in place."""
+
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(_empty(out_features, in_features))
+        self.bias = Parameter(_empty(out_features)) if bias else None
+        if not bias:
+            self.register_parameter("bias", None)
+        bound = 1 / math.sqrt(in_features) if in_features else 0
+        init.uniform_(self.weight, -bound, bound)
+        if bias:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class RNNCell(Module):
+    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh): returns the new hidden state only."""
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh"):
+        super().__init__()
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}. Select from 'tanh' or 'relu'.")
+        self.input_size, self.hidden_size, self.nonlinearity = input_size, hidden_size, nonlinearity
+        self.weight_ih = Parameter(_empty(hidden_size, input_size))
+        self.weight_hh = Parameter(_empty(hidden_size, hidden_size))
+        self.bias_ih = Parameter(_empty(hidden_size)) if bias else None
+        self.bias_hh = Parameter(_empty(hidden_size)) if bias else None
+        bound = 1 / math.sqrt(hidden_size) if hidden_size else 0
+        for p in self.parameters():
+            init.uniform_(p, -bound, bound)
+
+    def forward(self, input, hx=None):
+        if input.ndim not in (1, 2):
+            raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        batched = input.ndim == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        if input.shape[0] != hx.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden0 batch "
+                               f"size {hx.shape[0]}")
+        gates = F.linear(hx, self.weight_hh, self.bias_hh) + F.linear(input, self.weight_ih, self.bias_ih)
+        out = gates.tanh() if self.nonlinearity == "tanh" else gates.relu()
+        return out if batched else out.squeeze(0)
+
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}"
+
+
+class Sequential(Module):
+    """Apply modules in order."""
+
+    def __init__(self, *modules):
+        super().__init__()
+        for i, m in enumerate(modules):
+            setattr(self, str(i), m)
+
+    def forward(self, input):
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __getitem__(self, index):
+        items = list(self._modules.values())
+        return Sequential(*items[index]) if isinstance(index, slice) else items[index]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class _Activation(Module):
+    fn = None
+
+    def forward(self, input):
+        return type(self).fn(input)
+
+
+class ReLU(_Activation):
+    fn = staticmethod(F.relu)
+
+
+class Tanh(_Activation):
+    fn = staticmethod(F.tanh)
+
+
+class Sigmoid(_Activation):
+    fn = staticmethod(F.sigmoid)
+
+
+class Identity(_Activation):
+    fn = staticmethod(lambda x: x)
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01):
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}"
+
+
+class Dropout(Module):
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}"
+
+
+class _Loss(Module):
+    fn = None
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return type(self).fn(input, target, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    fn = staticmethod(F.mse_loss)
+
+
+class BCELoss(_Loss):
+    fn = staticmethod(F.binary_cross_entropy)
+
+
+class BCEWithLogitsLoss(_Loss):
+    fn = staticmethod(F.binary_cross_entropy_with_logits)
+
+
+class CrossEntropyLoss(_Loss):
+    fn = staticmethod(F.cross_entropy)

@@ -1,0 +1,113 @@
+"""The base of every built-in op: forward on ndarrays, named saves, backward in Tensor ops.
+
+An op is a :class:`~autograd_lesson._node.Node` subclass named after PyTorch's node
+(``MulBackward0``)::
+
+    class ExpBackward0(Op):
+        def forward(ctx, x):            # ndarray math on x._data
+            ctx.save_output("result")   # what PyTorch saves, under its slot name
+            return np.exp(x._data)
+        def backward(ctx, grad):        # Tensor ops, so create_graph can record them
+            return grad * ctx.saved("result")
+
+``Op.apply(*inputs)`` runs ``forward``; when grad mode is on and an input requires grad it
+keeps the instance as the output's ``grad_fn`` with one edge per Tensor input.
+"""
+from .. import _grad_mode
+from .._node import Node
+
+
+class _Unrecorded:
+    """Stands in for the node when nothing is recorded: saves are dropped, attributes kept."""
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = needs_input_grad
+
+    def save(self, slot, tensor, is_output=False):
+        pass
+
+    def save_scalar(self, slot, value):
+        pass
+
+    def save_output(self, slot, output_nr=0):
+        pass
+
+    def save_value(self, name, value):
+        pass
+
+
+def _tensor_inputs(inputs):
+    from .._tensor import Tensor
+    flat = []
+    for value in inputs:
+        if isinstance(value, Tensor):
+            flat.append(value)
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Tensor) for v in value):
+            flat.extend(value)
+    return flat
+
+
+class Op(Node):
+    """A built-in differentiable op (see the module docstring for the pattern)."""
+
+    is_view = False          # output shares storage and version counter with input 0
+    differentiable_outputs = 1  # outputs after this many are non-differentiable (max's indices)
+
+    def __init__(self):
+        super().__init__()
+        self._output_saves = ()
+
+    def save_output(self, slot, output_nr=0):
+        """Save this op's own output (PyTorch's ``result``) once it exists."""
+        self._output_saves += ((slot, output_nr),)
+
+    def save_value(self, name, value):
+        """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
+        self._saved_values[name] = value
+
+    @classmethod
+    def apply(cls, *inputs, **params):
+        from .._tensor import Tensor
+        tensors = _tensor_inputs(inputs)
+        record = _grad_mode._enabled and any(t.requires_grad for t in tensors)
+        needs = tuple(t.requires_grad for t in tensors)
+        ctx = cls() if record else _Unrecorded(needs)
+        ctx.needs_input_grad = needs
+        result = cls.forward(ctx, *inputs, **params)
+        arrays = result if isinstance(result, tuple) else (result,)
+        base = tensors[0] if cls.is_view else None
+        outputs = []
+        for nr, array in enumerate(arrays):
+            differentiable = record and nr < cls.differentiable_outputs
+            if base is not None and nr == 0:
+                out = Tensor._make(array, requires_grad=differentiable,
+                                   grad_fn=ctx if differentiable else None,
+                                   storage=base._storage, version_counter=base._version_counter,
+                                   base=base._base if base._base is not None else base)
+            else:
+                out = Tensor._make(array, requires_grad=differentiable,
+                                   grad_fn=ctx if differentiable else None, output_nr=nr)
+            outputs.append(out)
+        if record:
+            ctx.next_functions = tuple(t._gradient_edge() for t in tensors)
+            ctx._input_metadata = tuple((t.shape, t.dtype) for t in tensors)
+            ctx._num_outputs = cls.differentiable_outputs
+            for slot, nr in ctx._output_saves:
+                ctx.save(slot, outputs[nr], is_output=True)
+        return tuple(outputs) if isinstance(result, tuple) else outputs[0]
+
+    def _backward(self, grad_outputs):
+        # Like PyTorch's generated nodes, unpack every save first: a freed or stale one raises
+        # even if this call would not need it.
+        self._unpacked = {slot: saved.unpack(self) for slot, saved in self._saved_slots.items()
+                          if saved is not None}
+        try:
+            if all(g is None for g in grad_outputs):
+                return [None] * len(self.next_functions)
+            grads = self.backward(*grad_outputs)
+        finally:
+            self._unpacked = None
+        return list(grads) if isinstance(grads, tuple) else [grads]
+
+    def backward(self, *grad_outputs):
+        raise NotImplementedError

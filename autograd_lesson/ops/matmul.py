@@ -1,0 +1,137 @@
+"""Matrix products: mm, mv, dot, addmm and the ``@`` dispatch.
+
+Each saves an operand only when the *other* operand requires grad, exactly as PyTorch does:
+``x @ W`` with a data batch ``x`` saves only ``x`` (W's gradient needs it), never W.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op
+from ._util import result_type
+
+
+def _check_dtypes(x, y):
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_name(x.dtype)} != {_name(y.dtype)}")
+
+
+def _name(dtype):
+    return {"float32": "float", "float64": "double", "int64": "long int"}.get(str(dtype), str(dtype))
+
+
+class MmBackward0(Op):
+    """out = self @ mat2 (2-D); d/dself = grad @ mat2.T, d/dmat2 = self.T @ grad.
+    Saves mat2 if self requires grad and self if mat2 requires grad."""
+
+    def forward(ctx, x, w):
+        if x.ndim != 2 or w.ndim != 2 or x.shape[1] != w.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
+        _check_dtypes(x, w)
+        ctx.save("mat2", w if x.requires_grad else None)
+        ctx.save("self", x if w.requires_grad else None)
+        ctx.save_value("mat2_sym_sizes", list(w.shape))
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        return x._data @ w._data
+
+    def backward(ctx, grad):
+        w, x = ctx.saved("mat2"), ctx.saved("self")
+        grad_x = grad.mm(w.t()) if w is not None else None
+        grad_w = x.t().mm(grad) if x is not None else None
+        return grad_x, grad_w
+
+
+class AddmmBackward0(Op):
+    """out = beta * self + alpha * (mat1 @ mat2) (``nn.Linear``'s op).
+    Saves mat1 if mat2 requires grad and mat2 if mat1 requires grad."""
+
+    def forward(ctx, bias, x, w, beta=1, alpha=1):
+        if x.ndim != 2 or w.ndim != 2 or x.shape[1] != w.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
+        _check_dtypes(x, w)
+        ctx.save("mat1", x if w.requires_grad else None)
+        ctx.save("mat2", w if x.requires_grad else None)
+        ctx.alpha, ctx.beta = alpha, beta
+        for name, v in (("alpha", alpha), ("beta", beta), ("mat1_sym_sizes", list(x.shape)),
+                        ("mat2_sym_sizes", list(w.shape))):
+            ctx.save_value(name, v)
+        product = x._data @ w._data
+        out = (product if alpha == 1 else alpha * product) + (bias._data if beta == 1 else beta * bias._data)
+        return out.astype(result_type(x, w), copy=False)
+
+    def backward(ctx, grad):
+        x, w = ctx.saved("mat1"), ctx.saved("mat2")
+        grad_bias = (grad if ctx.beta == 1 else grad * ctx.beta) if ctx.needs_input_grad[0] else None
+        grad_x = grad.mm(w.t()) if w is not None else None
+        grad_w = x.t().mm(grad) if x is not None else None
+        if ctx.alpha != 1:
+            grad_x = grad_x * ctx.alpha if grad_x is not None else None
+            grad_w = grad_w * ctx.alpha if grad_w is not None else None
+        return grad_bias, grad_x, grad_w
+
+
+class MvBackward0(Op):
+    """out = self @ vec (matrix times vector). Saves self and vec."""
+
+    def forward(ctx, x, v):
+        if x.shape[1] != v.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat "
+                               f"({x.shape[0]}x{x.shape[1]}), vec ({v.shape[0]})")
+        _check_dtypes(x, v)
+        ctx.save("self", x if v.requires_grad else None)
+        ctx.save("vec", v if x.requires_grad else None)
+        return x._data @ v._data
+
+    def backward(ctx, grad):
+        x, v = ctx.saved("self"), ctx.saved("vec")
+        grad_x = grad.unsqueeze(1) * v.unsqueeze(0) if v is not None else None
+        grad_v = x.t().mv(grad) if x is not None else None
+        return grad_x, grad_v
+
+
+class DotBackward0(Op):
+    """out = self . tensor (two vectors). Saves tensor if self requires grad, and vice versa."""
+
+    def forward(ctx, x, y):
+        if x.shape != y.shape:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src "
+                               f"[{y.shape[0]}] to have the same number of elements, but got "
+                               f"{x.shape[0]} and {y.shape[0]} elements respectively")
+        _check_dtypes(x, y)
+        ctx.save("self", x if y.requires_grad else None)
+        ctx.save("tensor", y if x.requires_grad else None)
+        return np.asarray(x._data @ y._data)
+
+    def backward(ctx, grad):
+        x, y = ctx.saved("self"), ctx.saved("tensor")
+        return (grad * y if y is not None else None), (grad * x if x is not None else None)
+
+
+def mm(x, w):
+    return MmBackward0.apply(x, w)
+
+
+def mv(x, v):
+    return MvBackward0.apply(x, v)
+
+
+def addmm(bias, x, w, *, beta=1, alpha=1):
+    return AddmmBackward0.apply(bias, x, w, beta=beta, alpha=alpha)
+
+
+def matmul(x, y):
+    """``x @ y`` for 1-D and 2-D operands, dispatched as PyTorch does (dot, mv, mm)."""
+    if not isinstance(y, Tensor):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(y).__name__}")
+    if x.ndim == 1 and y.ndim == 1:
+        return DotBackward0.apply(x, y)
+    if x.ndim == 2 and y.ndim == 1:
+        return MvBackward0.apply(x, y)
+    if x.ndim == 1 and y.ndim == 2:
+        return MmBackward0.apply(x.unsqueeze(0), y).squeeze(0)
+    if x.ndim == 2 and y.ndim == 2:
+        return MmBackward0.apply(x, y)
+    raise NotImplementedError("autograd_lesson's matmul supports 1-D and 2-D operands; "
+                              "reshape batched inputs to 2-D first")

@@ -1,0 +1,193 @@
+"""Neural-network ops: softmax, log_softmax and the losses, with PyTorch's saves.
+
+``reduction`` is saved as PyTorch's enum value: none=0, mean=1, sum=2.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op
+from ._util import broadcast_shape, normalize_dims
+
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(name):
+    if name not in REDUCTIONS:
+        raise ValueError(f"{name} is not a valid value for reduction")
+    return REDUCTIONS[name]
+
+
+def _reduce(loss, reduction):
+    if reduction == 1:
+        return np.asarray(loss.mean(), dtype=loss.dtype)
+    if reduction == 2:
+        return np.asarray(loss.sum(), dtype=loss.dtype)
+    return loss
+
+
+def _scale(grad, shape, reduction):
+    """The gradient of the reduction: expand a scalar grad, divided by n for the mean."""
+    if reduction == 0:
+        return grad
+    grad = grad.expand(shape)
+    return grad / int(np.prod(shape)) if reduction == 1 else grad
+
+
+class SoftmaxBackward0(Op):
+    """out = exp(self) / sum(exp(self), dim); d/dself = out * (grad - sum(grad * out, dim)).
+    Saves result."""
+
+    def forward(ctx, x, dim):
+        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        ctx.save_output("result")
+        ctx.save_value("dim", ctx.dim)
+        shifted = np.exp(x._data - x._data.max(axis=ctx.dim, keepdims=True))
+        return shifted / shifted.sum(axis=ctx.dim, keepdims=True)
+
+    def backward(ctx, grad):
+        out = ctx.saved("result")
+        return out * (grad - (grad * out).sum(dim=ctx.dim, keepdim=True))
+
+
+class LogSoftmaxBackward0(Op):
+    """out = self - logsumexp(self, dim); d/dself = grad - exp(out) * sum(grad, dim).
+    Saves result."""
+
+    def forward(ctx, x, dim):
+        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        ctx.save_output("result")
+        ctx.save_value("dim", ctx.dim)
+        shifted = x._data - x._data.max(axis=ctx.dim, keepdims=True)
+        return shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
+
+    def backward(ctx, grad):
+        out = ctx.saved("result")
+        return grad - out.exp() * grad.sum(dim=ctx.dim, keepdim=True)
+
+
+def _check_same_size(x, target):
+    if x.shape != target.shape:
+        broadcast_shape(x.shape, target.shape)
+
+
+class MseLossBackward0(Op):
+    """out = reduce((self - target)**2); d/dself = 2 (self - target) grad / n. Saves self, target."""
+
+    def forward(ctx, x, target, reduction="mean"):
+        _check_same_size(x, target)
+        ctx.reduction, ctx.shape = _reduction(reduction), broadcast_shape(x.shape, target.shape)
+        ctx.save("self", x)
+        ctx.save("target", target)
+        ctx.save_value("reduction", ctx.reduction)
+        return _reduce((x._data - target._data) ** 2, ctx.reduction)
+
+    def backward(ctx, grad):
+        x, target = ctx.saved("self"), ctx.saved("target")
+        grad_x = _scale(grad, ctx.shape, ctx.reduction) * ((x - target) * 2)
+        grad_t = -grad_x if ctx.needs_input_grad[1] else None
+        return (grad_x if ctx.needs_input_grad[0] else None), grad_t
+
+
+class BinaryCrossEntropyBackward0(Op):
+    """out = reduce(-(t log p + (1 - t) log(1 - p))), logs clamped at -100;
+    d/dp = grad (p - t) / max(p (1 - p), 1e-12). Saves self, target (weight: None)."""
+
+    def forward(ctx, p, target, reduction="mean"):
+        if p.shape != target.shape:
+            raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                             f"size ({p.shape}) is deprecated. Please ensure they have the same size.")
+        if ((p._data < 0) | (p._data > 1)).any():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        ctx.reduction = _reduction(reduction)
+        ctx.save("self", p)
+        ctx.save("target", target)
+        ctx.save("weight", None)
+        ctx.save_value("reduction", ctx.reduction)
+        with np.errstate(divide="ignore"):
+            log_p = np.maximum(np.log(p._data), -100)
+            log_q = np.maximum(np.log(1 - p._data), -100)
+        return _reduce(-(target._data * log_p + (1 - target._data) * log_q), ctx.reduction)
+
+    def backward(ctx, grad):
+        p, target = ctx.saved("self"), ctx.saved("target")
+        grad = _scale(grad, p.shape, ctx.reduction)
+        denominator = (p * (1 - p)).clamp(min=1e-12)
+        grad_p = grad * (p - target) / denominator if ctx.needs_input_grad[0] else None
+        grad_t = None
+        if ctx.needs_input_grad[1]:
+            grad_t = grad * ((1 - p).log() - p.log())
+        return grad_p, grad_t
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Op):
+    """out = reduce(max(x, 0) - x t + log(1 + exp(-|x|))); d/dx = grad (sigmoid(x) - t).
+    Saves self, target (pos_weight and weight: None)."""
+
+    def forward(ctx, x, target, reduction="mean"):
+        if x.shape != target.shape:
+            raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                             f"({x.shape})")
+        ctx.reduction = _reduction(reduction)
+        ctx.save("self", x)
+        ctx.save("target", target)
+        ctx.save("pos_weight", None)
+        ctx.save("weight", None)
+        ctx.save_value("reduction", ctx.reduction)
+        a = x._data
+        loss = np.maximum(a, 0) - a * target._data + np.log1p(np.exp(-np.abs(a)))
+        return _reduce(loss.astype(a.dtype, copy=False), ctx.reduction)
+
+    def backward(ctx, grad):
+        x, target = ctx.saved("self"), ctx.saved("target")
+        grad = _scale(grad, x.shape, ctx.reduction)
+        grad_x = grad * (x.sigmoid() - target) if ctx.needs_input_grad[0] else None
+        grad_t = grad * -x if ctx.needs_input_grad[1] else None
+        return grad_x, grad_t
+
+
+class NllLossBackward0(Op):
+    """out = -mean(self[i, target[i]]) over rows whose target != ignore_index.
+    Saves self, target and total_weight (a new 0-dim buffer; weight: None)."""
+
+    def forward(ctx, x, target, reduction="mean", ignore_index=-100):
+        if x.ndim != 2 or target.ndim != 1 or target.shape[0] != x.shape[0]:
+            raise ValueError(f"Expected input batch_size ({x.shape[0] if x.ndim else 1}) to match "
+                             f"target batch_size ({target.shape[0] if target.ndim else 1}).")
+        if target.dtype.kind != "i":
+            raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+        labels = target._data
+        keep = labels != ignore_index
+        if (labels[keep] < 0).any() or (labels[keep] >= x.shape[1]).any():
+            raise IndexError(f"Target {int(labels[keep].max())} is out of bounds.")
+        ctx.reduction, ctx.ignore_index, ctx.shape = _reduction(reduction), ignore_index, x.shape
+        total = np.asarray(keep.sum(), dtype=x.dtype)
+        ctx.save("self", x)
+        ctx.save("target", target)
+        ctx.save("total_weight", Tensor._make(total))
+        ctx.save("weight", None)
+        for name, v in (("ignore_index", ignore_index), ("reduction", ctx.reduction)):
+            ctx.save_value(name, v)
+        picked = -x._data[np.arange(len(labels)), np.where(keep, labels, 0)] * keep
+        if ctx.reduction == 1:
+            return np.asarray(picked.sum() / total, dtype=x.dtype)
+        return _reduce(picked.astype(x.dtype), ctx.reduction)
+
+    def backward(ctx, grad):
+        labels = ctx.saved("target")._data
+        total = ctx.saved("total_weight")
+        keep = labels != ctx.ignore_index
+        onehot = np.zeros(ctx.shape, dtype=grad.dtype)
+        onehot[np.arange(len(labels))[keep], labels[keep]] = -1
+        if ctx.reduction == 0:
+            grad = grad.unsqueeze(1)
+        elif ctx.reduction == 1:
+            grad = grad / total
+        return grad * Tensor._make(onehot), None
+
+
+def softmax(x, dim):
+    return SoftmaxBackward0.apply(x, dim)
+
+
+def log_softmax(x, dim):
+    return LogSoftmaxBackward0.apply(x, dim)

@@ -1,0 +1,188 @@
+"""Reductions: sum, mean, max, norm."""
+from collections import namedtuple
+
+import numpy as np
+
+from .._tensor import Size, Tensor
+from ._op import Op
+from ._util import normalize_dims
+
+MaxResult = namedtuple("max", ["values", "indices"])
+
+
+def _expand_back(grad, shape, dims, keepdim):
+    """Undo a reduction over ``dims``: re-insert the reduced dims, then expand to ``shape``."""
+    if not keepdim:
+        for d in sorted(dims):
+            grad = grad.unsqueeze(d)
+    return grad.expand(shape)
+
+
+class SumBackward0(Op):
+    """out = self.sum(); d/dself = grad expanded to self's shape. Saves no tensor."""
+
+    def forward(ctx, x, dtype=None):
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.input_shape = x.shape
+        out_dtype = dtype or (x.dtype if x.dtype.kind == "f" else np.dtype(np.int64))
+        return np.asarray(x._data.sum(dtype=out_dtype))
+
+    def backward(ctx, grad):
+        return grad.expand(ctx.input_shape)
+
+
+class SumBackward1(Op):
+    """out = self.sum(dim, keepdim); d/dself = grad with dims re-inserted, expanded. No tensor."""
+
+    def forward(ctx, x, dim, keepdim=False):
+        ctx.dims = normalize_dims(dim, x.ndim)
+        ctx.keepdim, ctx.input_shape = keepdim, x.shape
+        ctx.save_value("dim", list(ctx.dims))
+        ctx.save_value("keepdim", keepdim)
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        return np.asarray(x._data.sum(axis=ctx.dims, keepdims=keepdim))
+
+    def backward(ctx, grad):
+        return _expand_back(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
+
+
+class MeanBackward0(Op):
+    """out = self.mean(); d/dself = grad / numel, expanded. Saves no tensor."""
+
+    def forward(ctx, x):
+        _require_float(x, "mean")
+        ctx.input_shape = x.shape
+        ctx.save_value("self_sym_numel", x.numel())
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        return np.asarray(x._data.mean(dtype=x.dtype))
+
+    def backward(ctx, grad):
+        return grad.expand(ctx.input_shape) / ctx.input_shape.numel()
+
+
+class MeanBackward1(Op):
+    """out = self.mean(dim, keepdim); d/dself = grad / n, re-inserted and expanded. No tensor."""
+
+    def forward(ctx, x, dim, keepdim=False):
+        _require_float(x, "mean")
+        ctx.dims = normalize_dims(dim, x.ndim)
+        ctx.keepdim, ctx.input_shape = keepdim, x.shape
+        ctx.count = int(np.prod([x.shape[d] for d in ctx.dims]))
+        ctx.save_value("dim", list(ctx.dims))
+        ctx.save_value("keepdim", keepdim)
+        ctx.save_value("self_sym_numel", x.numel())
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        return np.asarray(x._data.mean(axis=ctx.dims, keepdims=keepdim, dtype=x.dtype))
+
+    def backward(ctx, grad):
+        return _expand_back(grad, ctx.input_shape, ctx.dims, ctx.keepdim) / ctx.count
+
+
+def _require_float(x, name):
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {_dtype_name(x.dtype)}")
+
+
+def _dtype_name(dtype):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(dtype), str(dtype))
+
+
+class MaxBackward1(Op):
+    """out = self.max(); the gradient is shared evenly among the maximal elements.
+    Saves result and self."""
+
+    def forward(ctx, x):
+        if x.numel() == 0:
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == "
+                               "0. Specify the reduction dim with the 'dim' argument.")
+        ctx.save_output("result")
+        ctx.save("self", x)
+        return np.asarray(x._data.max())
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        mask = Tensor._make((x._data == result._data).astype(grad.dtype))
+        return grad * mask / float(mask._data.sum())
+
+
+class MaxBackward0(Op):
+    """values, indices = self.max(dim); the gradient flows to the arg-max positions.
+    Saves indices (a new int64 buffer)."""
+
+    differentiable_outputs = 1
+
+    def forward(ctx, x, dim, keepdim=False):
+        (d,) = normalize_dims(dim, x.ndim)
+        indices = np.argmax(x._data, axis=d)
+        values = np.take_along_axis(x._data, np.expand_dims(indices, d), axis=d)
+        if not keepdim:
+            values = values.squeeze(d)
+        else:
+            indices = np.expand_dims(indices, d)
+        ctx.dim, ctx.keepdim, ctx.input_shape = d, keepdim, x.shape
+        ctx.save("indices", Tensor._make(indices.astype(np.int64)))
+        ctx.save_value("dim", d)
+        ctx.save_value("keepdim", keepdim)
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        return values, indices.astype(np.int64)
+
+    def backward(ctx, grad, grad_indices=None):
+        indices = ctx.saved("indices")._data
+        if not ctx.keepdim:
+            indices = np.expand_dims(indices, ctx.dim)
+        onehot = np.zeros(ctx.input_shape, dtype=grad.dtype)
+        np.put_along_axis(onehot, indices, 1, axis=ctx.dim)
+        if not ctx.keepdim:
+            grad = grad.unsqueeze(ctx.dim)
+        return grad * Tensor._make(onehot)
+
+
+class LinalgVectorNormBackward0(Op):
+    """out = ||self||_2 over dim; d/dself = grad * self / out (0 where out = 0).
+    Saves self and result."""
+
+    def forward(ctx, x, ord=2, dim=None, keepdim=False):
+        if ord != 2:
+            raise NotImplementedError("autograd_lesson supports only the 2-norm (p=2)")
+        ctx.save("self", x)
+        ctx.save_output("result")
+        ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
+        ctx.keepdim = keepdim
+        ctx.save_value("ord", ord)
+        ctx.save_value("dim", None if dim is None else list(ctx.dims))
+        ctx.save_value("keepdim", keepdim)
+        return np.asarray(np.sqrt((x._data * x._data).sum(axis=ctx.dims, keepdims=keepdim)))
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        if ctx.dims is not None and not ctx.keepdim:
+            for d in sorted(ctx.dims):
+                grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+        safe = result + Tensor._make((result._data == 0).astype(result.dtype))
+        return grad * x / safe
+
+
+def sum(x, dim=None, keepdim=False, dtype=None):
+    if dim is None:
+        return SumBackward0.apply(x, dtype=dtype)
+    return SumBackward1.apply(x, dim, keepdim=keepdim)
+
+
+def mean(x, dim=None, keepdim=False):
+    if dim is None:
+        return MeanBackward0.apply(x)
+    return MeanBackward1.apply(x, dim, keepdim=keepdim)
+
+
+def max(x, dim=None, keepdim=False):
+    if dim is None:
+        return MaxBackward1.apply(x)
+    return MaxResult(*MaxBackward0.apply(x, dim, keepdim=keepdim))
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    return LinalgVectorNormBackward0.apply(x, ord=p, dim=dim, keepdim=keepdim)
+
+
+__all__ = ["sum", "mean", "max", "norm", "Size"]

@@ -1,0 +1,348 @@
+"""Shape ops: views (share storage and version counter with their input), indexing, cat/stack.
+
+None of these saves a tensor, except advanced indexing (``IndexBackward0`` saves its indices),
+which is why graphs made of them can be backpropagated twice.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op
+from ._util import normalize_dims, result_type
+
+
+def _infer_shape(shape, numel):
+    shape = list(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1])) if shape else 1
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    if int(np.prod(shape)) != numel:
+        raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+class ViewBackward0(Op):
+    """out = self.view(shape) (also a reshape of a contiguous tensor). A view; saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, shape):
+        ctx.input_shape = x.shape
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        if not x._data.flags.c_contiguous and x._data.size > 1:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride "
+                               "(at least one dimension spans across two contiguous subspaces). "
+                               "Use .reshape(...) instead.")
+        return x._data.reshape(shape)
+
+    def backward(ctx, grad):
+        return grad.reshape(ctx.input_shape)
+
+
+class UnsafeViewBackward0(Op):
+    """The reshape step after a copy (``reshape`` of a non-contiguous tensor). Saves no tensor."""
+
+    def forward(ctx, x, shape):
+        ctx.input_shape = x.shape
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        return x._data.reshape(shape)
+
+    def backward(ctx, grad):
+        return grad.reshape(ctx.input_shape)
+
+
+class CloneBackward0(Op):
+    """out = a copy of self. Saves no tensor."""
+
+    def forward(ctx, x):
+        return np.array(x._data, copy=True, order="C")
+
+    def backward(ctx, grad):
+        return grad
+
+
+class ToCopyBackward0(Op):
+    """out = self converted to another dtype; the gradient is converted back. Saves no tensor."""
+
+    def forward(ctx, x, dtype):
+        ctx.input_dtype = x.dtype
+        return x._data.astype(dtype)
+
+    def backward(ctx, grad):
+        return grad.to(ctx.input_dtype)
+
+
+class TBackward0(Op):
+    """out = self.t() (a view). Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x):
+        if x.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+        return x._data.T
+
+    def backward(ctx, grad):
+        return grad.t()
+
+
+class TransposeBackward0(Op):
+    """out = self.transpose(dim0, dim1) (a view). Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, dim0, dim1):
+        ctx.dims = normalize_dims((dim0, dim1), x.ndim)
+        ctx.save_value("dim0", dim0)
+        ctx.save_value("dim1", dim1)
+        return np.swapaxes(x._data, *ctx.dims) if x.ndim else x._data
+
+    def backward(ctx, grad):
+        return grad.transpose(*ctx.dims) if grad.ndim else grad
+
+
+class ExpandBackward0(Op):
+    """out = self broadcast to a larger shape (a view); d/dself = grad summed back. No tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, shape):
+        ctx.input_shape = x.shape
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        shape = tuple(s if s != -1 else x.shape[i - (len(shape) - x.ndim)]
+                      for i, s in enumerate(shape))
+        try:
+            return np.broadcast_to(x._data, shape)
+        except ValueError:
+            raise RuntimeError(f"The expanded size of the tensor must match the existing size "
+                               f"at non-singleton dimensions. Target sizes: {list(shape)}. "
+                               f"Tensor sizes: {list(x.shape)}") from None
+
+    def backward(ctx, grad):
+        from ._util import sum_to
+        return sum_to(grad, ctx.input_shape)
+
+
+class UnsqueezeBackward0(Op):
+    """out = self with a new dim of size 1 (a view). Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, dim):
+        ctx.dim = dim if dim >= 0 else dim + x.ndim + 1
+        ctx.save_value("dim", ctx.dim)
+        return np.expand_dims(x._data, ctx.dim)
+
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim)
+
+
+class SqueezeBackward1(Op):
+    """out = self without dim (if its size is 1) (a view). Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, dim):
+        ctx.input_shape = x.shape
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        (d,) = normalize_dims(dim, x.ndim)
+        return x._data.squeeze(d) if x.ndim and x.shape[d] == 1 else x._data
+
+    def backward(ctx, grad):
+        return grad.reshape(ctx.input_shape)
+
+
+class SelectBackward0(Op):
+    """out = self[index] along dim (a view); the gradient is placed back at index. No tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, dim, index):
+        size = x.shape[dim]
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        ctx.dim, ctx.index, ctx.input_shape = dim, index % size, x.shape
+        ctx.save_value("dim", dim)
+        ctx.save_value("index", index)
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        return np.take(x._data, ctx.index, axis=dim) if dim else x._data[ctx.index]
+
+    def backward(ctx, grad):
+        return SelectBackwardBackward0.apply(
+            grad.unsqueeze(ctx.dim), ctx.input_shape,
+            (slice(None),) * ctx.dim + (slice(ctx.index, ctx.index + 1),))
+
+
+class SliceBackward0(Op):
+    """out = self[start:end:step] along dim (a view); gradient placed back. Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, dim, key):
+        start, end, step = key.indices(x.shape[dim])
+        ctx.dim, ctx.key, ctx.input_shape = dim, slice(start, end, step), x.shape
+        for name, v in (("dim", dim), ("start", start), ("end", end), ("step", step),
+                        ("self_sym_sizes", list(x.shape))):
+            ctx.save_value(name, v)
+        index = (slice(None),) * dim + (ctx.key,)
+        return x._data[index]
+
+    def backward(ctx, grad):
+        return SliceBackwardBackward0.apply(grad, ctx.input_shape,
+                                            (slice(None),) * ctx.dim + (ctx.key,))
+
+
+class _PlaceBackward(Op):
+    """Put a gradient into a zero tensor at a fixed index (the backward of select/slice/index);
+    what PyTorch records when such a backward is itself differentiated. Saves no tensor."""
+
+    def forward(ctx, grad, shape, index):
+        ctx.index = index
+        out = np.zeros(shape, dtype=grad.dtype)
+        np.add.at(out, index, grad._data)
+        return out
+
+    def backward(ctx, grad):
+        return IndexBackward0.apply(grad, ctx.index)
+
+
+class SelectBackwardBackward0(_PlaceBackward):
+    pass
+
+
+class SliceBackwardBackward0(_PlaceBackward):
+    pass
+
+
+class IndexPutBackward0(_PlaceBackward):
+    pass
+
+
+class IndexBackward0(Op):
+    """out = self[indices] (advanced indexing: int list or bool mask; a copy, not a view).
+    Saves indices (a new int64 tensor for a list; the mask itself for a bool mask)."""
+
+    def forward(ctx, x, index):
+        ctx.input_shape, ctx.index = x.shape, index
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        if isinstance(index, Tensor):
+            ctx.save("indices", index)
+            key = index._data
+        else:
+            key = index
+            if isinstance(index, (list, np.ndarray)):
+                ctx.save("indices", Tensor._make(np.asarray(index, dtype=np.int64)))
+        if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
+            raise IndexError(f"The shape of the mask {list(key.shape)} at index 0 does not match "
+                             f"the shape of the indexed tensor {list(x.shape)} at index 0")
+        try:
+            return np.array(x._data[key])
+        except IndexError as e:
+            raise IndexError(str(e)) from None
+
+    def backward(ctx, grad):
+        key = ctx.index._data if isinstance(ctx.index, Tensor) else ctx.index
+        return IndexPutBackward0.apply(grad, ctx.input_shape, key)
+
+
+class CatBackward0(Op):
+    """out = cat(tensors, dim); each input gets its slice of the gradient. Saves no tensor."""
+
+    def forward(ctx, tensors, dim=0):
+        (ctx.dim,) = normalize_dims(dim, tensors[0].ndim)
+        ctx.sizes = [t.shape[ctx.dim] for t in tensors]
+        ctx.save_value("dim", dim)
+        dtype = result_type(*tensors)
+        return np.concatenate([t._data for t in tensors], axis=ctx.dim).astype(dtype, copy=False)
+
+    def backward(ctx, grad):
+        grads, start = [], 0
+        for size in ctx.sizes:
+            grads.append(grad.narrow(ctx.dim, start, size))
+            start += size
+        return tuple(grads)
+
+
+class StackBackward0(Op):
+    """out = stack(tensors, dim); each input gets its select of the gradient. Saves no tensor."""
+
+    def forward(ctx, tensors, dim=0):
+        shapes = {t.shape for t in tensors}
+        if len(shapes) > 1:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and "
+                               f"{list(next(t.shape for t in tensors if t.shape != tensors[0].shape))}"
+                               f" at entry {next(i for i, t in enumerate(tensors) if t.shape != tensors[0].shape)}")
+        ctx.dim, ctx.count = dim, len(tensors)
+        ctx.save_value("dim", dim)
+        return np.stack([t._data for t in tensors], axis=dim).astype(result_type(*tensors))
+
+    def backward(ctx, grad):
+        return tuple(grad.select(ctx.dim, i) for i in range(ctx.count))
+
+
+class CopyBackwards(Op):
+    """``self.copy_(src)``: self's values are replaced by src (broadcast, cast). Saves no tensor."""
+
+    def forward(ctx, x, src):
+        ctx.src_dtype = src.dtype
+        try:
+            return np.broadcast_to(src._data, x.shape).astype(x.dtype)
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match "
+                               f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
+                               f"non-singleton dimension {max(x.ndim - 1, 0)}") from None
+
+    def backward(ctx, grad):
+        return grad * 0, grad.to(ctx.src_dtype)
+
+
+def copy_from(x, src):
+    if not isinstance(src, Tensor):
+        src = Tensor._make(np.asarray(src, dtype=x.dtype))
+    return CopyBackwards.apply(x, src)
+
+
+def reshape(x, *shape):
+    shape = _infer_shape(shape, x.numel())
+    if x._data.flags.c_contiguous or x._data.size <= 1:
+        return ViewBackward0.apply(x, shape)
+    return UnsafeViewBackward0.apply(CloneBackward0.apply(x), shape)
+
+
+def view(x, *shape):
+    return ViewBackward0.apply(x, _infer_shape(shape, x.numel()))
+
+
+def narrow(x, dim, start, length):
+    return SliceBackward0.apply(x, dim, slice(start, start + length, 1))
+
+
+def index(x, key):
+    """``x[key]``: ints select, slices slice (views); int lists and bool masks copy."""
+    if isinstance(key, Tensor) and key.dtype.kind in "bi" and key.ndim > 0:
+        return IndexBackward0.apply(x, key if key.dtype == bool else key._data.tolist())
+    if isinstance(key, Tensor):
+        key = int(key.item())
+    if isinstance(key, (list, np.ndarray)):
+        return IndexBackward0.apply(x, list(key) if isinstance(key, list) else key)
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(k is Ellipsis or k is None or isinstance(k, (list, Tensor, np.ndarray)) for k in keys):
+        raise IndexError("autograd_lesson indexes with ints, slices, an int list or a bool mask; "
+                         "combine them step by step (x[0][1:3]) instead")
+    if len(keys) > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    out, dim = x, 0
+    for k in keys:
+        if isinstance(k, slice):
+            if k != slice(None):
+                out = SliceBackward0.apply(out, dim, k)
+            dim += 1
+        else:
+            out = SelectBackward0.apply(out, dim, int(k))
+    if out is x:
+        out = SliceBackward0.apply(x, 0, slice(None))
+    return out
