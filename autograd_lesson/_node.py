@@ -97,7 +97,7 @@ class SavedTensor:
 
     def release(self):
         self.released = True
-        self.tensor = self.array = self.packed = None
+        self.tensor = self.array = self.packed = self.storage = None
 
     def held_tensor(self):
         """The user-visible tensor this slot holds (None for saved outputs and when freed)."""
@@ -120,7 +120,7 @@ class SavedBuffer:
         self.saved_version = saved.saved_version
         self.is_output = saved.is_output
         self.is_wrapped_scalar = saved.is_wrapped_scalar
-        self.storage_ref = weakref.ref(saved.storage)
+        self.storage_ref = weakref.ref(saved.storage) if saved.storage is not None else None
         held = saved.held_tensor()
         self.tensor_ref = weakref.ref(held) if held is not None else None
         self._slot_ref = weakref.ref(saved)
