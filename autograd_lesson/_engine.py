@@ -96,7 +96,8 @@ def _count_dependencies(root):
 
 
 def _needed_nodes(root, targets, accumulate):
-    """Nodes that lead to a target; with ``accumulate`` the target AccumulateGrads run too."""
+    """Nodes that lead to a target; with ``accumulate`` the target nodes themselves run too
+    (PyTorch's ``init_to_execute``: a non-leaf input's node executes and is freed)."""
     target_nodes = {node for node, _ in targets}
     needed, done, stack = set(), set(), [(root, False)]
     while stack:  # iterative post-order: a node is needed if one of its children is
@@ -111,7 +112,7 @@ def _needed_nodes(root, targets, accumulate):
         stack.append((node, True))
         stack.extend((c, False) for c, _ in node.next_functions if c is not None and c not in done)
     if accumulate:
-        needed |= {node for node in target_nodes if isinstance(node, AccumulateGrad)}
+        needed |= target_nodes
     return needed
 
 

@@ -84,13 +84,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         for t in inputs:
             if not t.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
+        for t in inputs:
+            t.retain_grad()  # as PyTorch: a non-leaf input's gradient lands in its own .grad
         targets = tuple(t._gradient_edge() for t in inputs)
-    captured = run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=True)
-    if inputs is not None:  # non-leaf inputs: their gradient goes into their own .grad
-        from .._engine import _accumulate_into
-        for t, grad in zip(inputs, captured):
-            if not t.is_leaf and grad is not None:
-                _accumulate_into(t, grad, create_graph)
+    run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -1,0 +1,468 @@
+"""Engine semantics on toy graphs: what runs, in which order, what is freed, what accumulates.
+
+Most tests need only autograd_lesson; the ones marked ``parity`` replay the same graph in
+torch and compare (the order of node execution, the identity of ``.grad`` across backwards).
+"""
+import numpy as np
+import pytest
+
+import autograd_lesson as al
+from autograd_lesson import autograd
+from autograd_lesson.autograd import Function
+from autograd_lesson.autograd import graph as G
+from autograd_lesson._node import FREED_MESSAGE
+
+
+def leaf(values, dtype=np.float64):
+    return al.tensor(np.asarray(values, dtype=dtype), requires_grad=True)
+
+
+def record(fn):
+    """Run ``fn()`` under an observer; return the events it emitted."""
+    events = []
+    with G.observe(events.append):
+        fn()
+    return events
+
+
+def started(events):
+    return [e.node for e in events if isinstance(e, G.NodeStarted)]
+
+
+class Count(Function):
+    """Identity that counts how often its backward runs (a toy node for the engine tests)."""
+
+    calls = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, grad):
+        Count.calls += 1
+        return grad
+
+
+# -- basic graph shapes ----------------------------------------------------------------------
+
+def test_diamond_sums_both_paths():
+    x = leaf([1.0, 2.0, 3.0])
+    a = x * 2.0
+    b = a.exp()
+    c = a.tanh()
+    (b + c).sum().backward()
+    a_ = 2 * np.array([1.0, 2.0, 3.0])
+    expected = 2 * (np.exp(a_) + 1 - np.tanh(a_) ** 2)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
+
+
+def test_diamond_runs_shared_node_once():
+    Count.calls = 0
+    x = leaf([1.0, 2.0])
+    a = Count.apply(x)
+    (a * 3.0 + a.exp()).sum().backward()
+    assert Count.calls == 1
+
+
+def test_x_times_x():
+    x = leaf([1.0, -2.0, 3.0])
+    (x * x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, -4.0, 6.0])
+
+
+def test_two_roots():
+    x = leaf([1.0, 2.0])
+    l1 = (x * x).sum()
+    l2 = (x * 3.0).sum()
+    autograd.backward([l1, l2])
+    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 7.0])
+
+
+def test_two_roots_with_explicit_gradients():
+    x = leaf([1.0, 2.0])
+    y1, y2 = x * 2.0, x.exp()
+    autograd.backward([y1, y2], [al.tensor([1.0, 0.0], dtype=al.float64),
+                                 al.tensor([0.0, 1.0], dtype=al.float64)])
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, np.exp(2.0)])
+
+
+def test_deep_chain_of_10000_nodes_has_no_recursion_limit():
+    x = leaf([1.0])
+    y = x
+    for _ in range(10_000):
+        y = y + 1.0
+    events = record(lambda: y.sum().backward())
+    assert x.grad.item() == 1.0
+    assert len(started(events)) == 10_000 + 2  # the adds, SumBackward0, AccumulateGrad
+
+
+def test_each_node_runs_once_per_backward():
+    x, w = leaf([1.0, 2.0]), leaf([0.5, -1.0])
+    a = x * w
+    loss = (a.exp() + a.tanh() * w + a).sum()
+    events = record(lambda: loss.backward())
+    nodes = started(events)
+    assert len(nodes) == len(set(nodes))
+    assert len(nodes) == 9  # Sum, Add, Add, Mul, Tanh, Exp, Mul(x*w), two AccumulateGrads
+
+
+@pytest.mark.parity
+def test_execution_order_matches_torch(torch):
+    def build(lib, dtype):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True)
+        w = lib.tensor([0.5, -1.0, 2.0], dtype=dtype, requires_grad=True)
+        a = x * w
+        b, c = a.exp(), a.tanh()
+        d = (x + 1).sigmoid()
+        e = b * c + d * w
+        return (e.sum() + a.mean()) * (a * 2).sum()
+
+    loss = build(torch, torch.float64)
+    torch_order, seen, stack = [], set(), [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        node.register_prehook(lambda grads, node=node: torch_order.append(node.name()))
+        stack.extend(child for child, _ in node.next_functions)
+    loss.backward()
+
+    ours = build(al, al.float64)
+    events = record(lambda: ours.backward())
+    assert [n.name() for n in started(events)] == torch_order
+    assert len(torch_order) == 16
+
+
+def test_node_register_prehook_and_hook_see_and_replace_grads():
+    x = leaf([1.0, 2.0])
+    y = x * 3.0
+    seen = {}
+
+    def pre(grad_outputs):
+        seen["pre"] = grad_outputs[0].numpy().copy()
+        return (grad_outputs[0] * 10,)
+
+    def post(grad_inputs, grad_outputs):
+        seen["post"] = (grad_inputs[0].numpy().copy(), grad_outputs[0].numpy().copy())
+
+    y.grad_fn.register_prehook(pre)
+    handle = y.grad_fn.register_hook(post)
+    y.sum().backward(retain_graph=True)
+    np.testing.assert_array_equal(seen["pre"], [1.0, 1.0])
+    np.testing.assert_array_equal(seen["post"][0], [30.0, 30.0])
+    np.testing.assert_array_equal(seen["post"][1], [10.0, 10.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [30.0, 30.0])
+    handle.remove()
+    seen.clear()
+    y.sum().backward()
+    assert "post" not in seen and "pre" in seen
+
+
+# -- retain_graph / freeing ------------------------------------------------------------------
+
+def test_second_backward_without_retain_raises_freed():
+    x = leaf([1.0, 2.0])
+    loss = (x.exp()).sum()
+    loss.backward()
+    with pytest.raises(RuntimeError) as info:
+        loss.backward()
+    assert str(info.value) == FREED_MESSAGE
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]))  # the failed call added nothing
+
+
+def test_retain_graph_allows_a_second_backward():
+    x = leaf([1.0, 2.0])
+    loss = (x.exp()).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([1.0, 2.0]))
+
+
+def test_retain_graph_defaults_to_create_graph():
+    x = leaf([1.0, 2.0])
+    loss = (x * x).sum()
+    with pytest.warns(UserWarning):
+        loss.backward(create_graph=True)
+    assert x.grad.requires_grad and x.grad.grad_fn is not None
+    loss.backward()  # retain defaulted to True, so the graph is still there
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [4.0, 8.0])
+
+
+def test_create_graph_true_with_retain_false_frees():
+    x = leaf([1.0, 2.0])
+    y = (x * x).sum()
+    (g,) = autograd.grad(y, x, create_graph=True, retain_graph=False)
+    assert g.grad_fn is not None
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_freeing_is_per_executed_node():
+    x = leaf([1.0, 2.0])
+    a = x.exp()          # reached by both backwards
+    b = a.tanh()         # only on the first root's path
+    c = a.sigmoid()      # only on the second root's path
+    b.sum().backward()
+    assert a.grad_fn.saved_buffers()[0].state == "freed"
+    assert b.grad_fn.saved_buffers()[0].state == "freed"
+    assert c.grad_fn.saved_buffers()[0].state == "alive"  # never executed: keeps its buffer
+    np.testing.assert_allclose(c.grad_fn._saved_result.detach().numpy(), 1 / (1 + np.exp(-np.exp([1.0, 2.0]))))
+    with pytest.raises(RuntimeError, match="second time"):
+        c.sum().backward()  # ... but it needs ExpBackward0, which was freed
+
+
+def test_unreached_nodes_keep_buffers_under_backward_inputs():
+    x, w = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    a = x.exp()
+    y = (a * w).sum()
+    y.backward(inputs=[w])
+    assert y.grad_fn.next_functions[0][0].saved_buffers()  # MulBackward0 ran and released
+    assert all(b.state == "freed" for b in y.grad_fn.next_functions[0][0].saved_buffers())
+    assert a.grad_fn.saved_buffers()[0].state == "alive"    # ExpBackward0 was not needed
+    assert x.grad is None
+
+
+def test_sum_only_graphs_backprop_repeatedly_and_accumulate():
+    x = leaf([1.0, 2.0, 3.0])
+    loss = (x + 1).sum()
+    for _ in range(3):
+        loss.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0, 3.0])
+    y = x.t().reshape(3).mean() - x[1:].sum()
+    y.backward()
+    y.backward()
+
+
+def test_wrapped_scalar_makes_mul_unrepeatable_but_add_repeatable():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.sum().backward()
+    z = x + 2
+    z.sum().backward()
+    z.sum().backward()
+
+
+def test_failed_backward_is_not_atomic_partial_accumulation():
+    # Facts section 0 rule 6: w's branch is newer than `a`, so its AccumulateGrad runs first.
+    x = leaf([1.0, 2.0, 3.0])
+    a = x.exp()
+    w = leaf([1.0, 1.0, 1.0])
+    loss = (a + w * 3.0).sum()
+    loss.backward(retain_graph=False)
+    x.grad = None
+    w.grad = None
+    loss2 = (a + w * 3.0).sum()
+    with pytest.raises(RuntimeError, match="second time"):
+        loss2.backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [3.0, 3.0, 3.0])
+    assert x.grad is None
+
+
+def test_failed_backward_branch_created_before_is_not_accumulated():
+    x = leaf([1.0, 2.0, 3.0])
+    w = leaf([1.0, 1.0, 1.0])
+    wb = w * 3.0            # created before `a`: lower sequence number, runs after ExpBackward0
+    a = x.exp()
+    a.sum().backward()      # frees ExpBackward0
+    with pytest.raises(RuntimeError, match="second time"):
+        (a + wb).sum().backward()
+    assert w.grad is None
+
+
+@pytest.mark.parity
+def test_partial_accumulation_matches_torch(torch):
+    def run(lib, before):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = lib.tensor([1.0, 1.0, 1.0], requires_grad=True)
+        if before:
+            wb = w * 3.0
+        a = x.exp()
+        a.sum().backward()
+        if not before:
+            wb = w * 3.0
+        with pytest.raises(RuntimeError):
+            (a + wb).sum().backward()
+        return None if w.grad is None else w.grad.tolist()
+
+    for before in (True, False):
+        assert run(al, before) == run(torch, before)
+
+
+# -- inputs= and autograd.grad ---------------------------------------------------------------
+
+def test_backward_inputs_accumulates_only_into_inputs():
+    x, w = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    (x * w).sum().backward(inputs=[x])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 4.0])
+    assert w.grad is None
+
+
+def test_backward_inputs_with_non_leaf_input():
+    x = leaf([1.0, 2.0])
+    h = x * 3.0
+    (h * h).sum().backward(inputs=[h])
+    np.testing.assert_array_equal(h.grad.numpy(), [6.0, 12.0])
+    assert x.grad is None
+
+
+@pytest.mark.parity
+def test_backward_inputs_non_leaf_matches_torch(torch):
+    """A non-leaf input is made to retain its grad, and its own node runs (and is freed)."""
+    results = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        h = x.exp()
+        (h * h).sum().backward(inputs=[h])
+        with pytest.raises(RuntimeError) as info:
+            h.grad_fn._saved_result
+        results.append((h.retains_grad, np.round(h.grad.tolist(), 5).tolist(), x.grad,
+                        str(info.value)))
+    assert results[0] == results[1]
+
+
+def test_autograd_grad_leaves_dot_grad_untouched():
+    x = leaf([1.0, 2.0])
+    (g,) = autograd.grad((x * x).sum(), x)
+    np.testing.assert_array_equal(g.numpy(), [2.0, 4.0])
+    assert x.grad is None
+    x.grad = al.tensor([7.0, 7.0], dtype=al.float64)
+    autograd.grad((x * x).sum(), [x])
+    np.testing.assert_array_equal(x.grad.numpy(), [7.0, 7.0])
+
+
+def test_autograd_grad_of_intermediate():
+    x = leaf([1.0, 2.0])
+    h = x.exp()
+    (g,) = autograd.grad((h * h).sum(), h)
+    np.testing.assert_allclose(g.numpy(), 2 * np.exp([1.0, 2.0]))
+
+
+def test_allow_unused_and_materialize_grads():
+    x, w = leaf([1.0, 2.0]), leaf([3.0])
+    gx, gw = autograd.grad((x * 2.0).sum(), [x, w], allow_unused=True)
+    assert gw is None
+    gx, gw = autograd.grad((x * 2.0).sum(), [x, w], materialize_grads=True)
+    np.testing.assert_array_equal(gw.numpy(), [0.0])
+    assert gw.dtype == np.float64
+
+
+def test_retain_grad_on_non_leaf():
+    x = leaf([1.0, 2.0])
+    h = x * 3.0
+    h.retain_grad()
+    (h * h).sum().backward()
+    np.testing.assert_array_equal(h.grad.numpy(), [6.0, 12.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [18.0, 36.0])
+
+
+# -- tensor hooks ----------------------------------------------------------------------------
+
+def test_tensor_hook_on_leaf_replaces_what_is_accumulated():
+    x = leaf([1.0, 2.0])
+    seen = []
+    x.register_hook(lambda g: seen.append(g.numpy().copy()))
+    x.register_hook(lambda g: g * 10)
+    (x * 2.0).sum().backward()
+    np.testing.assert_array_equal(seen[0], [2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [20.0, 20.0])
+
+
+def test_tensor_hook_on_non_leaf_changes_upstream_grads():
+    x = leaf([1.0, 2.0])
+    h = x * 2.0
+    handle = h.register_hook(lambda g: g * 10)
+    h.sum().backward(retain_graph=True)
+    np.testing.assert_array_equal(x.grad.numpy(), [20.0, 20.0])
+    handle.remove()
+    h.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [22.0, 22.0])
+
+
+@pytest.mark.parity
+def test_hook_and_retain_grad_order_matches_torch(torch):
+    def run(lib, retain_first):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2.0
+        if retain_first:
+            y.retain_grad()
+        y.register_hook(lambda g: g * 10)
+        if not retain_first:
+            y.retain_grad()
+        y.sum().backward()
+        return y.grad.tolist(), x.grad.tolist()
+
+    for retain_first in (True, False):
+        assert run(al, retain_first) == run(torch, retain_first)
+
+
+def test_hook_fires_once_per_backward():
+    x = leaf([1.0, 2.0])
+    h = x.exp()
+    calls = []
+    h.register_hook(lambda g: calls.append(1))
+    (h * 2.0 + h * 3.0).sum().backward()
+    assert len(calls) == 1
+
+
+# -- double backward, dtype and grad identity --------------------------------------------------
+
+def test_create_graph_double_backward():
+    x = leaf([1.0, 2.0])
+    y = (x ** 3).sum()
+    (g,) = autograd.grad(y, x, create_graph=True)
+    assert g.grad_fn is not None
+    g.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 12.0])
+
+
+def test_backward_create_graph_gives_grad_with_history():
+    x = leaf([1.0, 2.0])
+    with pytest.warns(UserWarning, match="create_graph=True"):
+        (x * x * x).sum().backward(create_graph=True)
+    assert x.grad.requires_grad and x.grad.grad_fn is not None
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [3.0, 12.0])
+    grad = x.grad
+    x.grad = None
+    grad.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 12.0])
+
+
+@pytest.mark.parity
+def test_grad_object_identity_across_backwards_matches_torch(torch):
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward()
+        first = x.grad
+        (x * 3.0).sum().backward()
+        return x.grad is first, x.grad.tolist()
+
+    assert run(al) == run(torch) == (True, [5.0, 7.0])
+
+
+def test_grads_stay_float32_for_float32_leaves():
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2.0
+    y.backward(al.tensor([1.0, 1.0], dtype=al.float64))
+    assert x.grad.dtype == np.float32
+    (x.double() * 3).sum().backward()  # a float64 gradient flowing into a float32 leaf
+    assert x.grad.dtype == np.float32
+    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 5.0])
+
+
+def test_observer_does_not_change_outcome():
+    def run(observe):
+        x, w = leaf([1.0, 2.0]), leaf([0.5, -1.0])
+        loss = ((x * w).tanh() + x.exp()).sum()
+        if observe:
+            record(lambda: loss.backward())
+        else:
+            loss.backward()
+        return x.grad.numpy().copy(), w.grad.numpy().copy()
+
+    (a1, b1), (a2, b2) = run(False), run(True)
+    np.testing.assert_array_equal(a1, a2)
+    np.testing.assert_array_equal(b1, b2)
