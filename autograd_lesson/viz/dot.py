@@ -1,0 +1,157 @@
+"""DOT source for snapshots: nodes, their saved buffers coloured by state, and a legend.
+
+States are told apart by fill colour, by border style (solid, bold, dashed, double) and by
+the word printed in each box, so the picture also reads in grayscale. The same snapshot
+always gives the same DOT text (ids come from creation order, never ``id()``).
+"""
+import html
+
+STATES = {
+    "alive": dict(fill="#d7f0d2", border="#2e7d32", style="filled", peripheries="1",
+                  meaning="saved, no backward has passed yet"),
+    "retained": dict(fill="#cfe0fc", border="#1452b8", style="filled,bold", peripheries="1",
+                     meaning="kept by retain_graph=True"),
+    "freed": dict(fill="#f4f4f4", border="#8a8a8a", style="filled,dashed", peripheries="1",
+                  meaning="released by a backward"),
+    "stale": dict(fill="#ffd9b3", border="#c43e00", style="filled,bold", peripheries="2",
+                  meaning="changed in place: backward will raise"),
+}
+EXECUTED_FILL = "#fff2a8"
+FAILED_BORDER = "#d00000"
+DEFAULT_MAX_NODES = 60
+
+
+def _q(text):
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _attrs(**attrs):
+    return "[" + " ".join(f"{k}={_q(v) if not str(v).startswith('<') else v}"
+                          for k, v in attrs.items()) + "]"
+
+
+def _html_label(lines):
+    rows = "".join(f"<TR><TD>{line}</TD></TR>" for line in lines)
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{rows}</TABLE>>'
+
+
+def _shape_text(shape, dtype):
+    return f"{dtype}[{', '.join(map(str, shape))}]"
+
+
+def _node_lines(snapshot, prefix, max_nodes):
+    """DOT lines for one snapshot's graph; node names start with ``prefix``."""
+    shown, hidden = _visible(snapshot, max_nodes)
+    leaves = {leaf.id: leaf for leaf in snapshot.leaves}
+    lines = []
+    for node in snapshot.nodes:
+        if node.id not in shown:
+            continue
+        name = f"{prefix}n{node.id}"
+        if node.id in leaves:
+            leaf = leaves[node.id]
+            text = [f"<B>{html.escape(leaf.name)}</B>", _shape_text(leaf.shape, leaf.dtype),
+                    f".grad = {html.escape(leaf.grad)}"]
+            lines.append(f"  {name} {_attrs(label=_html_label(text), shape='box', style='filled', fillcolor='#e3ecf7' if not leaf.accumulated else EXECUTED_FILL, color='#35506b', penwidth='2' if leaf.accumulated else '1')}")
+            continue
+        text = [f"<B>#{node.id} {node.name}</B>"]
+        if node.label:
+            text.append(f"→ {html.escape(node.label)}")
+        if node.failed:
+            text.append('<FONT COLOR="#d00000"><B>✗ backward failed here</B></FONT>')
+        elif node.executed:
+            text.append("ran in last backward")
+        attrs = dict(label=_html_label(text), shape="box", style="rounded,filled",
+                     fillcolor=EXECUTED_FILL if node.executed or node.failed else "white",
+                     color=FAILED_BORDER if node.failed else "#444444",
+                     penwidth="3" if node.failed else ("2" if node.executed else "1"))
+        lines.append(f"  {name} {_attrs(**attrs)}")
+    for buffer in snapshot.buffers:
+        if buffer.node_id not in shown:
+            continue
+        st = STATES[buffer.state]
+        bname = f"{prefix}b{buffer.node_id}_{buffer.slot.replace('[', '_').replace(']', '')}"
+        version = ""
+        if buffer.state == "stale":
+            version = f" v{buffer.current_version}≠v{buffer.saved_version}"
+        text = [f"<B>{html.escape(buffer.slot)}</B> = {html.escape(buffer.holds)}",
+                f"{_shape_text(buffer.shape, buffer.dtype)} · {buffer.nbytes} B",
+                f"<B>{buffer.state.upper()}</B>{version}"]
+        attrs = dict(label=_html_label(text), shape="box", style=st["style"], fillcolor=st["fill"],
+                     color=st["border"], peripheries=st["peripheries"], fontsize="10",
+                     fontcolor="#555555" if buffer.state == "freed" else "black")
+        lines.append(f"  {bname} {_attrs(**attrs)}")
+        lines.append(f"  {prefix}n{buffer.node_id} -> {bname} "
+                     f"{_attrs(style='dotted', arrowhead='none', color=st['border'])}")
+    edges = set()
+    for src, dst in snapshot.edges:
+        a = src if src in shown else "hidden"
+        b = dst if dst in shown else "hidden"
+        if a == b == "hidden":
+            continue
+        edges.add((a, b))
+    for a, b in sorted(edges, key=str):
+        lines.append(f"  {prefix}{'n' if a != 'hidden' else ''}{a} -> "
+                     f"{prefix}{'n' if b != 'hidden' else ''}{b}")
+    if hidden:
+        count = len(hidden)
+        buffers = sum(1 for b in snapshot.buffers if b.node_id in hidden)
+        text = (f"… {count} nodes and {buffers} saved buffers not drawn …\n"
+                f"(the same structure repeats; the ledger lists them all)")
+        lines.append(f"  {prefix}hidden {_attrs(label=text, shape='note', style='filled', fillcolor='#eeeeee')}")
+    return lines
+
+
+def _visible(snapshot, max_nodes):
+    ids = [n.id for n in snapshot.nodes]
+    if len(ids) <= max_nodes:
+        return set(ids), set()
+    half = max_nodes // 2
+    shown = set(ids[:half]) | set(ids[-half:]) | set(snapshot.roots)
+    leaf_ids = {leaf.id for leaf in snapshot.leaves}
+    shown |= leaf_ids & {dst for src, dst in snapshot.edges if src in shown}
+    return shown, set(ids) - shown
+
+
+def legend_lines(name="legend"):
+    """One compact table node: each buffer state with its colour, border and meaning."""
+    style = {"alive": "solid", "retained": "bold", "freed": "dashed", "stale": "double"}
+    rows = ['<TR><TD COLSPAN="2"><B>saved buffers</B></TD></TR>']
+    for state, st in STATES.items():
+        border = {"bold": 'BORDER="2"', "double": 'BORDER="3"'}.get(style[state], 'BORDER="1"')
+        dashed = ' STYLE="dashed"' if state == "freed" else ""
+        rows.append(f'<TR><TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" {border}{dashed}>'
+                    f'<B>{state.upper()}</B></TD><TD ALIGN="LEFT">{st["meaning"]}</TD></TR>')
+    rows.append(f'<TR><TD BGCOLOR="{EXECUTED_FILL}" BORDER="2" STYLE="rounded"><B>#k Node</B></TD>'
+                f'<TD ALIGN="LEFT">ran in the last backward (red border: failed there)</TD></TR>')
+    rows.append('<TR><TD BGCOLOR="#e3ecf7" BORDER="1"><B>leaf</B></TD>'
+                '<TD ALIGN="LEFT">a leaf tensor and its .grad</TD></TR>')
+    table = ('<<TABLE BORDER="1" COLOR="#999999" CELLBORDER="0" CELLSPACING="4" CELLPADDING="3">'
+             + "".join(rows) + "</TABLE>>")
+    return [f"  {name} [label={table} shape=plaintext fontsize=10]"]
+
+
+def snapshot_dot(snapshot, title=None, max_nodes=DEFAULT_MAX_NODES, legend=True):
+    """DOT source of one snapshot, titled, with a legend."""
+    return panels_dot([(title if title is not None else snapshot.title, snapshot)],
+                      max_nodes=max_nodes, legend=legend)
+
+
+def panels_dot(panels, max_nodes=DEFAULT_MAX_NODES, legend=True):
+    """DOT source of several titled snapshots side by side (e.g. before / after a backward)."""
+    lines = ["digraph autograd {", '  graph [rankdir=TB fontname="Helvetica" fontsize=12 '
+             'nodesep=0.25 ranksep=0.35 newrank=true]',
+             '  node [fontname="Helvetica" fontsize=11]', '  edge [color="#555555"]']
+    for index, (title, snapshot) in enumerate(panels):
+        prefix = f"p{index}_"
+        totals = (f"saved buffers hold {snapshot.total_bytes:,} B, "
+                  f"{snapshot.graph_only_bytes:,} B of it only in the graph")
+        label = (f'<<B>{html.escape(title)}</B><BR/><FONT POINT-SIZE="10">{totals}</FONT>>')
+        lines.append(f"  subgraph cluster_panel{index} {{")
+        lines.append(f'    label={label}; labelloc=t; fontsize=14; style=rounded; color="#bbbbbb";')
+        lines.extend("  " + line for line in _node_lines(snapshot, prefix, max_nodes))
+        lines.append("  }")
+    if legend:
+        lines.extend(legend_lines())
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,195 @@
+"""A snapshot: the graph reachable from some roots, captured as plain data.
+
+Reads only the engine's public introspection (``next_functions``, ``saved_buffers()``,
+``AccumulateGrad.variable``) and keeps no reference to any tensor or saved buffer, so
+taking one changes nothing about what a later backward does or frees.
+"""
+from dataclasses import dataclass, field
+
+from .._node import AccumulateGrad, Node
+from .._tensor import Tensor
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    id: int              # position in creation order within this snapshot
+    name: str            # PyTorch's class name, e.g. "MulBackward0"
+    label: str           # the user's name for the tensor this node produced, or ""
+    executed: bool       # run by the last recorded backward
+    failed: bool         # the last recorded backward raised while running it
+
+
+@dataclass(frozen=True)
+class LeafInfo:
+    id: int              # the id of its AccumulateGrad in this snapshot
+    name: str
+    shape: tuple
+    dtype: str
+    requires_grad: bool
+    grad: str            # "None" or a short summary of .grad
+    accumulated: bool    # the last recorded backward wrote into .grad
+
+
+@dataclass(frozen=True)
+class BufferInfo:
+    node_id: int
+    node_name: str
+    slot: str            # PyTorch's slot name, e.g. "self", "result", "other"
+    holds: str           # which tensor: a user name, "output of #3", "scalar 2" ...
+    shape: tuple
+    dtype: str
+    nbytes: int
+    state: str           # "alive", "retained", "freed" or "stale"
+    saved_version: int
+    current_version: object  # int, or None once freed
+    storage: int         # storage number within the snapshot (0 when freed)
+    wrapped_scalar: bool
+    user_held: bool      # the storage belongs to a leaf, a root or a named tensor
+
+    @property
+    def key(self):
+        return f"#{self.node_id} {self.node_name}._saved_{self.slot}"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    nodes: tuple
+    edges: tuple         # (from_id, to_id) for each next_functions edge, to = input side
+    leaves: tuple
+    buffers: tuple
+    roots: tuple         # ids of the root nodes
+    title: str = ""
+    notes: tuple = field(default=())
+
+    @property
+    def total_bytes(self):
+        """Bytes held by live saved buffers, each storage once (wrapped scalars excluded, as
+        PyTorch's saved_tensors_hooks never see them)."""
+        return sum(self._unique_live(lambda b: True).values())
+
+    @property
+    def graph_only_bytes(self):
+        return sum(self._unique_live(lambda b: not b.user_held).values())
+
+    @property
+    def shared_bytes(self):
+        return sum(self._unique_live(lambda b: b.user_held).values())
+
+    def _unique_live(self, keep):
+        sizes = {}
+        for b in self.buffers:
+            if b.state != "freed" and not b.wrapped_scalar and keep(b):
+                sizes[b.storage] = max(sizes.get(b.storage, 0), b.nbytes)
+        return sizes
+
+    def node(self, node_id):
+        return next(n for n in self.nodes if n.id == node_id)
+
+
+def _root_node(root):
+    if isinstance(root, Node):
+        return root
+    if isinstance(root, Tensor):
+        if root.grad_fn is not None:
+            return root.grad_fn
+        if root.requires_grad:
+            return root._grad_accumulator()
+        return None
+    raise TypeError(f"snapshot roots must be tensors or graph nodes, got {type(root).__name__}")
+
+
+def reachable_nodes(roots):
+    """Every node reachable from the roots, in creation order (iterative, no recursion)."""
+    seen, stack = set(), [n for n in (_root_node(r) for r in roots) if n is not None]
+    found = []
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        found.append(node)
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    return sorted(found, key=lambda n: n._id)
+
+
+def _short(value):
+    flat = value.reshape(-1)
+    shown = ", ".join(f"{v:.4g}" for v in flat[:4])
+    return f"[{shown}{', …' if flat.size > 4 else ''}]" if value.ndim else f"{flat[0]:.4g}"
+
+
+def take_snapshot(roots, names=None, executed=(), failed=None, title=""):
+    """Capture the graph reachable from ``roots`` (tensors or nodes).
+
+    ``names`` maps labels to the user's tensors (``{"x": x, "loss": loss}``); ``executed``
+    and ``failed`` come from a recorded backward (see :mod:`.record`).
+    """
+    roots = roots if isinstance(roots, (list, tuple)) else [roots]
+    names = dict(names or {})
+    tensor_names = {id(t): n for n, t in names.items() if isinstance(t, Tensor)}
+    node_labels = {}
+    for n, t in names.items():
+        if isinstance(t, Tensor) and t.grad_fn is not None:
+            node_labels.setdefault(t.grad_fn, n)
+    nodes = reachable_nodes(roots)
+    # Function nodes are numbered #0, #1 ... in creation order; leaves (AccumulateGrad) after them.
+    ordered = [n for n in nodes if not isinstance(n, AccumulateGrad)] + \
+        [n for n in nodes if isinstance(n, AccumulateGrad)]
+    ids = {node: i for i, node in enumerate(ordered)}
+    executed, user_storages = set(executed), {}
+    for t in list(names.values()) + [r for r in roots if isinstance(r, Tensor)]:
+        if isinstance(t, Tensor):
+            user_storages[id(t._storage)] = t
+    node_infos, leaf_infos, buffers, edges = [], [], [], []
+    storage_numbers = {}
+    for node, i in ids.items():
+        node_infos.append(NodeInfo(i, _node_name(node), node_labels.get(node, ""),
+                                   node in executed, node is failed))
+        edges.extend((i, ids[child]) for child, _ in node.next_functions if child is not None)
+        if isinstance(node, AccumulateGrad):
+            leaf = node.variable
+            user_storages[id(leaf._storage)] = leaf
+            grad = leaf._grad
+            leaf_infos.append(LeafInfo(
+                i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape), str(leaf.dtype),
+                leaf.requires_grad, "None" if grad is None else _short(grad._data),
+                node in executed))
+        for b in node.saved_buffers():
+            storage = b.storage_ref() if b.storage_ref is not None else None
+            number = 0
+            if storage is not None:
+                number = storage_numbers.setdefault(id(storage), len(storage_numbers) + 1)
+            buffers.append(BufferInfo(
+                i, _node_name(node), b.slot, _holds(b, node, node_labels, tensor_names, ids),
+                b.shape, str(b.dtype), b.nbytes, b.state, b.saved_version, b.current_version,
+                number, b.is_wrapped_scalar, storage is not None and id(storage) in user_storages))
+    notes = ()
+    root_ids = tuple(ids[n] for n in (_root_node(r) for r in roots) if n is not None and n in ids)
+    return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers), root_ids,
+                    title, notes)
+
+
+def _node_name(node):
+    return "AccumulateGrad" if isinstance(node, AccumulateGrad) else node.name()
+
+
+def _holds(buffer, node, node_labels, tensor_names, ids):
+    if buffer.is_wrapped_scalar:
+        return f"scalar {buffer.scalar_value:g}"
+    if buffer.is_output:
+        return node_labels.get(node) or f"output of #{ids[node]}"
+    tensor = buffer.tensor_ref() if buffer.tensor_ref is not None else None
+    if tensor is None:
+        return "a tensor no longer alive"
+    if id(tensor) in tensor_names:
+        return tensor_names[id(tensor)]
+    if tensor._base is not None and id(tensor._base) in tensor_names:
+        return f"{tensor_names[id(tensor._base)]} (view)"
+    if tensor.grad_fn is not None and tensor.grad_fn in ids:
+        label = node_labels.get(tensor.grad_fn)
+        return label or f"output of #{ids[tensor.grad_fn]}"
+    if tensor._base is not None and tensor._base.grad_fn is None and tensor._base.requires_grad:
+        base_node = tensor._base._accumulator_ref() if tensor._base._accumulator_ref else None
+        if base_node in ids:
+            return f"leaf #{ids[base_node]} (view)"
+    return "an input"
