@@ -103,14 +103,14 @@ def _node_lines(snapshot, prefix, max_nodes):
 
 
 def _visible(snapshot, max_nodes):
-    ids = [n.id for n in snapshot.nodes]
-    if len(ids) <= max_nodes:
+    ids = [n.id for n in snapshot.nodes if n.name != "AccumulateGrad"]
+    if len(snapshot.nodes) <= max_nodes:
         return set(ids), set()
     half = max_nodes // 2
     shown = set(ids[:half]) | set(ids[-half:]) | set(snapshot.roots)
     leaf_ids = {leaf.id for leaf in snapshot.leaves}
     shown |= leaf_ids & {dst for src, dst in snapshot.edges if src in shown}
-    return shown, set(ids) - shown
+    return shown, {n.id for n in snapshot.nodes} - shown
 
 
 def legend_lines(name="legend"):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..autograd.graph import (BackwardFinished, BuffersReleased, GradAccumulated, NodeFinished,
                               observe)
-from .snapshot import reachable_nodes, take_snapshot
+from .snapshot import node_ids, take_snapshot
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     recording = Recording()
     ids = {}
     if frames:
-        ids = {node: i for i, node in enumerate(reachable_nodes(roots))}
+        ids = node_ids(roots)
     pending = {}
 
     def on_event(event):

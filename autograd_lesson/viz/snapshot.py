@@ -112,6 +112,14 @@ def reachable_nodes(roots):
     return sorted(found, key=lambda n: n._id)
 
 
+def node_ids(roots):
+    """Snapshot ids: function nodes #0, #1 ... in creation order, then the leaves' nodes."""
+    nodes = reachable_nodes(roots)
+    ordered = [n for n in nodes if not isinstance(n, AccumulateGrad)] + \
+        [n for n in nodes if isinstance(n, AccumulateGrad)]
+    return {node: i for i, node in enumerate(ordered)}
+
+
 def _short(value):
     flat = value.reshape(-1)
     shown = ", ".join(f"{v:.4g}" for v in flat[:4])
@@ -131,11 +139,7 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title=""):
     for n, t in names.items():
         if isinstance(t, Tensor) and t.grad_fn is not None:
             node_labels.setdefault(t.grad_fn, n)
-    nodes = reachable_nodes(roots)
-    # Function nodes are numbered #0, #1 ... in creation order; leaves (AccumulateGrad) after them.
-    ordered = [n for n in nodes if not isinstance(n, AccumulateGrad)] + \
-        [n for n in nodes if isinstance(n, AccumulateGrad)]
-    ids = {node: i for i, node in enumerate(ordered)}
+    ids = node_ids(roots)
     executed, user_storages = set(executed), {}
     for t in list(names.values()) + [r for r in roots if isinstance(r, Tensor)]:
         if isinstance(t, Tensor):
