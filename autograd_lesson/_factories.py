@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._random import generator
-from ._tensor import DEFAULT_DTYPE, Tensor, _infer_array
+from ._tensor import DEFAULT_DTYPE, FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, _is_float
 
 
 def _shape(size):
@@ -14,6 +14,8 @@ def _shape(size):
 def _leaf(array, requires_grad):
     t = Tensor._make(array)
     if requires_grad:
+        if not _is_float(t.dtype):
+            raise RuntimeError(FLOAT_ONLY_FACTORY_ERROR)
         t.requires_grad = True
     return t
 

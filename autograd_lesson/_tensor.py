@@ -29,6 +29,10 @@ LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-
 LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
 FLOAT_ONLY_ERROR = "only Tensors of floating point and complex dtype can require gradients"
+# PyTorch words the same check three ways: the attribute setter (above), requires_grad_()
+# and the factories' requires_grad=True argument.
+FLOAT_ONLY_METHOD_ERROR = "only Tensors of floating point dtype can require gradients"
+FLOAT_ONLY_FACTORY_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 
 
 class Storage:
@@ -192,6 +196,8 @@ class Tensor(TensorOps):
     def requires_grad_(self, requires_grad=True):
         if not self.is_leaf and not requires_grad:
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + REQUIRES_GRAD_DETACH_HINT)
+        if requires_grad and not _is_float(self.dtype):
+            raise RuntimeError(FLOAT_ONLY_METHOD_ERROR)
         if self.is_leaf:
             self.requires_grad = requires_grad
         return self

@@ -180,7 +180,13 @@ def test_retain_graph_allows_a_second_backward():
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp([1.0, 2.0]))
 
 
-def test_retain_graph_defaults_to_create_graph():
+@pytest.fixture
+def warn_again(monkeypatch):
+    """The create_graph warning is emitted once per process (as PyTorch's); re-arm it."""
+    monkeypatch.setattr(autograd, "_create_graph_warned", False)
+
+
+def test_retain_graph_defaults_to_create_graph(warn_again):
     x = leaf([1.0, 2.0])
     loss = (x * x).sum()
     with pytest.warns(UserWarning):
@@ -419,7 +425,7 @@ def test_create_graph_double_backward():
     np.testing.assert_array_equal(x.grad.numpy(), [6.0, 12.0])
 
 
-def test_backward_create_graph_gives_grad_with_history():
+def test_backward_create_graph_gives_grad_with_history(warn_again):
     x = leaf([1.0, 2.0])
     with pytest.warns(UserWarning, match="create_graph=True"):
         (x * x * x).sum().backward(create_graph=True)

@@ -15,6 +15,8 @@ CREATE_GRAPH_WARNING = (
     ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
 )
 
+_create_graph_warned = False
+
 
 def _as_tuple(value):
     if value is None:
@@ -74,7 +76,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     edges = _root_edges(outputs)
     grads = _make_grads(outputs, grads)
-    if create_graph:
+    global _create_graph_warned
+    if create_graph and not _create_graph_warned:  # PyTorch's TORCH_WARN_ONCE: once per process
+        _create_graph_warned = True
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3 if _from_tensor_method else 2)
     targets = ()
     if inputs is not None:

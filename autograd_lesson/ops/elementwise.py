@@ -386,10 +386,12 @@ class LeakyReluBackwardBackward0(Op):
 
 # -- functional entry points -------------------------------------------------------------------
 def add(x, y, alpha=1):
+    check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     return AddBackward0.apply(x, y, alpha=alpha)
 
 
 def sub(x, y, alpha=1):
+    check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     return SubBackward0.apply(x, y, alpha=alpha)
 
 
@@ -398,6 +400,7 @@ def rsub(x, scalar):
 
 
 def mul(x, y):
+    check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     return MulBackward0.apply(x, y)
 
 
