@@ -42,7 +42,7 @@ class SavedTensor:
 
     __slots__ = ("tensor", "packed", "unpack_hook", "is_output", "output_nr", "array",
                  "storage", "version_counter", "saved_version", "requires_grad",
-                 "is_wrapped_scalar", "released", "shape", "dtype", "nbytes", "ref", "scalar",
+                 "is_wrapped_scalar", "released", "shape", "dtype", "nbytes", "ref", "origin", "scalar",
                  "__weakref__")
 
     def __init__(self, tensor, is_output=False, is_wrapped_scalar=False):
@@ -58,6 +58,7 @@ class SavedTensor:
         self.packed = self.unpack_hook = self.tensor = self.array = None
         # For introspection only: a weak reference (keeps nothing alive) and a scalar's value.
         self.ref = None if is_output else weakref.ref(tensor)
+        self.origin = None if is_output or tensor.grad_fn is None else weakref.ref(tensor.grad_fn)
         self.scalar = tensor._data.item() if is_wrapped_scalar else None
         if _saved_tensors_hooks and not is_wrapped_scalar:
             pack, self.unpack_hook = _saved_tensors_hooks[-1]
@@ -115,8 +116,8 @@ class SavedBuffer:
     """
 
     __slots__ = ("slot", "shape", "dtype", "nbytes", "saved_version", "is_output",
-                 "is_wrapped_scalar", "scalar_value", "storage_ref", "tensor_ref", "_slot_ref",
-                 "node_ref")
+                 "is_wrapped_scalar", "scalar_value", "storage_ref", "tensor_ref", "origin_ref",
+                 "_slot_ref", "node_ref")
 
     def __init__(self, node, slot, saved):
         self.node_ref = weakref.ref(node)
@@ -127,6 +128,7 @@ class SavedBuffer:
         self.is_wrapped_scalar = saved.is_wrapped_scalar
         self.storage_ref = weakref.ref(saved.storage) if saved.storage is not None else None
         self.tensor_ref = saved.ref  # still names the tensor after release, if it lives on
+        self.origin_ref = saved.origin  # the node that produced it (weak), for "output of #k"
         self.scalar_value = saved.scalar
         self._slot_ref = weakref.ref(saved)
 

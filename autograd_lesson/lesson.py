@@ -47,8 +47,10 @@ def _as_call(code, namespace):
 
 
 def _roots(names):
+    """The graph to draw: every named non-leaf tensor (or the named leaves, if that is all)."""
     from ._tensor import Tensor
-    return [t for t in names.values() if isinstance(t, Tensor) and t.requires_grad]
+    tensors = [t for t in names.values() if isinstance(t, Tensor) and t.requires_grad]
+    return [t for t in tensors if not t.is_leaf] or tensors
 
 
 def show_graph(title="", **names):

@@ -105,7 +105,7 @@ def _node_lines(snapshot, prefix, max_nodes):
 def _visible(snapshot, max_nodes):
     ids = [n.id for n in snapshot.nodes if n.name != "AccumulateGrad"]
     if len(snapshot.nodes) <= max_nodes:
-        return set(ids), set()
+        return {n.id for n in snapshot.nodes}, set()
     half = max_nodes // 2
     shown = set(ids[:half]) | set(ids[-half:]) | set(snapshot.roots)
     leaf_ids = {leaf.id for leaf in snapshot.leaves}
@@ -146,7 +146,9 @@ def panels_dot(panels, max_nodes=DEFAULT_MAX_NODES, legend=True):
         prefix = f"p{index}_"
         totals = (f"saved buffers hold {snapshot.total_bytes:,} B, "
                   f"{snapshot.graph_only_bytes:,} B of it only in the graph")
-        label = (f'<<B>{html.escape(title)}</B><BR/><FONT POINT-SIZE="10">{totals}</FONT>>')
+        notes = "".join(f'<BR/><FONT POINT-SIZE="10" COLOR="{FAILED_BORDER}">{html.escape(n)}</FONT>'
+                        for n in snapshot.notes)
+        label = (f'<<B>{html.escape(title)}</B><BR/><FONT POINT-SIZE="10">{totals}</FONT>{notes}>')
         lines.append(f"  subgraph cluster_panel{index} {{")
         lines.append(f'    label={label}; labelloc=t; fontsize=14; style=rounded; color="#bbbbbb";')
         lines.extend("  " + line for line in _node_lines(snapshot, prefix, max_nodes))

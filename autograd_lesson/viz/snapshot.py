@@ -126,7 +126,7 @@ def _short(value):
     return f"[{shown}{', …' if flat.size > 4 else ''}]" if value.ndim else f"{flat[0]:.4g}"
 
 
-def take_snapshot(roots, names=None, executed=(), failed=None, title=""):
+def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=()):
     """Capture the graph reachable from ``roots`` (tensors or nodes).
 
     ``names`` maps labels to the user's tensors (``{"x": x, "loss": loss}``); ``executed``
@@ -167,10 +167,9 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title=""):
                 i, _node_name(node), b.slot, _holds(b, node, node_labels, tensor_names, ids),
                 b.shape, str(b.dtype), b.nbytes, b.state, b.saved_version, b.current_version,
                 number, b.is_wrapped_scalar, storage is not None and id(storage) in user_storages))
-    notes = ()
     root_ids = tuple(ids[n] for n in (_root_node(r) for r in roots) if n is not None and n in ids)
     return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers), root_ids,
-                    title, notes)
+                    title, tuple(notes))
 
 
 def _node_name(node):
@@ -184,11 +183,14 @@ def _holds(buffer, node, node_labels, tensor_names, ids):
         return node_labels.get(node) or f"output of #{ids[node]}"
     tensor = buffer.tensor_ref() if buffer.tensor_ref is not None else None
     if tensor is None:
+        origin = buffer.origin_ref() if buffer.origin_ref is not None else None
+        if origin in ids:
+            return node_labels.get(origin) or f"output of #{ids[origin]}"
         return "a tensor no longer alive"
     if id(tensor) in tensor_names:
         return tensor_names[id(tensor)]
     if tensor._base is not None and id(tensor._base) in tensor_names:
-        return f"{tensor_names[id(tensor._base)]} (view)"
+        return f"{tensor_names[id(tensor._base)]} (a view)"
     if tensor.grad_fn is not None and tensor.grad_fn in ids:
         label = node_labels.get(tensor.grad_fn)
         return label or f"output of #{ids[tensor.grad_fn]}"
