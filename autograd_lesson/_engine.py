@@ -137,6 +137,10 @@ def _run_tensor_hooks(node, grads):
 def _execute(node, grads, keep_graph, create_graph, observers):
     if observers:
         _graph._emit(_graph.NodeStarted(node, tuple(grads)))
+    for hook in node._pre_hooks:  # PyTorch runs node hooks for AccumulateGrad too
+        new = hook(tuple(grads))
+        if new is not None:
+            grads = list(new)
     if isinstance(node, AccumulateGrad):
         if grads[0] is not None:
             _accumulate_into(node.variable, grads[0], create_graph)
@@ -144,15 +148,11 @@ def _execute(node, grads, keep_graph, create_graph, observers):
                 _graph._emit(_graph.GradAccumulated(node, node.variable, node.variable._grad))
         outputs = []
     else:
-        for hook in node._pre_hooks:
-            new = hook(tuple(grads))
-            if new is not None:
-                grads = list(new)
         outputs = _validate(node, node._backward(grads))
-        for hook in node._post_hooks:
-            new = hook(tuple(outputs), tuple(grads))
-            if new is not None:
-                outputs = list(new)
+    for hook in node._post_hooks:
+        new = hook(tuple(outputs), tuple(grads))
+        if new is not None:
+            outputs = list(new)
     released = ()
     if keep_graph:
         node._retained = True
