@@ -7,18 +7,18 @@ from . import init
 from .module import Module, Parameter
 
 
-def _empty(*shape):
-    return zeros(*shape)
+def _empty(*shape, dtype=None):
+    return zeros(*shape, dtype=dtype)
 
 
 class Linear(Module):
     """y = x W^T + b, W of shape (out, in); initialised U(-1/sqrt(in), 1/sqrt(in)) in place."""
 
-    def __init__(self, in_features, out_features, bias=True):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(_empty(out_features, in_features))
-        self.bias = Parameter(_empty(out_features)) if bias else None
+        self.weight = Parameter(_empty(out_features, in_features, dtype=dtype))
+        self.bias = Parameter(_empty(out_features, dtype=dtype)) if bias else None
         if not bias:
             self.register_parameter("bias", None)
         bound = 1 / math.sqrt(in_features) if in_features else 0
@@ -37,15 +37,16 @@ class Linear(Module):
 class RNNCell(Module):
     """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh): returns the new hidden state only."""
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh"):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
         super().__init__()
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}. Select from 'tanh' or 'relu'.")
         self.input_size, self.hidden_size, self.nonlinearity = input_size, hidden_size, nonlinearity
-        self.weight_ih = Parameter(_empty(hidden_size, input_size))
-        self.weight_hh = Parameter(_empty(hidden_size, hidden_size))
-        self.bias_ih = Parameter(_empty(hidden_size)) if bias else None
-        self.bias_hh = Parameter(_empty(hidden_size)) if bias else None
+        self.weight_ih = Parameter(_empty(hidden_size, input_size, dtype=dtype))
+        self.weight_hh = Parameter(_empty(hidden_size, hidden_size, dtype=dtype))
+        self.bias_ih = Parameter(_empty(hidden_size, dtype=dtype)) if bias else None
+        self.bias_hh = Parameter(_empty(hidden_size, dtype=dtype)) if bias else None
         bound = 1 / math.sqrt(hidden_size) if hidden_size else 0
         for p in self.parameters():
             init.uniform_(p, -bound, bound)
