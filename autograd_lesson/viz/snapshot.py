@@ -185,6 +185,9 @@ def _holds(buffer, node, node_labels, tensor_names, ids):
     if tensor is None:
         origin = buffer.origin_ref() if buffer.origin_ref is not None else None
         if origin in ids:
+            base = origin.next_functions[0][0] if getattr(origin, "is_view", False) else None
+            if isinstance(base, AccumulateGrad) and id(base.variable) in tensor_names:
+                return f"{tensor_names[id(base.variable)]} (a view)"  # e.g. a saved W.t()
             return node_labels.get(origin) or f"output of #{ids[origin]}"
         return "a tensor no longer alive"
     if id(tensor) in tensor_names:

@@ -73,7 +73,13 @@ class StepThrough:
             caption.value = self.frames[change["new"] - 1].text
 
         slider.observe(show, names="value")
-        return widgets.VBox([slider, caption, picture])
+        count = len(self.frames)
+
+        class StepSlider(widgets.VBox):
+            def __repr__(self):  # the text a notebook stores: short and stable, not the SVG
+                return f"step-through slider over {count} steps"
+
+        return StepSlider([slider, caption, picture])
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": self.text}
