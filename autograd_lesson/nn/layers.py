@@ -11,11 +11,17 @@ def _empty(*shape, dtype=None):
     return zeros(*shape, dtype=dtype)
 
 
+def _check_device(device):
+    if device not in (None, "cpu"):
+        raise RuntimeError(f"autograd_lesson runs on the CPU only, got device={device!r}")
+
+
 class Linear(Module):
     """y = x W^T + b, W of shape (out, in); initialised U(-1/sqrt(in), 1/sqrt(in)) in place."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        _check_device(device)
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(_empty(out_features, in_features, dtype=dtype))
         self.bias = Parameter(_empty(out_features, dtype=dtype)) if bias else None
@@ -40,6 +46,7 @@ class RNNCell(Module):
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
                  dtype=None):
         super().__init__()
+        _check_device(device)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}. Select from 'tanh' or 'relu'.")
         self.input_size, self.hidden_size, self.nonlinearity = input_size, hidden_size, nonlinearity

@@ -1,0 +1,846 @@
+"""Scenarios from the three source articles, written once for both libraries.
+
+Every ``s_*`` function takes ``lib`` (``autograd_lesson`` or ``torch``) and a :class:`Recorder`
+and runs the same code with either. Inputs are NumPy ``RandomState`` arrays turned into float64
+tensors, and module parameters are overwritten deterministically (``copy_`` under ``no_grad``,
+so a fresh ``Linear`` weight goes from version 1 to 2, as in PyTorch).
+
+Each backward / ``autograd.grad`` call goes through ``record(label, fn)``, which stores the
+outcome (ok, or exception type and exact message), the warnings, the ``.grad`` of every tracked
+leaf, and the state of every saved-tensor slot of every node reachable from the tracked roots.
+``test_parity_scenarios.py`` runs each scenario with both libraries and compares the records.
+"""
+import warnings
+import weakref
+from collections import deque
+
+import numpy as np
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+INPLACE = "one of the variables needed for gradient computation has been modified by an inplace"
+TRIGGERED = " (Triggered internally at"
+# Both libraries give this warning once per process, so whether it shows depends on test order.
+ONCE_PER_PROCESS = "Using backward() with create_graph=True"
+
+
+# -- recording -----------------------------------------------------------------------------------
+def as_array(t):
+    """A float64 ndarray copy of a tensor's values (None stays None)."""
+    if t is None:
+        return None
+    return np.array(t.detach().numpy(), dtype=np.float64)
+
+
+def _plain(value):
+    """Tensors -> float64 arrays; containers recursively; dtypes -> 'float32'-style strings."""
+    if hasattr(value, "detach") and hasattr(value, "numpy"):
+        return as_array(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return value
+    if isinstance(value, np.ndarray):
+        return value.astype(np.float64)
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return value.item()
+    return str(value).replace("torch.", "")
+
+
+def _is_module(obj):
+    return hasattr(obj, "named_parameters")
+
+
+def _is_ours(lib):
+    return lib.__name__ == "autograd_lesson"
+
+
+def _read_slot(node, slot):
+    """'alive', 'none' (save skipped), 'freed' or 'stale', found by reading ``node._saved_<slot>``."""
+    try:
+        value = getattr(node, "_saved_" + slot)
+    except RuntimeError as exc:
+        message = str(exc)
+        if message == FREED:
+            return "freed"
+        if message.startswith(INPLACE):
+            return "stale"
+        return "error: " + message
+    return "none" if value is None else "alive"
+
+
+def _custom_function_state(node):
+    try:
+        node.saved_tensors
+    except RuntimeError as exc:
+        return "freed" if str(exc) == FREED else "error: " + str(exc)
+    return "alive"
+
+
+def _slot_names(lib, node):
+    if _is_ours(lib):  # ours keeps declared slots in a dict (None when the save was skipped)
+        return sorted(node._saved_slots)
+    return sorted(a[len("_raw_saved_"):] for a in dir(node) if a.startswith("_raw_saved_"))
+
+
+def walk(roots):
+    """Nodes reachable from the roots' ``grad_fn``: BFS, children in ``next_functions`` order."""
+    order, index, queue = [], {}, deque()
+    for root in roots:
+        node = root.grad_fn
+        if node is not None and id(node) not in index:
+            index[id(node)] = len(order)
+            order.append(node)
+            queue.append(node)
+    while queue:
+        for child, _ in queue.popleft().next_functions:
+            if child is not None and id(child) not in index:
+                index[id(child)] = len(order)
+                order.append(child)
+                queue.append(child)
+    return order, index
+
+
+class Recorder:
+    """Runs backward calls and records what they did, identically for both libraries."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.entries = []
+        self.problems = []  # internal inconsistencies of autograd_lesson (must stay empty)
+        self._tracked = {}
+        self._roots = []
+        self._hooked = set()
+        self._counts = None
+
+    # what to look at
+    def track(self, **named):
+        """Leaves (or modules: all their parameters) whose ``.grad`` each entry records."""
+        self._tracked = {}
+        for name, obj in named.items():
+            if _is_module(obj):
+                for pname, p in obj.named_parameters():
+                    self._tracked[f"{name}.{pname}"] = p
+            else:
+                self._tracked[name] = obj
+        return self
+
+    def graph(self, *roots):
+        """Tensors whose graphs (all nodes, all saved slots) each entry records."""
+        self._roots = [r for r in roots if r is not None]
+        return self
+
+    # what to record
+    def __call__(self, label, fn, count_nodes=False):
+        """Run ``fn()`` (a backward or grad call), record it, return its result (None on error)."""
+        if count_nodes:
+            self._hook_nodes()
+            self._counts = {"nodes": 0, "accumulate": 0}
+        events = []
+        result, outcome = None, ["ok"]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                if _is_ours(self.lib):
+                    with self.lib.autograd.graph.observe(events.append):
+                        result = fn()
+                else:
+                    result = fn()
+            except Exception as exc:  # noqa: BLE001  (the outcome is the point)
+                outcome = [type(exc).__name__, str(exc)]
+        entry = {"label": label, "outcome": outcome,
+                 "warnings": [_warning_text(w) for w in caught
+                              if not str(w.message).startswith(ONCE_PER_PROCESS)],
+                 "grads": {name: as_array(t.grad) for name, t in self._tracked.items()},
+                 "graph": self.graph_state()}
+        if count_nodes:
+            entry["executed"] = dict(self._counts)
+            self._counts = None
+            if _is_ours(self.lib):
+                started = sum(type(e).__name__ == "NodeStarted" for e in events)
+                if started != sum(entry["executed"].values()):
+                    self.problems.append(f"{label}: {started} NodeStarted events but "
+                                         f"{entry['executed']} pre-hook calls")
+        self.entries.append(entry)
+        return result
+
+    def note(self, label, value):
+        """Record a plain value (numbers, tensors, strings) computed by the scenario."""
+        self.entries.append({"label": label, "value": _plain(value)})
+
+    # helpers
+    def graph_state(self):
+        """[(name, child indices, ((slot, state), ...)), ...] in BFS order."""
+        nodes, index = walk(self._roots)
+        state = []
+        for node in nodes:
+            children = tuple(None if c is None else index[id(c)] for c, _ in node.next_functions)
+            if "saved_tensors" in dir(type(node)):
+                slots = (("saved_tensors", _custom_function_state(node)),)
+            else:
+                slots = tuple((s, _read_slot(node, s)) for s in _slot_names(self.lib, node))
+            if _is_ours(self.lib):
+                self._check_buffers(node, dict(slots))
+            state.append((node.name(), children, slots))
+        return state
+
+    def _check_buffers(self, node, slots):
+        """Our ``SavedBuffer.state`` must agree with what reading ``_saved_<slot>`` says."""
+        if "saved_tensors" in slots:
+            return
+        for buf in node.saved_buffers():
+            mine = {"retained": "alive"}.get(buf.state, buf.state)
+            if slots.get(buf.slot) != mine:
+                self.problems.append(f"{node.name()}.{buf.slot}: SavedBuffer.state={buf.state} "
+                                     f"but reading it says {slots.get(buf.slot)}")
+
+    def _hook_nodes(self):
+        for node in walk(self._roots)[0]:
+            if id(node) not in self._hooked:
+                self._hooked.add(id(node))
+                self._keep = getattr(self, "_keep", []) + [node]  # ids must stay unique
+                kind = "accumulate" if "AccumulateGrad" in node.name() else "nodes"
+                node.register_prehook(self._counter(kind))
+
+    def _counter(self, kind):
+        def hook(grad_outputs):
+            if self._counts is not None:
+                self._counts[kind] += 1
+        return hook
+
+
+def _warning_text(w):
+    text = str(w.message)
+    # PyTorch appends where in its C++ source a warning was raised; that part is not mirrored.
+    return f"{w.category.__name__}: {text.split(TRIGGERED)[0]}"
+
+
+# -- inputs --------------------------------------------------------------------------------------
+def tensor(lib, values, requires_grad=False, dtype=None):
+    return lib.tensor(np.asarray(values, dtype=np.float64), dtype=dtype or lib.float64,
+                      requires_grad=requires_grad)
+
+
+def randn(lib, seed, *shape, requires_grad=False, dtype=None):
+    return tensor(lib, np.random.RandomState(seed).randn(*shape), requires_grad, dtype)
+
+
+def init_params(lib, module, seed, scale=0.5):
+    """Overwrite every parameter with ``U(-scale, scale)`` values from ``RandomState(seed)``."""
+    rs = np.random.RandomState(seed)
+    with lib.no_grad():
+        for _, p in module.named_parameters():
+            p.copy_(lib.tensor(rs.uniform(-scale, scale, tuple(p.shape)), dtype=p.dtype))
+    return module
+
+
+def linear(lib, n_in, n_out, seed, dtype=None):
+    return init_params(lib, lib.nn.Linear(n_in, n_out, dtype=dtype or lib.float64), seed)
+
+
+def mlp(lib, sizes, seed, act="relu", dtype=None):
+    """Linear-act-...-Linear with deterministic parameters."""
+    acts = {"relu": lib.nn.ReLU, "tanh": lib.nn.Tanh, "leaky": lambda: lib.nn.LeakyReLU(0.2)}
+    layers = []
+    for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        if i:
+            layers.append(acts[act]())
+        layers.append(lib.nn.Linear(n_in, n_out, dtype=dtype or lib.float64))
+    return init_params(lib, lib.nn.Sequential(*layers), seed)
+
+
+def params(module):
+    return {name: p.detach().clone() for name, p in module.named_parameters()}
+
+
+# == seed 000 ====================================================================================
+def s000_ex1_multi_loss(lib, record):
+    """Two losses from ``y = x * 2``: the scalar 2 is saved, so the second backward needs retain."""
+    values = [0.5, -1.0, 2.0, 0.0, 1.5]
+    for variant in ("seed", "naive", "reversed", "add2"):
+        x = tensor(lib, values, requires_grad=True)
+        y = x + 2 if variant == "add2" else x * 2
+        loss1 = y.sum()
+        loss2 = (y ** 2).sum()
+        record.track(x=x).graph(loss1, loss2)
+        first, second = (loss2, loss1) if variant == "reversed" else (loss1, loss2)
+        record(f"{variant}: first", lambda: first.backward(retain_graph=variant == "seed"))
+        record(f"{variant}: second", lambda: second.backward())
+
+
+def s000_ex5_backward_create_graph(lib, record):
+    """``backward(create_graph=True)`` keeps the graph (retain defaults to create_graph) and makes
+    ``x.grad`` differentiable; a second-order backward then adds into the same ``.grad``."""
+    x = tensor(lib, [1.0, -0.5, 2.0], requires_grad=True)
+    y = (x ** 3).sum()
+    record.track(x=x).graph(y)
+    record("y.backward(create_graph=True)", lambda: y.backward(create_graph=True))
+    record.note("x.grad requires grad", [x.grad.requires_grad, x.grad.grad_fn is not None])
+    record("y.backward() again", lambda: y.backward())
+    grad = x.grad
+    record("x.grad.sum().backward()", lambda: grad.sum().backward())
+    record("y.backward() third time", lambda: y.backward())
+
+
+def _gan(lib, seed=0):
+    G = mlp(lib, [2, 4, 2], seed, act="leaky")
+    D = lib.nn.Sequential(mlp(lib, [2, 4, 1], seed + 1, act="leaky"), lib.nn.Sigmoid())
+    real = randn(lib, seed + 2, 4, 2)
+    z = randn(lib, seed + 3, 4, 2)
+    return G, D, real, z
+
+
+def s000_ex2_gan(lib, record):
+    """One GAN step: D on real and fake, then G. Seed retain pattern, naive, detach, stale output."""
+    bce = lib.nn.BCELoss()
+    final_g = {}
+    for variant in ("seed", "naive", "detach", "old_output_after_step", "old_output_before_step"):
+        G, D, real, z = _gan(lib)
+        optD = lib.optim.SGD(D.parameters(), lr=0.1)
+        optG = lib.optim.Adam(G.parameters(), lr=0.01)
+        ones, zeros = lib.ones(4, 1, dtype=lib.float64), lib.zeros(4, 1, dtype=lib.float64)
+        fake = G(z)
+        record.track(G=G, D=D)
+        optD.zero_grad()
+        d_loss_real = bce(D(real), ones)
+        d_out_fake = D(fake.detach() if variant == "detach" else fake)
+        d_loss_fake = bce(d_out_fake, zeros)
+        record.graph(fake, d_loss_real, d_loss_fake)
+        record(f"{variant}: d_loss_real", lambda: d_loss_real.backward())
+        retain = variant != "naive" and variant != "detach"
+        record(f"{variant}: d_loss_fake", lambda: d_loss_fake.backward(retain_graph=retain))
+        if variant != "old_output_before_step":
+            optD.step()
+        optG.zero_grad()  # also clears what d_loss_fake leaked into G (without detach)
+        reuse = variant.startswith("old_output")
+        g_loss = bce(d_out_fake if reuse else D(fake), ones)
+        record.graph(fake, d_loss_fake, g_loss)
+        record(f"{variant}: g_loss", lambda: g_loss.backward())
+        if variant == "old_output_before_step":
+            optD.step()
+        optG.step()
+        final_g[variant] = params(G)
+        record.note(f"{variant}: D versions", [p._version for p in D.parameters()])
+    record.note("G after seed pattern", final_g["seed"])
+    record.note("G after detach pattern", final_g["detach"])
+
+
+def _backbone(lib, seed=0, relu=True):
+    layers = [lib.nn.Linear(4, 5, dtype=lib.float64)] + ([lib.nn.ReLU()] if relu else [])
+    backbone = init_params(lib, lib.nn.Sequential(*layers), seed)
+    return backbone, linear(lib, 5, 2, seed + 1), linear(lib, 5, 3, seed + 2)
+
+
+def s000_ex3_shared_backbone(lib, record):
+    """Two heads on one backbone: naive fails (after head 2's grads are written), retain works."""
+    criterion = lib.nn.MSELoss()
+    inputs, labels1, labels2 = randn(lib, 10, 6, 4), randn(lib, 11, 6, 2), randn(lib, 12, 6, 3)
+    for variant in ("naive", "retain", "summed", "naive_bare_linear"):
+        backbone, head1, head2 = _backbone(lib, relu=variant != "naive_bare_linear")
+        features = backbone(inputs)
+        out1, out2 = head1(features), head2(features)
+        loss1, loss2 = criterion(out1, labels1), criterion(out2, labels2)
+        record.track(backbone=backbone, head1=head1, head2=head2).graph(loss1, loss2)
+        if variant == "summed":
+            record(f"{variant}: (loss1+loss2)", lambda: (loss1 + loss2).backward())
+            continue
+        record(f"{variant}: loss1", lambda: loss1.backward(retain_graph=variant == "retain"))
+        record(f"{variant}: loss2", lambda: loss2.backward())
+
+
+class _CellWithOutput:
+    """The seed's ``output, hidden = rnn_cell(input[t], hidden)``: an RNNCell plus a readout."""
+
+    def __init__(self, lib, seed):
+        self.cell = init_params(lib, lib.nn.RNNCell(3, 4, dtype=lib.float64), seed)
+        self.readout = linear(lib, 4, 2, seed + 1)
+
+    def __call__(self, x, h):
+        h = self.cell(x, h)
+        return self.readout(h), h
+
+    def parameters(self):
+        return list(self.cell.parameters()) + list(self.readout.parameters())
+
+
+def _rnn_data(lib, seq_len=5, batch=2):
+    return randn(lib, 20, seq_len, batch, 3), randn(lib, 21, seq_len, batch, 2)
+
+
+def s000_ex4_rnn_per_step(lib, record):
+    """Per-step ``loss.backward(retain_graph=True)``: works, but backward #t runs 9 + 6t nodes."""
+    criterion = lib.nn.MSELoss()
+    inputs, target = _rnn_data(lib)
+    rnn_cell = _CellWithOutput(lib, 0)
+    record.track(cell=rnn_cell.cell, readout=rnn_cell.readout)
+    hidden, losses, hook_calls = lib.zeros(2, 4, dtype=lib.float64), [], []
+    for t in range(5):
+        output, hidden = rnn_cell(inputs[t], hidden)
+        hook_calls.append(0)
+        hidden.register_hook(lambda g, t=t: hook_calls.__setitem__(t, hook_calls[t] + 1))
+        loss = criterion(output, target[t])
+        losses.append(loss)
+        record.graph(*losses)
+        record(f"per-step t={t}", lambda: loss.backward(retain_graph=True), count_nodes=True)
+    record.note("hook calls per h_t", hook_calls)
+    per_step = {n: as_array(p.grad) for n, p in rnn_cell.cell.named_parameters()}
+
+    # the same sequence, one backward of the summed loss
+    rnn_cell = _CellWithOutput(lib, 0)
+    record.track(cell=rnn_cell.cell, readout=rnn_cell.readout)
+    hidden, losses = lib.zeros(2, 4, dtype=lib.float64), []
+    for t in range(5):
+        output, hidden = rnn_cell(inputs[t], hidden)
+        losses.append(criterion(output, target[t]))
+    total = sum(losses)
+    record.graph(total)
+    record("summed loss", lambda: total.backward(), count_nodes=True)
+    summed = {n: as_array(p.grad) for n, p in rnn_cell.cell.named_parameters()}
+    record.note("max |per-step - summed| grad", max(float(np.abs(per_step[n] - summed[n]).max())
+                                                    for n in summed))
+
+
+def s000_ex4_rnn_variants(lib, record):
+    """Truncated BPTT (``hidden.detach()``) and ``optimizer.step()`` inside the retain loop."""
+    criterion = lib.nn.MSELoss()
+    inputs, target = _rnn_data(lib)
+    for variant in ("tbptt", "step_in_loop"):
+        rnn_cell = _CellWithOutput(lib, 0)
+        optimizer = lib.optim.SGD(rnn_cell.parameters(), lr=0.1)
+        record.track(cell=rnn_cell.cell, readout=rnn_cell.readout)
+        hidden = lib.zeros(2, 4, dtype=lib.float64)
+        for t in range(4):
+            if variant == "tbptt":
+                hidden = hidden.detach()
+            optimizer.zero_grad()
+            output, hidden = rnn_cell(inputs[t], hidden)
+            loss = criterion(output, target[t])
+            record.graph(loss)
+            ok = record(f"{variant} t={t}",
+                        lambda: loss.backward(retain_graph=variant == "step_in_loop") or True,
+                        count_nodes=True)
+            if not ok:
+                break
+            optimizer.step()
+
+
+def s000_ex4_rnn_literal(lib, record):
+    """The seed's loop with a real ``nn.RNNCell``, which returns one tensor, not (out, h)."""
+    criterion = lib.nn.MSELoss()
+    for batch in (3, 1, 2):
+        rnn_cell = init_params(lib, lib.nn.RNNCell(3, 4, dtype=lib.float64), 0)
+        inputs, target = randn(lib, 30, 3, batch, 3), randn(lib, 31, 3, 4)
+        record.track(rnn_cell=rnn_cell)
+        hidden = lib.zeros(batch, 4, dtype=lib.float64)
+
+        def loop():
+            nonlocal hidden
+            for t in range(3):
+                output, hidden = rnn_cell(inputs[t], hidden)
+                loss = criterion(output, target[t])
+                loss.backward(retain_graph=True)
+
+        record(f"batch {batch}", loop)
+
+
+def _wgan_data(lib):
+    real, fake = randn(lib, 40, 4, 2), randn(lib, 41, 4, 2)
+    alpha = tensor(lib, np.random.RandomState(42).rand(4, 1))
+    interpolated = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+    return interpolated
+
+
+def s000_ex5_wgan_gp(lib, record):
+    """Gradient penalty: ``create_graph=True`` is the essential flag, not ``retain_graph``."""
+    variants = [("no_create_graph", "nonlinear", dict(retain_graph=True)),
+                ("create_graph", "nonlinear", dict(create_graph=True)),
+                ("create_graph_seed_retain", "nonlinear", dict(create_graph=True)),
+                ("create_no_retain", "nonlinear", dict(create_graph=True, retain_graph=False)),
+                ("create_no_retain", "linear", dict(create_graph=True, retain_graph=False))]
+    for name, kind, kwargs in variants:
+        label = f"{name} ({kind} D)"
+        if kind == "nonlinear":
+            D = lib.nn.Sequential(mlp(lib, [2, 4, 1], 3, act="leaky"), lib.nn.Sigmoid())
+        else:
+            D = lib.nn.Sequential(linear(lib, 2, 4, 3), linear(lib, 4, 1, 4))
+        interpolated = _wgan_data(lib)
+        prob = D(interpolated)
+        record.track(D=D, interpolated=interpolated).graph(prob)
+        result = record(f"{label}: grad", lambda: lib.autograd.grad(
+            outputs=prob, inputs=interpolated, grad_outputs=lib.ones_like(prob), **kwargs))
+        if result is None:
+            continue
+        gradients = result[0]
+        record.note(f"{label}: gradients", gradients)
+        record.note(f"{label}: gradients has grad_fn", gradients.grad_fn is not None)
+        gp = ((gradients.norm(2, dim=1) - 1) ** 2).mean()
+        seed_retain = name == "create_graph_seed_retain"
+        record(f"{label}: gp.backward", lambda: gp.backward(retain_graph=seed_retain or None))
+        record(f"{label}: prob.mean().backward", lambda: prob.mean().backward())
+
+
+def _sequential_model(lib, kind, dtype=None):
+    if kind == "linear":
+        return lib.nn.Sequential(linear(lib, 4, 2, 50, dtype=dtype))
+    return mlp(lib, [4, 5, 2], 50, dtype=dtype)
+
+
+def _optimizer(lib, name, model):
+    if name == "sgd":
+        return lib.optim.SGD(model.parameters(), lr=0.1)
+    if name == "momentum":
+        return lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    return lib.optim.Adam(model.parameters(), lr=0.1)
+
+
+def s000_ex6_sequential_opt(lib, record):
+    """``loss_a.backward(retain_graph=True); optimizer.step(); loss_b.backward()``."""
+    cases = [("mlp", "sgd", "retain"), ("mlp", "momentum", "retain"), ("mlp", "adam", "retain"),
+             ("linear", "sgd", "retain"), ("mlp", "sgd", "fresh_forward"),
+             ("mlp", "sgd", "no_retain"), ("mlp", "sgd", "retain_float32")]
+    for kind, opt, pattern in cases:
+        label = f"{kind}/{opt}/{pattern}"
+        dtype = lib.float32 if pattern == "retain_float32" else lib.float64
+        x = randn(lib, 51, 3, 4, dtype=dtype)
+        ya, yb = randn(lib, 52, 3, 2, dtype=dtype), randn(lib, 53, 3, 2, dtype=dtype)
+        model = _sequential_model(lib, kind, dtype)
+        optimizer = _optimizer(lib, opt, model)
+        old = params(model)
+        out = model(x)
+        loss_a = ((out - ya) ** 2).mean()
+        loss_b = ((out - yb) ** 2).mean()
+        record.track(model=model).graph(loss_a, loss_b)
+        optimizer.zero_grad()
+        record(f"{label}: loss_a", lambda: loss_a.backward(retain_graph=pattern != "no_retain"))
+        grad_a = {n: as_array(p.grad) for n, p in model.named_parameters()}
+        optimizer.step()
+        record.note(f"{label}: versions after step", [p._version for p in model.parameters()])
+        if pattern == "fresh_forward":
+            loss_b = ((model(x) - yb) ** 2).mean()
+            record.graph(loss_b)
+        record(f"{label}: loss_b", lambda: loss_b.backward())
+        if kind == "linear":  # loss_b's gradient at the OLD weights, computed separately
+            w, b = (old["0.weight"].requires_grad_(True), old["0.bias"].requires_grad_(True))
+            grad_b_old = lib.autograd.grad(((lib.nn.functional.linear(x, w, b) - yb) ** 2).mean(),
+                                           [w, b])
+            record.note(f"{label}: grad_a", grad_a)
+            record.note(f"{label}: grad_b at old weights", list(grad_b_old))
+
+
+def s000_ex7_conditional(lib, record):
+    """``res.mean().backward(retain_graph=True)`` only if a condition holds, then a second loss."""
+    x = randn(lib, 60, 2, 4)
+    weights = randn(lib, 61, 2, 5)
+    for variant in ("condition_true", "condition_false", "naive", "summed"):
+        model = lib.nn.Sequential(linear(lib, 4, 5, 62), lib.nn.Tanh())
+        res = model(x)
+        record.track(model=model).graph(res)
+        if variant == "summed":
+            record(variant, lambda: (res.mean() + (res * weights).sum()).backward())
+            continue
+        if variant != "condition_false":
+            retain = variant == "condition_true"
+            record(f"{variant}: res.mean()", lambda: res.mean().backward(retain_graph=retain))
+        final_loss = (res * weights).sum()
+        record.graph(res, final_loss)
+        record(f"{variant}: final_loss", lambda: final_loss.backward())
+
+
+def _box_hooks():
+    """Pack/unpack hooks that box each saved tensor, and a counter of the boxes still alive."""
+    refs = []
+
+    class Box:
+        def __init__(self, t):
+            self.t = t.detach()  # not t itself: that would make a cycle through grad_fn
+
+    def pack(t):
+        box = Box(t)
+        refs.append(weakref.ref(box))
+        return box
+
+    def count():
+        return sum(r() is not None for r in refs)
+
+    return pack, (lambda box: box.t), count
+
+
+def s000_sec4_memory(lib, record):
+    """Live saved tensors across 6 iterations: one graph with a fresh forward, growing with
+    ``total = total + loss`` or an un-detached recurrent state."""
+    x, y = randn(lib, 70, 3, 4), randn(lib, 71, 3, 1)
+    for variant in ("fresh_forward", "total_plus_loss", "recurrent_state"):
+        model = mlp(lib, [4, 5, 1], 72)
+        pack, unpack, count = _box_hooks()
+        total, state, counts = 0, None, []
+        with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+            for _ in range(6):
+                inp = x if state is None else x + state.mean()
+                out = model(inp)
+                if variant == "recurrent_state":
+                    state = out
+                loss = lib.nn.functional.mse_loss(out, y)
+                if variant == "total_plus_loss":
+                    total = total + loss
+                loss.backward(retain_graph=True)
+                counts.append(count())
+        record.note(f"{variant}: live saved tensors", counts)
+        del loss, out, total, state, inp
+        record.note(f"{variant}: after dropping all references", count())
+
+
+# == seed 001 ====================================================================================
+def _abcde(lib):
+    a = lib.autograd.Variable(tensor(lib, [[0.1, 0.2, 0.3, 0.4]]), requires_grad=True)
+    b = a ** 2
+    c = b * 2
+    d = c.mean()
+    e = c.sum()
+    return a, d, e
+
+
+def s001_abcde(lib, record):
+    """a -> b -> c -> (d, e): ``e.backward()`` after ``d.backward()`` needs retain; typo; gradient."""
+    for variant in ("naive", "retain"):
+        a, d, e = _abcde(lib)
+        record.track(a=a).graph(d, e)
+        record(f"{variant}: d.backward", lambda: d.backward(retain_graph=variant == "retain"))
+        record(f"{variant}: e.backward", lambda: e.backward())
+    a, d, e = _abcde(lib)
+    record.track(a=a).graph(d, e)
+    record.note("Variable is a leaf", [a.is_leaf, a.requires_grad, type(a).__name__])
+    record("gradient [1.]", lambda: d.backward(lib.tensor([1.0], dtype=lib.float64)))
+    record("retrain_graph typo", lambda: d.backward(retrain_graph=True))
+    record("gradient tensor(1.)", lambda: d.backward(lib.tensor(1.0, dtype=lib.float64)))
+    record("e after d", lambda: e.backward())
+
+
+def _multitask(lib):
+    trunk = mlp(lib, [3, 4], 80)
+    head1 = lib.nn.Sequential(lib.nn.ReLU(), linear(lib, 4, 2, 81))
+    head2 = lib.nn.Sequential(lib.nn.Tanh(), linear(lib, 4, 1, 82))
+    x, y1, y2 = randn(lib, 83, 5, 3), randn(lib, 84, 5, 2), randn(lib, 85, 5, 1)
+    features = trunk(x)
+    loss1 = lib.nn.functional.mse_loss(head1(features), y1)
+    loss2 = lib.nn.functional.mse_loss(head2(features), y2)
+    return (trunk, head1, head2), loss1, loss2
+
+
+def s001_multitask_branches(lib, record):
+    """Order of the two branch backward calls does not matter; grads add; naive fails part-way."""
+    for variant in ("loss1_then_loss2", "loss2_then_loss1", "loss1_only", "loss2_only", "naive"):
+        (trunk, head1, head2), loss1, loss2 = _multitask(lib)
+        record.track(trunk=trunk, head1=head1, head2=head2).graph(loss1, loss2)
+        first, second = (loss2, loss1) if variant.startswith("loss2") else (loss1, loss2)
+        record(f"{variant}: first", lambda: first.backward(retain_graph=variant != "naive"))
+        if not variant.endswith("only"):
+            record(f"{variant}: second", lambda: second.backward())
+
+
+def s001_partial_accumulation(lib, record):
+    """A failed backward is not atomic: leaves reached before the failure keep their grads."""
+    for order in ("w_branch_after_a", "w_branch_before_a"):
+        x = tensor(lib, [1.0, 2.0, 3.0], requires_grad=True)
+        w = tensor(lib, [0.5, -0.5, 1.0], requires_grad=True)
+        if order == "w_branch_after_a":
+            a = x * 2
+            w_branch = w * 3
+        else:
+            w_branch = w * 3
+            a = x * 2
+        loss = (a + w_branch).sum()
+        record.track(x=x, w=w).graph(a, loss)
+        record(f"{order}: a.sum()", lambda: a.sum().backward())
+        record(f"{order}: loss", lambda: loss.backward())
+
+
+# == seed 002 ====================================================================================
+def s002_ex1_basic_backward(lib, record):
+    """``y = x + 2; z = y * y * 3; out = z.mean()``: x.grad = 4.5; a second backward fails."""
+    x = lib.ones(2, 2, dtype=lib.float64, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    out = z.mean()
+    record.note("out", out)
+    record.track(x=x).graph(out)
+    record("out.backward", lambda: out.backward())
+    record("out.backward again", lambda: out.backward())
+
+
+def _dataset(lib, n_batches=3):
+    rs = np.random.RandomState(90)
+    return [(tensor(lib, rs.randn(4, 10)), tensor(lib, rs.randn(4, 1) * 3)) for _ in range(n_batches)]
+
+
+def s002_ex2_zero_grad(lib, record):
+    """The training loop with and without ``zero_grad`` (which sets ``.grad`` to None)."""
+    criterion = lib.nn.MSELoss()
+    for variant in ("zero_grad", "no_zero_grad", "set_to_none_false"):
+        model = linear(lib, 10, 1, 91)
+        optimizer = lib.optim.SGD(model.parameters(), lr=0.01)
+        record.track(model=model)
+        norms = []
+        for i, (data, target) in enumerate(_dataset(lib)):
+            if variant == "zero_grad":
+                optimizer.zero_grad()
+                record.note(f"{variant} {i}: grad after zero_grad", model.weight.grad)
+            elif variant == "set_to_none_false":
+                optimizer.zero_grad(set_to_none=False)
+                record.note(f"{variant} {i}: grad after zero_grad", model.weight.grad)
+            output = model(data)
+            loss = criterion(output, target)
+            record.graph(loss)
+            record(f"{variant} {i}: backward", lambda: loss.backward())
+            norms.append(float(sum((p.grad ** 2).sum() for p in model.parameters()) ** 0.5))
+            optimizer.step()
+        record.note(f"{variant}: grad norms before each step", norms)
+        record.note(f"{variant}: versions", [p._version for p in model.parameters()])
+    model = linear(lib, 10, 1, 91)
+    record.note("module.zero_grad on fresh model", model.zero_grad() or model.weight.grad)
+
+
+def s002_ex3_two_losses(lib, record):
+    """loss1/loss2 need retain only when pred1 and pred2 share graph nodes."""
+    x, t1, t2 = randn(lib, 100, 4, 3), randn(lib, 101, 4, 2), randn(lib, 102, 4, 2)
+    criterion1, criterion2 = lib.nn.MSELoss(), lib.nn.MSELoss()
+    for variant in ("shared_no_retain", "shared_retain", "independent_no_retain"):
+        if variant.startswith("shared"):
+            model = mlp(lib, [3, 4, 2], 103, act="tanh")
+            hidden = model[:2](x)
+            pred1, pred2 = model[2](hidden), model[2](hidden) * 2
+            models = dict(model=model)
+        else:
+            m1, m2 = mlp(lib, [3, 4, 2], 103), mlp(lib, [3, 4, 2], 104)
+            pred1, pred2 = m1(x), m2(x)
+            models = dict(m1=m1, m2=m2)
+        loss1, loss2 = criterion1(pred1, t1), criterion2(pred2, t2)
+        record.track(**models).graph(loss1, loss2)
+        record(f"{variant}: loss1", lambda: loss1.backward(retain_graph=variant == "shared_retain"))
+        record(f"{variant}: loss2", lambda: loss2.backward())
+
+
+def s002_ex4_detach(lib, record):
+    """``detach()`` stops the gradient into part 1 (grads stay None) and shares the version."""
+    x, target = randn(lib, 110, 4, 3), randn(lib, 111, 4, 1)
+    criterion = lib.nn.MSELoss()
+    model_part1 = lib.nn.Sequential(linear(lib, 3, 4, 112), lib.nn.ReLU())
+    model_part2 = linear(lib, 4, 1, 113)
+    optimizer = lib.optim.SGD(list(model_part1.parameters()) + list(model_part2.parameters()),
+                              lr=0.1)
+    before = params(model_part1)
+    intermediate = model_part1(x)
+    detached_val = intermediate.detach()
+    output = model_part2(detached_val)
+    loss = criterion(output, target)
+    record.track(part1=model_part1, part2=model_part2).graph(intermediate, loss)
+    record("loss.backward", lambda: loss.backward())
+    optimizer.step()
+    record.note("part1 unchanged", [bool((before[n] == p).all()) for n, p in
+                                    model_part1.named_parameters()])
+    record.note("shares version", [detached_val._version, intermediate._version])
+    detached_val.add_(1)
+    record.note("after detached.add_(1)", [detached_val._version, intermediate._version])
+    record("intermediate.sum().backward", lambda: intermediate.sum().backward())
+
+
+def s002_ex5_nonscalar_backward(lib, record):
+    """A non-scalar ``y`` needs ``y.backward(v)``; the implicit gradient is refused."""
+    x = randn(lib, 120, 3, requires_grad=True)
+    y = x * 2
+    v = tensor(lib, [0.1, 1.0, 0.0001])
+    record.track(x=x).graph(y)
+    record("y.backward()", lambda: y.backward())
+    record("y.backward(v)", lambda: y.backward(v))
+    record("y.backward(v) again", lambda: y.backward(v))
+    record("wrong shape", lambda: (x * 1).backward(tensor(lib, [1.0, 2.0])))
+    x32 = randn(lib, 120, 3, requires_grad=True, dtype=lib.float32)
+    y32 = x32 * 2
+    record.track(x32=x32).graph(y32)
+    record("float64 v for a float32 y", lambda: y32.backward(v))
+    record.note("grad dtype", x32.grad.dtype)
+
+
+def s002_ex6_clip_grad_norm(lib, record):
+    """``clip_grad_norm_`` returns the pre-clip total norm as a 0-dim tensor and scales in place."""
+    model = linear(lib, 5, 3, 130)
+    x, target = randn(lib, 131, 4, 5), randn(lib, 132, 4, 3) * 10
+    record.note("no grads", lib.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0))
+    loss = lib.nn.functional.mse_loss(model(x), target)
+    record.track(model=model).graph(loss)
+    record("loss.backward", lambda: loss.backward())
+    total = lib.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    record.note("returned norm", [total, total.dim(), total.dtype])
+    record.note("norm after clip", sum((p.grad ** 2).sum() for p in model.parameters()) ** 0.5)
+    record.note("grad versions", [p.grad._version for p in model.parameters()])
+
+
+def s002_ex7_custom_function(lib, record):
+    """The seed's MyReLU (``grad_input[input < 0] = 0``) passes the gradient at 0; relu does not."""
+
+    class MyReLU(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, input):
+            ctx.save_for_backward(input)
+            return input.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, = ctx.saved_tensors
+            grad_input = grad_output.clone()
+            grad_input[input < 0] = 0
+            return grad_input
+
+    values = [-1.5, -0.0, 0.0, 0.7, 2.0]
+    for name in ("MyReLU", "relu", "clamp"):
+        x = tensor(lib, values, requires_grad=True)
+        fn = {"MyReLU": MyReLU.apply, "relu": lib.relu, "clamp": lambda t: t.clamp(min=0)}[name]
+        output = fn(x)
+        record.note(f"{name}: node", [output.grad_fn.name(), type(output.grad_fn).__name__])
+        record.track(x=x).graph(output)
+        record(f"{name}: backward", lambda: output.sum().backward())
+        record(f"{name}: backward again", lambda: output.sum().backward())
+    x = tensor(lib, values, requires_grad=True)
+    output = MyReLU.apply(x)
+    record.note("saved_tensors[0] is input", output.grad_fn.saved_tensors[0] is x)
+
+
+# == graphs without tensor saves ==================================================================
+def s_sum_only_graphs(lib, record):
+    """add / sum / mean / view / t / neg save no tensor: backward repeats and x.grad accumulates."""
+    graphs = {
+        "(x+1).sum()": lambda x: (x + 1).sum(),
+        "x.mean()": lambda x: x.mean(),
+        "x.view(-1).sum()": lambda x: x.view(-1).sum(),
+        "(-x.t()).sum() + x.sum(1).mean()": lambda x: (-x.t()).sum() + x.sum(1).mean(),
+        "(x * 1).sum()": lambda x: (x * 1).sum(),
+    }
+    for name, build in graphs.items():
+        x = lib.zeros(2, 3, dtype=lib.float64, requires_grad=True)
+        out = build(x)
+        record.track(x=x).graph(out)
+        for i in range(3):
+            record(f"{name} #{i + 1}", lambda: out.backward())
+
+
+SCENARIOS = [
+    s000_ex1_multi_loss, s000_ex2_gan, s000_ex3_shared_backbone, s000_ex4_rnn_per_step,
+    s000_ex4_rnn_variants, s000_ex4_rnn_literal, s000_ex5_wgan_gp, s000_ex5_backward_create_graph, s000_ex6_sequential_opt,
+    s000_ex7_conditional, s000_sec4_memory,
+    s001_abcde, s001_multitask_branches, s001_partial_accumulation,
+    s002_ex1_basic_backward, s002_ex2_zero_grad, s002_ex3_two_losses, s002_ex4_detach,
+    s002_ex5_nonscalar_backward, s002_ex6_clip_grad_norm, s002_ex7_custom_function,
+    s_sum_only_graphs,
+]
+
+
+def run(scenario, lib):
+    """Run one scenario with one library; return its Recorder."""
+    record = Recorder(lib)
+    scenario(lib, record)
+    return record
