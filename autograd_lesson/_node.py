@@ -226,7 +226,8 @@ class Node:
             if slot in self._saved_slots:
                 return self.saved(slot)
             if slot in self._saved_values:
-                return self._saved_values[slot]
+                value = self._saved_values[slot]  # sizes and dims read as tuples, as in PyTorch
+                return tuple(value) if isinstance(value, list) else value
         raise AttributeError(f"'{self.name()}' object has no attribute '{attr}'")
 
     def saved_buffers(self):
