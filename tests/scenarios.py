@@ -577,10 +577,11 @@ def s000_sec4_memory(lib, record):
     x, y = randn(lib, 70, 3, 4), randn(lib, 71, 3, 1)
     for variant in ("fresh_forward", "total_plus_loss", "recurrent_state"):
         model = mlp(lib, [4, 5, 1], 72)
+        record.track(model=model).graph()  # hold no graph: that would keep buffers alive
         pack, unpack, count = _box_hooks()
         total, state, counts = 0, None, []
         with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
-            for _ in range(6):
+            for i in range(6):
                 inp = x if state is None else x + state.mean()
                 out = model(inp)
                 if variant == "recurrent_state":
@@ -588,7 +589,7 @@ def s000_sec4_memory(lib, record):
                 loss = lib.nn.functional.mse_loss(out, y)
                 if variant == "total_plus_loss":
                     total = total + loss
-                loss.backward(retain_graph=True)
+                record(f"{variant}: backward {i}", lambda: loss.backward(retain_graph=True))
                 counts.append(count())
         record.note(f"{variant}: live saved tensors", counts)
         del loss, out, total, state, inp
