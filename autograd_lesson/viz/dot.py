@@ -148,7 +148,8 @@ def panels_dot(panels, max_nodes=DEFAULT_MAX_NODES, legend=True):
                   f"{snapshot.graph_only_bytes:,} B of it only in the graph")
         notes = "".join(f'<BR/><FONT POINT-SIZE="10" COLOR="{FAILED_BORDER}">{html.escape(n)}</FONT>'
                         for n in snapshot.notes)
-        label = (f'<<B>{html.escape(title)}</B><BR/><FONT POINT-SIZE="10">{totals}</FONT>{notes}>')
+        heading = f"<B>{html.escape(title)}</B><BR/>" if title else ""
+        label = f'<{heading}<FONT POINT-SIZE="10">{totals}</FONT>{notes}>'
         lines.append(f"  subgraph cluster_panel{index} {{")
         lines.append(f'    label={label}; labelloc=t; fontsize=14; style=rounded; color="#bbbbbb";')
         lines.extend("  " + line for line in _node_lines(snapshot, prefix, max_nodes))
