@@ -4,9 +4,12 @@ import numpy as np
 
 def _format_float(values):
     finite = values[np.isfinite(values)]
-    if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+    nonzero = np.abs(finite[finite != 0])
+    # PyTorch's Formatter: scientific when the nonzero magnitudes span more than 1000x too
+    wide = nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8)
+    if finite.size and np.all(finite == np.round(finite)) and not wide:
         return lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)
-    if finite.size and (np.abs(finite).max() >= 1e8 or (np.abs(finite[finite != 0]).min(initial=1) < 1e-4)):
+    if wide or (nonzero.size and nonzero.min() < 1e-4):
         return lambda v: f"{v:.4e}"
     return lambda v: f"{v:.4f}" if np.isfinite(v) else str(v)
 
@@ -14,7 +17,9 @@ def _format_float(values):
 def format_tensor(t):
     data = t._data
     if data.dtype.kind == "f":
-        formatter = {"float_kind": _format_float(data.reshape(-1))}
+        fmt = _format_float(data.reshape(-1))
+        width = max((len(fmt(v)) for v in data.reshape(-1)), default=0)  # PyTorch pads to align
+        formatter = {"float_kind": lambda v: fmt(v).rjust(width)}
     else:
         formatter = None
     body = np.array2string(data, separator=", ", formatter=formatter, prefix="tensor(",
