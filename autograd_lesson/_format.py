@@ -14,18 +14,29 @@ def _format_float(values):
     return lambda v: f"{v:.4f}" if np.isfinite(v) else str(v)
 
 
+def _summarized(data, edge=3):
+    """The elements a summarized (over 1000 elements) PyTorch tensor prints, which alone set
+    its number format."""
+    for axis in range(data.ndim):
+        if data.shape[axis] > 2 * edge:
+            data = np.concatenate([data.take(range(edge), axis),
+                                   data.take(range(-edge, 0), axis)], axis)
+    return data
+
+
 def format_tensor(t):
     data = t._data
     if data.dtype.kind == "f":
-        fmt = _format_float(data.reshape(-1))
-        width = max((len(fmt(v)) for v in data.reshape(-1)), default=0)  # PyTorch pads to align
+        flat = (_summarized(data) if data.size > 1000 else data).reshape(-1)
+        fmt = _format_float(flat)
+        sized = flat[np.isfinite(flat) & (flat != 0)]  # PyTorch sizes columns by these values only
+        width = max((len(fmt(v)) for v in sized), default=1)
         formatter = {"float_kind": lambda v: fmt(v).rjust(width)}
     else:
         formatter = None
     body = np.array2string(data, separator=", ", formatter=formatter, prefix="tensor(",
                            threshold=1000, edgeitems=3, max_line_width=80)
-    if data.dtype.kind == "b":
-        body = body.replace("True", "True").replace("False", "False")
+    body = body.replace(", ...,", ",  ...,")  # PyTorch prints a skipped run in a row as " ..."
     extras = []
     if data.dtype not in (np.float32, np.int64, np.bool_):
         extras.append(f"dtype=torch.{data.dtype}")
@@ -33,4 +44,13 @@ def format_tensor(t):
         extras.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:
         extras.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    text = "tensor(" + body
+    last_line = len(text) - text.rfind("\n") + 1  # PyTorch's own arithmetic (_str_intern)
+    for extra in extras:  # a suffix that would pass 80 columns goes on its own line
+        if last_line + len(extra) + 2 > 80:
+            text += ",\n" + " " * len("tensor(") + extra
+            last_line = len("tensor(") + len(extra)
+        else:
+            text += ", " + extra
+            last_line += len(extra) + 2
+    return text + ")"

@@ -71,8 +71,8 @@ def _infer_array(data, dtype=None):
     """``torch.tensor`` dtype inference: Python floats -> float32, ints -> int64, arrays keep theirs."""
     if isinstance(data, Tensor):
         array = data._data.copy()
-    elif isinstance(data, np.ndarray):
-        array = data.copy()
+    elif isinstance(data, (np.ndarray, np.generic)):  # NumPy scalars keep their dtype too
+        array = np.array(data)
     else:
         if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
             data = _nested_values(data)
