@@ -81,7 +81,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
                 snap = take_snapshot(roots, names, executed=recording.executed,
                                      title=f"after step {len(recording.frames) + 1}")
                 recording.frames.append(Frame(
-                    len(recording.frames) + 1, node_id, _name(event.node),
+                    len(recording.frames) + 1, node_id, _name(event.node, names),
                     _summary(event.grad_outputs), pending.pop("released", ()),
                     pending.pop("accumulated", ""), snap))
         elif isinstance(event, BuffersReleased):
@@ -102,6 +102,11 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     return recording
 
 
-def _name(node):
+def _name(node, names):
+    from .._node import AccumulateGrad
     from .snapshot import _node_name
+    if isinstance(node, AccumulateGrad):
+        label = next((n for n, t in (names or {}).items() if t is node.variable), None)
+        if label:
+            return f"AccumulateGrad ({label})"
     return _node_name(node)
