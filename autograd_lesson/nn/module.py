@@ -83,12 +83,10 @@ class Module:
         return iter(self._modules.values())
 
     def zero_grad(self, set_to_none=True):
+        """Set every parameter's ``.grad`` to None (the default) or to zeros."""
+        from ..optim.optimizer import clear_grad
         for p in self.parameters():
-            if p._grad is not None:
-                if set_to_none:
-                    p._grad = None
-                else:
-                    p._grad._data[...] = 0
+            clear_grad(p, set_to_none)
 
     def train(self, mode=True):
         for m in self.modules():

@@ -2,6 +2,19 @@
 from .._tensor import Tensor
 
 
+def clear_grad(p, set_to_none=True):
+    """``p.grad = None``, or PyTorch's ``p.grad.detach_(); p.grad.zero_()`` (one version bump)."""
+    grad = p._grad
+    if grad is None:
+        return
+    if set_to_none:
+        p._grad = None
+        return
+    grad.grad_fn, grad._requires_grad = None, False
+    grad._data[...] = 0
+    grad._version_counter.value += 1
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         params = list(params)
@@ -23,11 +36,7 @@ class Optimizer:
         """Set every ``.grad`` to None (PyTorch 2.x default) or, with set_to_none=False, to zeros."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p._grad is not None:
-                    if set_to_none:
-                        p._grad = None
-                    else:
-                        p._grad._data[...] = 0
+                clear_grad(p, set_to_none)
 
     def _state(self, p):
         return self.state.setdefault(p, {})
