@@ -811,6 +811,43 @@ def s002_ex7_custom_function(lib, record):
     record.note("saved_tensors[0] is input", output.grad_fn.saved_tensors[0] is x)
 
 
+# == optimizers ===================================================================================
+def s_optimizer_steps(lib, record):
+    """Three steps of each optimizer: values, one ``_version`` bump per updated parameter, params
+    without a grad skipped (unchanged, not bumped), ``zero_grad`` to None or to zeros."""
+    configs = {"sgd": lambda ps: lib.optim.SGD(ps, lr=0.1),
+               "sgd_momentum_wd": lambda ps: lib.optim.SGD(ps, lr=0.1, momentum=0.9,
+                                                           weight_decay=0.01),
+               "sgd_nesterov_dampening0": lambda ps: lib.optim.SGD(ps, lr=0.1, momentum=0.5,
+                                                                   nesterov=True),
+               "sgd_dampening_maximize": lambda ps: lib.optim.SGD(ps, lr=0.1, momentum=0.5,
+                                                                  dampening=0.3, maximize=True),
+               "adam": lambda ps: lib.optim.Adam(ps, lr=0.1),
+               "adam_wd_maximize": lambda ps: lib.optim.Adam(ps, lr=0.05, betas=(0.8, 0.9),
+                                                             weight_decay=0.1, maximize=True)}
+    x, y = randn(lib, 140, 5, 3), randn(lib, 141, 5, 2)
+    for name, make in configs.items():
+        used, unused = linear(lib, 3, 2, 142), linear(lib, 3, 2, 143)
+        optimizer = make(list(used.parameters()) + list(unused.parameters()))
+        record.track(used=used, unused=unused)
+        for step in range(3):
+            optimizer.zero_grad(set_to_none=step != 2)
+            record.note(f"{name} {step}: grads after zero_grad", [p.grad for p in used.parameters()])
+            loss = lib.nn.functional.mse_loss(used(x), y)
+            record.graph(loss)
+            record(f"{name} {step}: backward", lambda: loss.backward())
+            record.note(f"{name} {step}: grad versions", [p.grad._version for p in used.parameters()])
+            optimizer.step()
+            record.note(f"{name} {step}: params", [params(used), params(unused)])
+            record.note(f"{name} {step}: versions",
+                        [[p._version for p in m.parameters()] for m in (used, unused)])
+        used.zero_grad(set_to_none=False)
+        record.note(f"{name}: module.zero_grad(set_to_none=False)",
+                    [[p.grad, p.grad._version] for p in used.parameters()])
+        used.zero_grad()
+        record.note(f"{name}: module.zero_grad()", [p.grad for p in used.parameters()])
+
+
 # == graphs without tensor saves ==================================================================
 def s_sum_only_graphs(lib, record):
     """add / sum / mean / view / t / neg save no tensor: backward repeats and x.grad accumulates."""
@@ -836,7 +873,7 @@ SCENARIOS = [
     s001_abcde, s001_multitask_branches, s001_partial_accumulation,
     s002_ex1_basic_backward, s002_ex2_zero_grad, s002_ex3_two_losses, s002_ex4_detach,
     s002_ex5_nonscalar_backward, s002_ex6_clip_grad_norm, s002_ex7_custom_function,
-    s_sum_only_graphs,
+    s_optimizer_steps, s_sum_only_graphs,
 ]
 
 

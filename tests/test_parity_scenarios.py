@@ -282,3 +282,14 @@ def test_graphs_without_tensor_saves_replay_and_accumulate(both):
             assert _outcome(rec[f"{name} #3"]) == "ok"
             np.testing.assert_allclose(rec[f"{name} #3"]["grads"]["x"], np.full((2, 3), 3.0))
         assert _outcome(rec["(x * 1).sum() #2"]) == FREED
+
+
+def test_optimizers_bump_once_and_skip_params_without_grad(both):
+    for rec in both(S.s_optimizer_steps):
+        for name in ("sgd", "sgd_momentum_wd", "adam", "adam_wd_maximize"):
+            for step in range(3):  # init 1, copy_ 2, then one bump per step; unused untouched
+                assert rec[f"{name} {step}: versions"]["value"] == [[3 + step] * 2, [2, 2]]
+            assert rec[f"{name} 1: grads after zero_grad"]["value"] == [None, None]
+            zeroed = rec[f"{name} 2: grads after zero_grad"]["value"]
+            assert all(g is not None and not g.any() for g in zeroed)
+            assert rec[f"{name}: module.zero_grad()"]["value"] == [None, None]
