@@ -250,3 +250,34 @@ def test_committed_figure_is_up_to_date(name):
         f"figures/{name}.dot is out of date: run `make figures` and commit the result"
     for suffix in (".svg", ".png"):
         assert (ROOT / "figures" / f"{name}{suffix}").stat().st_size > 1000
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def test_parity_scenarios_give_the_same_records_while_the_view_watches_every_step():
+    """Re-run every engine parity scenario with a view that snapshots and draws the graph at
+    every node the engine runs: outcomes, messages, grads and buffer states must not move."""
+    import scenarios as S
+    looked = []
+
+    def look(event):
+        if isinstance(event, al.autograd.graph.NodeStarted):
+            snap = viz.take_snapshot([event.node])
+            viz.snapshot_dot(snap)
+            viz.ledger(snap)
+            looked.append(len(snap.nodes))
+
+    for scenario in S.SCENARIOS:
+        plain = S.run(scenario, al).entries
+        with al.autograd.graph.observe(look):
+            watched = S.run(scenario, al).entries
+        assert _same(plain, watched), f"looking changed {scenario.__name__}"
+    assert len(looked) > 100
