@@ -147,7 +147,7 @@ class Dropout(Module):
         return F.dropout(input, self.p, self.training)
 
     def extra_repr(self):
-        return f"p={self.p}"
+        return f"p={self.p}, inplace=False"  # PyTorch's repr; in-place dropout is not offered
 
 
 class _Loss(Module):
