@@ -62,7 +62,7 @@ def _is_ours(lib):
 
 
 def _read_slot(node, slot):
-    """'alive', 'none' (save skipped), 'freed' or 'stale', found by reading ``node._saved_<slot>``."""
+    """'alive', 'none' (save skipped), 'freed' or 'stale': what reading ``_saved_<slot>`` does."""
     try:
         value = getattr(node, "_saved_" + slot)
     except RuntimeError as exc:
@@ -116,7 +116,7 @@ class Recorder:
         self.problems = []  # internal inconsistencies of autograd_lesson (must stay empty)
         self._tracked = {}
         self._roots = []
-        self._hooked = set()
+        self._hooked = {}
         self._counts = None
 
     # what to look at
@@ -174,6 +174,15 @@ class Recorder:
         """Record a plain value (numbers, tensors, strings) computed by the scenario."""
         self.entries.append({"label": label, "value": _plain(value)})
 
+    def slot_states(self, *roots):
+        """How many saved slots of the graph behind ``roots`` are in each state (no 'none')."""
+        saved, self._roots = self._roots, list(roots)
+        try:
+            states = [state for _, _, slots in self.graph_state() for _, state in slots]
+        finally:
+            self._roots = saved
+        return {s: states.count(s) for s in sorted(set(states)) if s != "none"}
+
     # helpers
     def graph_state(self):
         """[(name, child indices, ((slot, state), ...)), ...] in BFS order."""
@@ -203,8 +212,7 @@ class Recorder:
     def _hook_nodes(self):
         for node in walk(self._roots)[0]:
             if id(node) not in self._hooked:
-                self._hooked.add(id(node))
-                self._keep = getattr(self, "_keep", []) + [node]  # ids must stay unique
+                self._hooked[id(node)] = node  # holding the node keeps its id unique
                 kind = "accumulate" if "AccumulateGrad" in node.name() else "nodes"
                 node.register_prehook(self._counter(kind))
 
@@ -297,7 +305,7 @@ def _gan(lib, seed=0):
 
 
 def s000_ex2_gan(lib, record):
-    """One GAN step: D on real and fake, then G. Seed retain pattern, naive, detach, stale output."""
+    """One GAN step: D on real and fake, then G. Seed retain pattern, naive, detach, old output."""
     bce = lib.nn.BCELoss()
     final_g = {}
     for variant in ("seed", "naive", "detach", "old_output_after_step", "old_output_before_step"):
@@ -315,6 +323,7 @@ def s000_ex2_gan(lib, record):
         record(f"{variant}: d_loss_real", lambda: d_loss_real.backward())
         retain = variant != "naive" and variant != "detach"
         record(f"{variant}: d_loss_fake", lambda: d_loss_fake.backward(retain_graph=retain))
+        record.note(f"{variant}: G's graph after the D steps", record.slot_states(fake))
         if variant != "old_output_before_step":
             optD.step()
         optG.zero_grad()  # also clears what d_loss_fake leaked into G (without detach)
@@ -480,6 +489,7 @@ def s000_ex5_wgan_gp(lib, record):
         record.note(f"{label}: gradients", gradients)
         record.note(f"{label}: gradients has grad_fn", gradients.grad_fn is not None)
         gp = ((gradients.norm(2, dim=1) - 1) ** 2).mean()
+        record.graph(prob, gp)  # gp's graph holds double-backward nodes (SigmoidBackwardBackward0)
         seed_retain = name == "create_graph_seed_retain"
         record(f"{label}: gp.backward", lambda: gp.backward(retain_graph=seed_retain or None))
         record(f"{label}: prob.mean().backward", lambda: prob.mean().backward())
@@ -607,7 +617,7 @@ def _abcde(lib):
 
 
 def s001_abcde(lib, record):
-    """a -> b -> c -> (d, e): ``e.backward()`` after ``d.backward()`` needs retain; typo; gradient."""
+    """a -> b -> c -> (d, e): e.backward() after d.backward() needs retain; typo; gradient."""
     for variant in ("naive", "retain"):
         a, d, e = _abcde(lib)
         record.track(a=a).graph(d, e)
@@ -676,7 +686,8 @@ def s002_ex1_basic_backward(lib, record):
 
 def _dataset(lib, n_batches=3):
     rs = np.random.RandomState(90)
-    return [(tensor(lib, rs.randn(4, 10)), tensor(lib, rs.randn(4, 1) * 3)) for _ in range(n_batches)]
+    return [(tensor(lib, rs.randn(4, 10)), tensor(lib, rs.randn(4, 1) * 3))
+            for _ in range(n_batches)]
 
 
 def s002_ex2_zero_grad(lib, record):
@@ -832,11 +843,13 @@ def s_optimizer_steps(lib, record):
         record.track(used=used, unused=unused)
         for step in range(3):
             optimizer.zero_grad(set_to_none=step != 2)
-            record.note(f"{name} {step}: grads after zero_grad", [p.grad for p in used.parameters()])
+            record.note(f"{name} {step}: grads after zero_grad",
+                        [p.grad for p in used.parameters()])
             loss = lib.nn.functional.mse_loss(used(x), y)
             record.graph(loss)
             record(f"{name} {step}: backward", lambda: loss.backward())
-            record.note(f"{name} {step}: grad versions", [p.grad._version for p in used.parameters()])
+            record.note(f"{name} {step}: grad versions",
+                        [p.grad._version for p in used.parameters()])
             optimizer.step()
             record.note(f"{name} {step}: params", [params(used), params(unused)])
             record.note(f"{name} {step}: versions",
@@ -868,7 +881,8 @@ def s_sum_only_graphs(lib, record):
 
 SCENARIOS = [
     s000_ex1_multi_loss, s000_ex2_gan, s000_ex3_shared_backbone, s000_ex4_rnn_per_step,
-    s000_ex4_rnn_variants, s000_ex4_rnn_literal, s000_ex5_wgan_gp, s000_ex5_backward_create_graph, s000_ex6_sequential_opt,
+    s000_ex4_rnn_variants, s000_ex4_rnn_literal, s000_ex5_wgan_gp, s000_ex5_backward_create_graph,
+    s000_ex6_sequential_opt,
     s000_ex7_conditional, s000_sec4_memory,
     s001_abcde, s001_multitask_branches, s001_partial_accumulation,
     s002_ex1_basic_backward, s002_ex2_zero_grad, s002_ex3_two_losses, s002_ex4_detach,

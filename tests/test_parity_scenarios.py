@@ -16,8 +16,8 @@ pytestmark = pytest.mark.parity
 ATOL = 1e-6
 AS_STRIDED = ("one of the variables needed for gradient computation has been modified by an "
               "inplace operation: [torch.{kind}Tensor {shape}], which is output 0 of AsStrided, is "
-              "at version {now}; expected version {saved} instead. Hint: enable anomaly detection to find "
-              "the operation that failed to compute its gradient, with "
+              "at version {now}; expected version {saved} instead. Hint: enable anomaly detection "
+              "to find the operation that failed to compute its gradient, with "
               "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
@@ -116,6 +116,9 @@ def test_ex2_gan(both):
         assert _outcome(rec["detach: g_loss"]) == "ok"
         assert _outcome(rec["old_output_after_step: g_loss"]) == as_strided("Double", "[4, 1]")
         assert _outcome(rec["old_output_before_step: g_loss"]) == "ok"
+        assert rec["seed: G's graph after the D steps"]["value"] == {"alive": 4}
+        assert rec["naive: G's graph after the D steps"]["value"] == {"freed": 4}
+        assert rec["detach: G's graph after the D steps"]["value"] == {"alive": 4}  # not reached
         leaked = rec["seed: d_loss_fake"]["grads"]
         assert leaked["G.0.weight"] is not None  # without detach D's loss writes into G
         assert rec["detach: d_loss_fake"]["grads"]["G.0.weight"] is None
