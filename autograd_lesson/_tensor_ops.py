@@ -174,7 +174,9 @@ class TensorOps:
     def unsqueeze(self, dim):
         return _ops.shape.UnsqueezeBackward0.apply(self, dim)
 
-    def squeeze(self, dim):
+    def squeeze(self, dim=None):
+        if dim is None:
+            return _ops.shape.SqueezeBackward0.apply(self)
         return _ops.shape.SqueezeBackward1.apply(self, dim)
 
     def select(self, dim, index):

@@ -36,14 +36,21 @@ class _Unrecorded:
         pass
 
 
-def _tensor_inputs(inputs):
+def _edge_inputs(cls, inputs):
+    """One entry per edge PyTorch gives the node: each Tensor input (lists flattened), and None
+    for a Python scalar that PyTorch wraps into a tensor (``x * 2``: an edge to nothing).
+    Non-differentiable inputs (masks, class targets) get no edge at all."""
     from .._tensor import Tensor
     flat = []
-    for value in inputs:
+    for i, value in enumerate(inputs):
+        if i in cls.non_differentiable:
+            continue
         if isinstance(value, Tensor):
             flat.append(value)
         elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Tensor) for v in value):
             flat.extend(value)
+        elif i in cls.scalar_edges:
+            flat.append(None)
     return flat
 
 
@@ -52,6 +59,8 @@ class Op(Node):
 
     is_view = False          # output shares storage and version counter with input 0
     differentiable_outputs = 1  # outputs after this many are non-differentiable (max's indices)
+    scalar_edges = ()        # argument positions where a Python scalar still gets an edge
+    non_differentiable = ()  # argument positions of tensors that get no edge
 
     def __init__(self):
         super().__init__()
@@ -68,14 +77,14 @@ class Op(Node):
     @classmethod
     def apply(cls, *inputs, **params):
         from .._tensor import Tensor
-        tensors = _tensor_inputs(inputs)
-        record = _grad_mode._enabled and any(t.requires_grad for t in tensors)
-        needs = tuple(t.requires_grad for t in tensors)
+        tensors = _edge_inputs(cls, inputs)
+        needs = tuple(t is not None and t.requires_grad for t in tensors)
+        record = _grad_mode._enabled and any(needs)
         ctx = cls() if record else _Unrecorded(needs)
         ctx.needs_input_grad = needs
         result = cls.forward(ctx, *inputs, **params)
         arrays = result if isinstance(result, tuple) else (result,)
-        base = tensors[0] if cls.is_view else None
+        base = inputs[0] if cls.is_view else None
         outputs = []
         for nr, array in enumerate(arrays):
             differentiable = record and nr < cls.differentiable_outputs
@@ -89,8 +98,10 @@ class Op(Node):
                                    grad_fn=ctx if differentiable else None, output_nr=nr)
             outputs.append(out)
         if record:
-            ctx.next_functions = tuple(t._gradient_edge() for t in tensors)
-            ctx._input_metadata = tuple((t.shape, t.dtype) for t in tensors)
+            ctx.next_functions = tuple((None, 0) if t is None else t._gradient_edge()
+                                       for t in tensors)
+            ctx._input_metadata = tuple(((), None) if t is None else (t.shape, t.dtype)
+                                        for t in tensors)
             ctx._num_outputs = cls.differentiable_outputs
             for slot, nr in ctx._output_saves:
                 ctx.save(slot, outputs[nr], is_output=True)

@@ -67,6 +67,8 @@ def sum_to(grad, shape):
     shape = tuple(shape)
     if grad.shape == shape:
         return grad
+    if not shape:
+        return grad.sum()
     lead = grad.ndim - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
                                 if s == 1 and grad.shape[lead + i] != 1]

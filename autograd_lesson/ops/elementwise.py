@@ -3,10 +3,13 @@
 Broadcast gradients are reduced to the input's shape by the engine (as PyTorch's
 ``validate_outputs`` does), so formulas here return the broadcast gradient.
 """
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
+from . import double_backward as _db
 from ._util import check_broadcast, result_type, value
 
 
@@ -16,7 +19,12 @@ def _binary(ctx, x, y, array):
 
 
 class AddBackward0(Op):
-    """out = self + alpha * other. Saves no tensor (alpha is a non-tensor save)."""
+    """out = self + alpha * other. Saves no tensor (alpha is a non-tensor save).
+
+    A Python scalar other is wrapped into a tensor by PyTorch, so ``x + 2`` has two edges,
+    the second to nothing."""
+
+    scalar_edges = (1,)
 
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
@@ -24,12 +32,14 @@ class AddBackward0(Op):
         return _binary(ctx, x, y, x._data + (value(y) if alpha == 1 else alpha * value(y)))
 
     def backward(ctx, grad):
-        grad_y = grad if ctx.alpha == 1 else grad * ctx.alpha
-        return (grad, grad_y) if len(ctx.next_functions) == 2 else grad
+        grad_y = maybe_multiply(grad, ctx.alpha) if ctx.needs_input_grad[1] else None
+        return (grad if ctx.needs_input_grad[0] else None), grad_y
 
 
 class SubBackward0(Op):
     """out = self - alpha * other. Saves no tensor."""
+
+    scalar_edges = (1,)
 
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
@@ -37,8 +47,8 @@ class SubBackward0(Op):
         return _binary(ctx, x, y, x._data - (value(y) if alpha == 1 else alpha * value(y)))
 
     def backward(ctx, grad):
-        grad_y = -grad if ctx.alpha == 1 else grad * -ctx.alpha
-        return (grad, grad_y) if len(ctx.next_functions) == 2 else grad
+        grad_y = maybe_multiply(-grad, ctx.alpha) if ctx.needs_input_grad[1] else None
+        return (grad if ctx.needs_input_grad[0] else None), grad_y
 
 
 class RsubBackward1(Op):
@@ -50,7 +60,7 @@ class RsubBackward1(Op):
         return _binary(ctx, x, scalar, scalar - alpha * x._data)
 
     def backward(ctx, grad):
-        return -grad if ctx.alpha == 1 else grad * -ctx.alpha
+        return maybe_multiply(-grad, ctx.alpha)
 
 
 class MulBackward0(Op):
@@ -59,6 +69,8 @@ class MulBackward0(Op):
     Saves ``other`` only if self requires grad and ``self`` only if other does. A Python
     scalar ``other`` is saved as a wrapped 0-dim tensor (so ``x * 2`` cannot be replayed).
     """
+
+    scalar_edges = (1,)
 
     def forward(ctx, x, y):
         if isinstance(y, Tensor):
@@ -71,17 +83,17 @@ class MulBackward0(Op):
 
     def backward(ctx, grad):
         other, x = ctx.saved("other"), ctx.saved("self")
-        grad_x = grad * other if other is not None else None
-        if len(ctx.next_functions) == 1:
-            return grad_x
-        return grad_x, (grad * x if x is not None else None)
+        grad_x = grad * other if ctx.needs_input_grad[0] else None
+        return grad_x, (grad * x if ctx.needs_input_grad[1] else None)
 
 
 class DivBackward0(Op):
-    """out = self / other; d/dself = grad / other, d/dother = -grad * self / other**2.
+    """out = self / other; d/dself = grad / other, d/dother = -grad * ((self / other) / other).
 
     Saves ``other`` always and ``self`` when other requires grad; a scalar other is wrapped.
     """
+
+    scalar_edges = (1,)
 
     def forward(ctx, x, y):
         if isinstance(y, Tensor):
@@ -90,19 +102,90 @@ class DivBackward0(Op):
         else:
             ctx.save_scalar("other", y)
             ctx.save("self", None)
-        dtype = result_type(x, y)
-        if not np.issubdtype(dtype, np.floating):
-            dtype = np.dtype(np.float32)
         check_broadcast(x, y)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x._data / value(y)).astype(dtype, copy=False)
+            return np.asarray(x._data / value(y)).astype(_true_divide_type(x, y), copy=False)
 
     def backward(ctx, grad):
         other, x = ctx.saved("other"), ctx.saved("self")
         grad_x = grad / other if ctx.needs_input_grad[0] else None
-        if len(ctx.next_functions) == 1:
-            return grad_x
-        return grad_x, (-grad * x / (other * other) if ctx.needs_input_grad[1] else None)
+        return grad_x, (-grad * ((x / other) / other) if ctx.needs_input_grad[1] else None)
+
+
+def _true_divide_type(x, y):
+    dtype = result_type(x, y)
+    return dtype if np.issubdtype(dtype, np.floating) else np.dtype(np.float32)
+
+
+# -- Tensor (op) C++ Scalar: what PyTorch's own backward formulas record (``2 * result``) -------
+# Python's ``x * 2`` wraps the 2 into a saved tensor (MulBackward0); C++ formulas call the
+# Scalar overloads instead, whose nodes keep the number as a plain value and have one edge.
+class MulBackward1(Op):
+    """out = self * other for a C++ Scalar other; d/dself = grad * other. Saves no tensor."""
+
+    def forward(ctx, x, scalar):
+        ctx.save_value("other", scalar)
+        ctx.scalar = scalar
+        return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
+
+    def backward(ctx, grad):
+        return mul_scalar(grad, ctx.scalar)
+
+
+class DivBackward1(Op):
+    """out = self / other for a C++ Scalar other; d/dself = grad / other. Saves no tensor."""
+
+    def forward(ctx, x, scalar):
+        ctx.save_value("other", scalar)
+        ctx.scalar = scalar
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(x._data / scalar).astype(_true_divide_type(x, scalar), copy=False)
+
+    def backward(ctx, grad):
+        return div_scalar(grad, ctx.scalar)
+
+
+class AddBackward1(Op):
+    """out = self + other for a C++ Scalar other. Saves nothing at all."""
+
+    def forward(ctx, x, scalar):
+        return np.asarray(x._data + scalar).astype(result_type(x, scalar), copy=False)
+
+    def backward(ctx, grad):
+        return grad
+
+
+class SubBackward1(Op):
+    """out = self - other for a C++ Scalar other. Saves nothing at all."""
+
+    def forward(ctx, x, scalar):
+        return np.asarray(x._data - scalar).astype(result_type(x, scalar), copy=False)
+
+    def backward(ctx, grad):
+        return grad
+
+
+def mul_scalar(x, scalar):
+    return MulBackward1.apply(x, scalar)
+
+
+def div_scalar(x, scalar):
+    return DivBackward1.apply(x, scalar)
+
+
+def maybe_multiply(grad, scalar):
+    """PyTorch's ``maybe_multiply``: no node at all when the factor is 1."""
+    return grad if scalar == 1 else mul_scalar(grad, scalar)
+
+
+def _zeros(like):
+    """A fresh zero tensor outside the graph (PyTorch's ``zeros_like`` in a formula)."""
+    return Tensor._make(np.zeros(like.shape, dtype=like.dtype))
+
+
+def _scalar_tensor(number, like):
+    """``at::scalar_tensor(number, grad.options())``: a 0-dim constant."""
+    return Tensor._make(np.asarray(number, dtype=like.dtype))
 
 
 class NegBackward0(Op):
@@ -129,7 +212,7 @@ class ReciprocalBackward0(Op):
 
 
 class PowBackward0(Op):
-    """out = self ** exponent (Python scalar); d/dself = grad * exponent * self**(exponent-1).
+    """out = self ** exponent (Python scalar); d/dself = grad * (exponent * self**(exponent-1)).
 
     Saves self; the exponent is a non-tensor save.
     """
@@ -144,13 +227,15 @@ class PowBackward0(Op):
     def backward(ctx, grad):
         x = ctx.saved("self")
         if ctx.exponent == 0:
-            return grad * 0
-        return grad * (x ** (ctx.exponent - 1) * ctx.exponent)
+            return _zeros(x)
+        exponent = float(ctx.exponent)  # PyTorch's formula works with the exponent as a double
+        return grad * mul_scalar(PowBackward0.apply(x, exponent - 1), exponent)
 
 
 class PowBackward1(Op):
     """out = self ** exponent (tensor); d/dself = grad * exponent * self**(exponent-1),
-    d/dexponent = grad * out * log(self). Saves self, exponent and result."""
+    d/dexponent = grad * out * log(self) (0 where self = 0 and exponent >= 0).
+    Saves self, exponent and result."""
 
     def forward(ctx, x, exponent):
         ctx.save("exponent", exponent)
@@ -162,27 +247,35 @@ class PowBackward1(Op):
 
     def backward(ctx, grad):
         x, exponent, result = ctx.saved("self"), ctx.saved("exponent"), ctx.saved("result")
-        grad_x = grad * (exponent * x ** (exponent - 1)) if ctx.needs_input_grad[0] else None
-        grad_e = None
+        zero = _scalar_tensor(0.0, grad)
+        grad_x = grad_e = None
+        if ctx.needs_input_grad[0]:
+            power = PowBackward1.apply(x, SubBackward1.apply(exponent, 1))
+            grad_x = where(exponent == 0.0, zero, grad * (exponent * power))
         if ctx.needs_input_grad[1]:
-            safe = where(x == 0, 1.0, x)  # 0 ** e has no log; PyTorch's gradient there is 0
-            grad_e = grad * where((x == 0) & (exponent >= 0), 0.0, result * safe.log())
+            grad_e = grad * where((x == 0) & (exponent >= 0), zero, result * x.log())
         return grad_x, grad_e
 
 
 class PowBackward2(Op):
     """out = base ** self for a Python scalar base (``2 ** x``); d/dself = grad * out * log(base).
-    Saves exponent (the input) and result."""
+    Saves exponent (the input) and result; the base is the non-tensor save ``self``."""
 
     def forward(ctx, exponent, base):
         ctx.save("exponent", exponent)
         ctx.save_output("result")
         ctx.base = base
         ctx.save_value("self", base)
-        return np.asarray(base ** exponent._data).astype(result_type(exponent, base), copy=False)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(base ** exponent._data).astype(result_type(exponent, base), copy=False)
 
     def backward(ctx, grad):
-        return grad * (ctx.saved("result") * float(np.log(ctx.base)))
+        result = ctx.saved("result")
+        if ctx.base == 0:
+            exponent = ctx.saved("exponent")
+            return grad * where(exponent >= 0, _scalar_tensor(0.0, grad),
+                                mul_scalar(result, float("-inf")))
+        return grad * mul_scalar(result, math.log(ctx.base))
 
 
 class ExpBackward0(Op):
@@ -217,18 +310,30 @@ class SqrtBackward0(Op):
             return np.sqrt(x._data)
 
     def backward(ctx, grad):
-        return grad / (ctx.saved("result") * 2)
+        return grad / mul_scalar(ctx.saved("result"), 2)
 
 
 class AbsBackward0(Op):
-    """out = |self|; d/dself = grad * sign(self). Saves self."""
+    """out = |self|; d/dself = grad * self.sgn(). Saves self."""
 
     def forward(ctx, x):
         ctx.save("self", x)
         return np.abs(x._data)
 
     def backward(ctx, grad):
-        return grad * Tensor._make(np.sign(ctx.saved("self")._data))
+        return grad * SgnBackward0.apply(ctx.saved("self"))
+
+
+class SgnBackward0(Op):
+    """out = sign(self) (abs's backward records it); its gradient is zero. Saves self, result."""
+
+    def forward(ctx, x):
+        ctx.save("self", x)
+        ctx.save_output("result")
+        return np.sign(x._data)
+
+    def backward(ctx, grad):
+        return _zeros(grad)
 
 
 class TanhBackward0(Op):
@@ -239,7 +344,7 @@ class TanhBackward0(Op):
         return np.tanh(x._data)
 
     def backward(ctx, grad):
-        return TanhBackwardBackward0.apply(grad, ctx.saved("result"))
+        return _db.TanhBackwardBackward0.apply(grad, ctx.saved("result"))
 
 
 class SigmoidBackward0(Op):
@@ -250,7 +355,7 @@ class SigmoidBackward0(Op):
         return _sigmoid(x._data)
 
     def backward(ctx, grad):
-        return SigmoidBackwardBackward0.apply(grad, ctx.saved("result"))
+        return _db.SigmoidBackwardBackward0.apply(grad, ctx.saved("result"))
 
 
 def _sigmoid(a):
@@ -266,7 +371,7 @@ class ReluBackward0(Op):
         return np.maximum(x._data, 0).astype(x.dtype, copy=False)
 
     def backward(ctx, grad):
-        return ThresholdBackwardBackward0.apply(grad, ctx.saved("result"), threshold=0)
+        return _db.ThresholdBackwardBackward0.apply(grad, ctx.saved("result"), threshold=0)
 
 
 class LeakyReluBackward0(Op):
@@ -279,7 +384,8 @@ class LeakyReluBackward0(Op):
         return np.where(x._data > 0, x._data, x._data * negative_slope).astype(x.dtype, copy=False)
 
     def backward(ctx, grad):
-        return LeakyReluBackwardBackward0.apply(grad, ctx.saved("self"), negative_slope=ctx.slope)
+        return _db.LeakyReluBackwardBackward0.apply(grad, ctx.saved("self"),
+                                                    negative_slope=ctx.slope)
 
 
 class ClampBackward1(Op):
@@ -293,17 +399,33 @@ class ClampBackward1(Op):
         return np.clip(x._data, min, max).astype(x.dtype, copy=False)
 
     def backward(ctx, grad):
-        x, (low, high) = ctx.saved("self")._data, ctx.bounds
-        inside = np.ones(x.shape, dtype=bool)
-        if low is not None:
-            inside &= x >= low
-        if high is not None:
-            inside &= x <= high
-        return grad * Tensor._make(inside.astype(grad.dtype))
+        x, (low, high) = ctx.saved("self"), ctx.bounds
+        if low is None and high is None:
+            return grad
+        inside = (x >= low) if high is None else (x <= high) if low is None else (
+            (x >= low) & (x <= high))
+        return where(inside, grad, _scalar_tensor(0.0, grad))
+
+
+class MaskedFillBackward0(Op):
+    """out = self with value (a number) where mask; d/dself = grad with 0 where mask.
+    Saves mask (which gets no edge)."""
+
+    non_differentiable = (1,)
+
+    def forward(ctx, x, mask, value):
+        ctx.save("mask", mask)
+        return np.where(mask._data, value, x._data).astype(x.dtype, copy=False)
+
+    def backward(ctx, grad):
+        return MaskedFillBackward0.apply(grad, ctx.saved("mask"), 0)
 
 
 class WhereBackward0(Op):
-    """out = self where condition else other. Saves condition."""
+    """out = self where condition else other. Saves condition (which gets no edge)."""
+
+    non_differentiable = (0,)
+    scalar_edges = (1, 2)
 
     def forward(ctx, condition, x, y):
         ctx.save("condition", condition)
@@ -311,77 +433,10 @@ class WhereBackward0(Op):
 
     def backward(ctx, grad):
         condition = ctx.saved("condition")
-        zeros = Tensor._make(np.zeros((), dtype=grad.dtype))
-        grads = [None]  # the condition's edge
-        if ctx.needs_input_grad[1]:
-            grads.append(where(condition, grad, zeros))
-        else:
-            grads.append(None)
-        if len(ctx.next_functions) == 3:
-            grads.append(where(condition, zeros, grad) if ctx.needs_input_grad[2] else None)
-        return tuple(grads[: len(ctx.next_functions)])
-
-
-# -- the nodes PyTorch records when a backward formula itself is differentiated ----------------
-class SigmoidBackwardBackward0(Op):
-    """out = grad_output * output * (1 - output) (sigmoid's backward). Saves grad_output, output."""
-
-    def forward(ctx, grad_output, output):
-        ctx.save("grad_output", grad_output if output.requires_grad else None)
-        ctx.save("output", output)
-        return grad_output._data * output._data * (1 - output._data)
-
-    def backward(ctx, grad):
-        grad_output, output = ctx.saved("grad_output"), ctx.saved("output")
-        grad_g = SigmoidBackwardBackward0.apply(grad, output) if ctx.needs_input_grad[0] else None
-        grad_o = grad * grad_output * (output * -2 + 1) if ctx.needs_input_grad[1] else None
-        return grad_g, grad_o
-
-
-class TanhBackwardBackward0(Op):
-    """out = grad_output * (1 - output**2) (tanh's backward). Saves grad_output, output."""
-
-    def forward(ctx, grad_output, output):
-        ctx.save("grad_output", grad_output if output.requires_grad else None)
-        ctx.save("output", output)
-        return grad_output._data * (1 - output._data * output._data)
-
-    def backward(ctx, grad):
-        grad_output, output = ctx.saved("grad_output"), ctx.saved("output")
-        grad_g = TanhBackwardBackward0.apply(grad, output) if ctx.needs_input_grad[0] else None
-        grad_o = grad * grad_output * output * -2 if ctx.needs_input_grad[1] else None
-        return grad_g, grad_o
-
-
-class ThresholdBackwardBackward0(Op):
-    """out = grad_output where self > threshold else 0 (relu's backward). Saves self."""
-
-    def forward(ctx, grad_output, x, threshold=0):
-        ctx.save("self", x)
-        ctx.save_value("threshold", threshold)
-        ctx.threshold = threshold
-        return np.where(x._data > threshold, grad_output._data, 0).astype(grad_output.dtype)
-
-    def backward(ctx, grad):
-        x = ctx.saved("self")
-        grad_g = ThresholdBackwardBackward0.apply(grad, x, threshold=ctx.threshold)
-        return grad_g, (grad * 0 if ctx.needs_input_grad[1] else None)
-
-
-class LeakyReluBackwardBackward0(Op):
-    """out = grad_output * (1 if self > 0 else slope) (leaky_relu's backward). Saves self."""
-
-    def forward(ctx, grad_output, x, negative_slope=0.01):
-        ctx.save("self", x)
-        ctx.save_value("negative_slope", negative_slope)
-        ctx.slope = negative_slope
-        g = grad_output._data
-        return np.where(x._data > 0, g, g * negative_slope).astype(grad_output.dtype)
-
-    def backward(ctx, grad):
-        x = ctx.saved("self")
-        grad_g = LeakyReluBackwardBackward0.apply(grad, x, negative_slope=ctx.slope)
-        return grad_g, (grad * 0 if ctx.needs_input_grad[1] else None)
+        zero = _scalar_tensor(0.0, grad)
+        grad_x = where(condition, grad, zero) if ctx.needs_input_grad[0] else None
+        grad_y = where(condition, zero, grad) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_y
 
 
 # -- functional entry points -------------------------------------------------------------------

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
+from .elementwise import maybe_multiply
 from ._util import result_type
 
 
@@ -18,6 +19,31 @@ def _check_dtypes(x, y):
 
 def _name(dtype):
     return {"float32": "float", "float64": "double", "int64": "long int"}.get(str(dtype), str(dtype))
+
+
+def _column_major(sizes, strides):
+    return bool(strides) and strides[0] == 1 and strides[1] == sizes[0]
+
+
+def mm_mat1_backward(grad, mat2, sizes, strides, alpha=1):
+    """PyTorch's formula: a column-major input (``W.t()``) gets its gradient as a transpose."""
+    if _column_major(sizes, strides):
+        return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
+    return maybe_multiply(grad.mm(mat2.t()), alpha)
+
+
+def mm_mat2_backward(grad, mat1, sizes, strides, alpha=1):
+    if _column_major(sizes, strides):
+        return maybe_multiply(grad.t().mm(mat1).t(), alpha)
+    return maybe_multiply(mat1.t().mm(grad), alpha)
+
+
+def _strides_if_needed(t):
+    """PyTorch keeps an operand's strides (in elements) only when its own gradient is needed:
+    the gradient is laid out like it. ``W.t()`` has strides [1, in_features]."""
+    if not t.requires_grad:
+        return []
+    return [s // t._data.itemsize for s in t._data.strides]
 
 
 class MmBackward0(Op):
@@ -32,13 +58,19 @@ class MmBackward0(Op):
         ctx.save("mat2", w if x.requires_grad else None)
         ctx.save("self", x if w.requires_grad else None)
         ctx.save_value("mat2_sym_sizes", list(w.shape))
+        ctx.save_value("mat2_sym_strides", _strides_if_needed(w))
         ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.save_value("self_sym_strides", _strides_if_needed(x))
         return x._data @ w._data
 
     def backward(ctx, grad):
         w, x = ctx.saved("mat2"), ctx.saved("self")
-        grad_x = grad.mm(w.t()) if w is not None else None
-        grad_w = x.t().mm(grad) if x is not None else None
+        values = ctx._saved_values
+        grad_x = grad_w = None
+        if ctx.needs_input_grad[0]:
+            grad_x = mm_mat1_backward(grad, w, values["self_sym_sizes"], values["self_sym_strides"])
+        if ctx.needs_input_grad[1]:
+            grad_w = mm_mat2_backward(grad, x, values["mat2_sym_sizes"], values["mat2_sym_strides"])
         return grad_x, grad_w
 
 
@@ -55,7 +87,9 @@ class AddmmBackward0(Op):
         ctx.save("mat2", w if x.requires_grad else None)
         ctx.alpha, ctx.beta = alpha, beta
         for name, v in (("alpha", alpha), ("beta", beta), ("mat1_sym_sizes", list(x.shape)),
-                        ("mat2_sym_sizes", list(w.shape))):
+                        ("mat1_sym_strides", _strides_if_needed(x)),
+                        ("mat2_sym_sizes", list(w.shape)),
+                        ("mat2_sym_strides", _strides_if_needed(w))):
             ctx.save_value(name, v)
         product = x._data @ w._data
         out = (product if alpha == 1 else alpha * product) + (bias._data if beta == 1 else beta * bias._data)
@@ -63,12 +97,16 @@ class AddmmBackward0(Op):
 
     def backward(ctx, grad):
         x, w = ctx.saved("mat1"), ctx.saved("mat2")
-        grad_bias = (grad if ctx.beta == 1 else grad * ctx.beta) if ctx.needs_input_grad[0] else None
-        grad_x = grad.mm(w.t()) if w is not None else None
-        grad_w = x.t().mm(grad) if x is not None else None
-        if ctx.alpha != 1:
-            grad_x = grad_x * ctx.alpha if grad_x is not None else None
-            grad_w = grad_w * ctx.alpha if grad_w is not None else None
+        values = ctx._saved_values
+        grad_bias = grad_x = grad_w = None
+        if ctx.needs_input_grad[0]:
+            grad_bias = maybe_multiply(grad, ctx.beta)
+        if ctx.needs_input_grad[1]:
+            grad_x = mm_mat1_backward(grad, w, values["mat1_sym_sizes"],
+                                      values["mat1_sym_strides"], ctx.alpha)
+        if ctx.needs_input_grad[2]:
+            grad_w = mm_mat2_backward(grad, x, values["mat2_sym_sizes"],
+                                      values["mat2_sym_strides"], ctx.alpha)
         return grad_bias, grad_x, grad_w
 
 
@@ -86,7 +124,7 @@ class MvBackward0(Op):
 
     def backward(ctx, grad):
         x, v = ctx.saved("self"), ctx.saved("vec")
-        grad_x = grad.unsqueeze(1) * v.unsqueeze(0) if v is not None else None
+        grad_x = grad.reshape(grad.shape[0], 1) * v if v is not None else None  # outer product
         grad_v = x.t().mv(grad) if x is not None else None
         return grad_x, grad_v
 
@@ -130,7 +168,8 @@ def matmul(x, y):
     if x.ndim == 2 and y.ndim == 1:
         return MvBackward0.apply(x, y)
     if x.ndim == 1 and y.ndim == 2:
-        return MmBackward0.apply(x.unsqueeze(0), y).squeeze(0)
+        from .shape import SqueezeBackward4
+        return SqueezeBackward4.apply(MmBackward0.apply(x.unsqueeze(0), y), 0)
     if x.ndim == 2 and y.ndim == 2:
         return MmBackward0.apply(x, y)
     raise NotImplementedError("autograd_lesson's matmul supports 1-D and 2-D operands; "

@@ -5,6 +5,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from . import double_backward as _db, elementwise as _ew
 from ._op import Op
 from ._util import broadcast_shape, normalize_dims
 
@@ -25,14 +26,6 @@ def _reduce(loss, reduction):
     return loss
 
 
-def _scale(grad, shape, reduction):
-    """The gradient of the reduction: expand a scalar grad, divided by n for the mean."""
-    if reduction == 0:
-        return grad
-    grad = grad.expand(shape)
-    return grad / int(np.prod(shape)) if reduction == 1 else grad
-
-
 class SoftmaxBackward0(Op):
     """out = exp(self) / sum(exp(self), dim); d/dself = out * (grad - sum(grad * out, dim)).
     Saves result."""
@@ -40,13 +33,13 @@ class SoftmaxBackward0(Op):
     def forward(ctx, x, dim):
         (ctx.dim,) = normalize_dims(dim, x.ndim)
         ctx.save_output("result")
-        ctx.save_value("dim", ctx.dim)
+        ctx.save_value("dim", dim)
+        ctx.given_dim = dim
         shifted = np.exp(x._data - x._data.max(axis=ctx.dim, keepdims=True))
         return shifted / shifted.sum(axis=ctx.dim, keepdims=True)
 
     def backward(ctx, grad):
-        out = ctx.saved("result")
-        return out * (grad - (grad * out).sum(dim=ctx.dim, keepdim=True))
+        return _db.SoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
 
 
 class LogSoftmaxBackward0(Op):
@@ -56,13 +49,13 @@ class LogSoftmaxBackward0(Op):
     def forward(ctx, x, dim):
         (ctx.dim,) = normalize_dims(dim, x.ndim)
         ctx.save_output("result")
-        ctx.save_value("dim", ctx.dim)
+        ctx.save_value("dim", dim)
+        ctx.given_dim = dim
         shifted = x._data - x._data.max(axis=ctx.dim, keepdims=True)
         return shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
 
     def backward(ctx, grad):
-        out = ctx.saved("result")
-        return grad - out.exp() * grad.sum(dim=ctx.dim, keepdim=True)
+        return _db.LogSoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
 
 
 def _check_same_size(x, target):
@@ -83,9 +76,10 @@ class MseLossBackward0(Op):
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
-        grad_x = _scale(grad, ctx.shape, ctx.reduction) * ((x - target) * 2)
-        grad_t = -grad_x if ctx.needs_input_grad[1] else None
-        return (grad_x if ctx.needs_input_grad[0] else None), grad_t
+        backward = _db.MseLossBackwardBackward0.apply
+        grad_x = backward(grad, x, target, ctx.reduction) if ctx.needs_input_grad[0] else None
+        grad_t = backward(grad, target, x, ctx.reduction) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_t
 
 
 class BinaryCrossEntropyBackward0(Op):
@@ -110,12 +104,11 @@ class BinaryCrossEntropyBackward0(Op):
 
     def backward(ctx, grad):
         p, target = ctx.saved("self"), ctx.saved("target")
-        grad = _scale(grad, p.shape, ctx.reduction)
-        denominator = (p * (1 - p)).clamp(min=1e-12)
-        grad_p = grad * (p - target) / denominator if ctx.needs_input_grad[0] else None
-        grad_t = None
-        if ctx.needs_input_grad[1]:
-            grad_t = grad * ((1 - p).log() - p.log())
+        grad_p = grad_t = None
+        if ctx.needs_input_grad[0]:
+            grad_p = _db.BinaryCrossEntropyBackwardBackward0.apply(grad, p, target, ctx.reduction)
+        if ctx.needs_input_grad[1]:  # -logit(p) * grad [/ n]
+            grad_t = _mean(-LogitBackward0.apply(p) * grad, ctx.reduction, target.numel())
         return grad_p, grad_t
 
 
@@ -139,15 +132,41 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
-        grad = _scale(grad, x.shape, ctx.reduction)
-        grad_x = grad * (x.sigmoid() - target) if ctx.needs_input_grad[0] else None
-        grad_t = grad * -x if ctx.needs_input_grad[1] else None
+        grad_x = grad_t = None
+        if ctx.needs_input_grad[0]:  # (sigmoid(x) - t) * grad [/ n]
+            grad_x = _mean((x.sigmoid() - target) * grad, ctx.reduction, x.numel())
+        if ctx.needs_input_grad[1]:  # -x * grad [/ n]
+            grad_t = _mean(-x * grad, ctx.reduction, target.numel())
         return grad_x, grad_t
+
+
+def _mean(grad, reduction, numel):
+    """PyTorch's loss formulas divide by the element count for the mean (``DivBackward1``)."""
+    return _ew.div_scalar(grad, numel) if reduction == 1 else grad
+
+
+class LogitBackward0(Op):
+    """out = log(self / (1 - self)) (binary_cross_entropy's target gradient records it);
+    d/dself = grad / (self (1 - self)). Saves self; eps (None) is a non-tensor save."""
+
+    def forward(ctx, p):
+        ctx.save("self", p)
+        ctx.save_value("eps", None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(p._data / (1 - p._data))
+
+    def backward(ctx, grad):
+        p = ctx.saved("self")
+        inside = (p >= 0.0) & (p <= 1.0)
+        nan = Tensor._make(np.asarray(np.nan, dtype=p.dtype))
+        return _ew.where(inside, grad / (p * _ew.RsubBackward1.apply(p, 1.0)), nan)
 
 
 class NllLossBackward0(Op):
     """out = -mean(self[i, target[i]]) over rows whose target != ignore_index.
     Saves self, target and total_weight (a new 0-dim buffer; weight: None)."""
+
+    non_differentiable = (1,)  # the class indices: no edge
 
     def forward(ctx, x, target, reduction="mean", ignore_index=-100):
         if x.ndim != 2 or target.ndim != 1 or target.shape[0] != x.shape[0]:
@@ -173,16 +192,9 @@ class NllLossBackward0(Op):
         return _reduce(picked.astype(x.dtype), ctx.reduction)
 
     def backward(ctx, grad):
-        labels = ctx.saved("target")._data
-        total = ctx.saved("total_weight")
-        keep = labels != ctx.ignore_index
-        onehot = np.zeros(ctx.shape, dtype=grad.dtype)
-        onehot[np.arange(len(labels))[keep], labels[keep]] = -1
-        if ctx.reduction == 0:
-            grad = grad.unsqueeze(1)
-        elif ctx.reduction == 1:
-            grad = grad / total
-        return grad * Tensor._make(onehot), None
+        return _db.NllLossBackwardBackward0.apply(
+            grad, ctx.saved("self"), ctx.saved("target"), ctx.saved("total_weight"),
+            ctx.reduction, ctx.ignore_index)
 
 
 def softmax(x, dim):

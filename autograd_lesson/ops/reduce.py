@@ -4,6 +4,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Size, Tensor
+from . import elementwise as _ew
 from ._op import Op
 from ._util import normalize_dims
 
@@ -37,7 +38,7 @@ class SumBackward1(Op):
     def forward(ctx, x, dim, keepdim=False):
         ctx.dims = normalize_dims(dim, x.ndim)
         ctx.keepdim, ctx.input_shape = keepdim, x.shape
-        ctx.save_value("dim", list(ctx.dims))
+        ctx.save_value("dim", _as_given(dim))
         ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_sizes", list(x.shape))
         return np.asarray(x._data.sum(axis=ctx.dims, keepdims=keepdim))
@@ -68,7 +69,7 @@ class MeanBackward1(Op):
         ctx.dims = normalize_dims(dim, x.ndim)
         ctx.keepdim, ctx.input_shape = keepdim, x.shape
         ctx.count = int(np.prod([x.shape[d] for d in ctx.dims]))
-        ctx.save_value("dim", list(ctx.dims))
+        ctx.save_value("dim", _as_given(dim))
         ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_numel", x.numel())
         ctx.save_value("self_sym_sizes", list(x.shape))
@@ -76,6 +77,11 @@ class MeanBackward1(Op):
 
     def backward(ctx, grad):
         return _expand_back(grad, ctx.input_shape, ctx.dims, ctx.keepdim) / ctx.count
+
+
+def _as_given(dim):
+    """PyTorch saves the dims as the caller wrote them (``-1`` stays ``-1``), as a list."""
+    return [dim] if isinstance(dim, int) else list(dim)
 
 
 def _require_float(x, name):
@@ -122,7 +128,7 @@ class MaxBackward0(Op):
             indices = np.expand_dims(indices, d)
         ctx.dim, ctx.keepdim, ctx.input_shape = d, keepdim, x.shape
         ctx.save("indices", Tensor._make(indices.astype(np.int64)))
-        ctx.save_value("dim", d)
+        ctx.save_value("dim", dim)
         ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_sizes", list(x.shape))
         return values, indices.astype(np.int64)
@@ -139,7 +145,7 @@ class MaxBackward0(Op):
 
 
 class LinalgVectorNormBackward0(Op):
-    """out = ||self||_2 over dim; d/dself = grad * self / out (0 where out = 0).
+    """out = ||self||_2 over dim; d/dself = grad * (self / out).masked_fill(out == 0, 0).
     Saves self and result."""
 
     def forward(ctx, x, ord=2, dim=None, keepdim=False):
@@ -150,17 +156,18 @@ class LinalgVectorNormBackward0(Op):
         ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
         ctx.keepdim = keepdim
         ctx.save_value("ord", ord)
-        ctx.save_value("dim", None if dim is None else list(ctx.dims))
+        ctx.save_value("dim", None if dim is None else _as_given(dim))
         ctx.save_value("keepdim", keepdim)
         return np.asarray(np.sqrt((x._data * x._data).sum(axis=ctx.dims, keepdims=keepdim)))
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
-        if ctx.dims is not None and not ctx.keepdim:
+        if ctx.dims is not None and not ctx.keepdim and x.ndim:
             for d in sorted(ctx.dims):
-                grad, result = grad.unsqueeze(d), result.unsqueeze(d)
-        safe = result + Tensor._make((result._data == 0).astype(result.dtype))
-        return grad * x / safe
+                grad = grad.unsqueeze(d)
+            for d in sorted(ctx.dims):
+                result = result.unsqueeze(d)
+        return grad * _ew.MaskedFillBackward0.apply(x / result, result == 0, 0)
 
 
 def sum(x, dim=None, keepdim=False, dtype=None):

@@ -133,26 +133,48 @@ class UnsqueezeBackward0(Op):
 
     def forward(ctx, x, dim):
         ctx.dim = dim if dim >= 0 else dim + x.ndim + 1
-        ctx.save_value("dim", ctx.dim)
+        ctx.save_value("dim", dim)
         return np.expand_dims(x._data, ctx.dim)
 
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim)
 
 
+class SqueezeBackward0(Op):
+    """out = self without its size-1 dims (``squeeze()``, a view). Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x):
+        ctx.input_shape = x.shape
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        return x._data.squeeze()
+
+    def backward(ctx, grad):
+        return grad.reshape(ctx.input_shape)
+
+
 class SqueezeBackward1(Op):
-    """out = self without dim (if its size is 1) (a view). Saves no tensor."""
+    """out = self without dim (if its size is 1) (``squeeze(dim)``, a view). Saves no tensor."""
 
     is_view = True
 
     def forward(ctx, x, dim):
         ctx.input_shape = x.shape
+        ctx.save_value("dim", dim)
         ctx.save_value("self_sym_sizes", list(x.shape))
         (d,) = normalize_dims(dim, x.ndim)
         return x._data.squeeze(d) if x.ndim and x.shape[d] == 1 else x._data
 
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape)
+
+
+class SqueezeBackward4(SqueezeBackward1):
+    """The in-place ``squeeze_(dim)`` that ``matmul`` applies to its own fresh result
+    (1-D @ 2-D): not a view of anything the caller holds. Saves no tensor."""
+
+    is_view = False
 
 
 class SelectBackward0(Op):
@@ -223,7 +245,23 @@ class IndexPutBackward0(_PlaceBackward):
 
 class IndexBackward0(Op):
     """out = self[indices] (advanced indexing: int list or bool mask; a copy, not a view).
-    Saves indices (a new int64 tensor for a list; the mask itself for a bool mask)."""
+    Saves indices (a new int64 tensor for a list; the mask itself for a bool mask), which
+    PyTorch exposes as a list (``_saved_indices == [mask]``) and gives no edge."""
+
+    non_differentiable = (1,)
+
+    @property
+    def _saved_indices(self):
+        return [self.saved("indices")]
+
+    @property
+    def _raw_saved_indices(self):
+        # Unlike a single saved tensor, PyTorch's list-valued raw save raises once freed.
+        slot = self._saved_slots["indices"]
+        if slot.released:
+            from .._node import FREED_MESSAGE
+            raise RuntimeError(FREED_MESSAGE)
+        return [slot]
 
     def forward(ctx, x, index):
         ctx.input_shape, ctx.index = x.shape, index

@@ -1,0 +1,232 @@
+"""The nodes PyTorch records when a backward formula is itself differentiated.
+
+``autograd.grad(..., create_graph=True)`` runs each node's backward under grad mode. Where
+PyTorch's formula calls a fused kernel (``sigmoid_backward``, ``mse_loss_backward`` ...),
+that kernel becomes a node of its own, named ``<Kernel>Backward0``: ``SigmoidBackwardBackward0``,
+``MseLossBackwardBackward0``. Each class here is one such kernel: its ``forward`` is the
+first-order gradient, its ``backward`` the second-order one. As everywhere, a tensor is saved
+only when some gradient that needs it is required.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from . import elementwise as _ew
+from ._op import Op
+from ._util import normalize_dims
+
+
+def _zeros(like):
+    return Tensor._make(np.zeros(like.shape, dtype=like.dtype))
+
+
+class SigmoidBackwardBackward0(Op):
+    """out = grad_output * output * (1 - output). Saves grad_output (if output requires grad),
+    output."""
+
+    def forward(ctx, grad_output, output):
+        ctx.save("grad_output", grad_output if output.requires_grad else None)
+        ctx.save("output", output)
+        return grad_output._data * output._data * (1 - output._data)
+
+    def backward(ctx, grad):
+        grad_output, output = ctx.saved("grad_output"), ctx.saved("output")
+        grad_g = SigmoidBackwardBackward0.apply(grad, output) if ctx.needs_input_grad[0] else None
+        grad_o = None
+        if ctx.needs_input_grad[1]:  # grad * grad_output * (-2 * output + 1)
+            grad_o = grad * grad_output * _ew.AddBackward1.apply(_ew.mul_scalar(output, -2), 1)
+        return grad_g, grad_o
+
+
+class TanhBackwardBackward0(Op):
+    """out = grad_output * (1 - output**2). Saves grad_output (if output requires grad), output."""
+
+    def forward(ctx, grad_output, output):
+        ctx.save("grad_output", grad_output if output.requires_grad else None)
+        ctx.save("output", output)
+        return grad_output._data * (1 - output._data * output._data)
+
+    def backward(ctx, grad):
+        grad_output, output = ctx.saved("grad_output"), ctx.saved("output")
+        grad_g = TanhBackwardBackward0.apply(grad, output) if ctx.needs_input_grad[0] else None
+        grad_o = None
+        if ctx.needs_input_grad[1]:  # grad * (-2 * output * grad_output)
+            grad_o = grad * (_ew.mul_scalar(output, -2) * grad_output)
+        return grad_g, grad_o
+
+
+class ThresholdBackwardBackward0(Op):
+    """out = grad_output where self > threshold else 0 (relu's backward). Saves self."""
+
+    def forward(ctx, grad_output, x, threshold=0):
+        ctx.save("self", x)
+        ctx.save_value("threshold", threshold)
+        ctx.threshold = threshold
+        return np.where(x._data > threshold, grad_output._data, 0).astype(grad_output.dtype)
+
+    def backward(ctx, grad):
+        grad_g = None
+        if ctx.needs_input_grad[0]:
+            grad_g = ThresholdBackwardBackward0.apply(grad, ctx.saved("self"),
+                                                      threshold=ctx.threshold)
+        return grad_g, (_zeros(grad) if ctx.needs_input_grad[1] else None)
+
+
+class LeakyReluBackwardBackward0(Op):
+    """out = grad_output * (1 if self > 0 else slope) (leaky_relu's backward). Saves self."""
+
+    def forward(ctx, grad_output, x, negative_slope=0.01):
+        ctx.save("self", x)
+        ctx.save_value("negative_slope", negative_slope)
+        ctx.slope = negative_slope
+        g = grad_output._data
+        return np.where(x._data > 0, g, g * negative_slope).astype(grad_output.dtype)
+
+    def backward(ctx, grad):
+        grad_g = None
+        if ctx.needs_input_grad[0]:
+            grad_g = LeakyReluBackwardBackward0.apply(grad, ctx.saved("self"),
+                                                      negative_slope=ctx.slope)
+        return grad_g, (_zeros(grad) if ctx.needs_input_grad[1] else None)
+
+
+class SoftmaxBackwardDataBackward0(Op):
+    """out = output * (grad_output - sum(grad_output * output, dim)) (softmax's backward).
+    Saves grad_output (if output requires grad) and output."""
+
+    def forward(ctx, grad_output, output, dim):
+        ctx.save("grad_output", grad_output if output.requires_grad else None)
+        ctx.save("output", output)
+        ctx.save_value("dim", dim)
+        (ctx.dim,) = normalize_dims(dim, output.ndim)
+        g, y = grad_output._data, output._data
+        return y * (g - (g * y).sum(axis=ctx.dim, keepdims=True))
+
+    def backward(ctx, grad):
+        grad_output, output, dim = ctx.saved("grad_output"), ctx.saved("output"), ctx.dim
+        grad_g = SoftmaxBackwardDataBackward0.apply(grad, output, dim) if ctx.needs_input_grad[0] \
+            else None
+        grad_o = None
+        if ctx.needs_input_grad[1]:
+            grad_o = (grad_output * grad - (output * grad_output).sum(dim, keepdim=True) * grad
+                      - grad_output * (output * grad).sum(dim, keepdim=True))
+        return grad_g, grad_o
+
+
+class LogSoftmaxBackwardDataBackward0(Op):
+    """out = grad_output - exp(output) * sum(grad_output, dim) (log_softmax's backward).
+    Saves grad_output (if output requires grad) and output."""
+
+    def forward(ctx, grad_output, output, dim):
+        ctx.save("grad_output", grad_output if output.requires_grad else None)
+        ctx.save("output", output)
+        ctx.save_value("dim", dim)
+        (ctx.dim,) = normalize_dims(dim, output.ndim)
+        g = grad_output._data
+        return g - np.exp(output._data) * g.sum(axis=ctx.dim, keepdims=True)
+
+    def backward(ctx, grad):
+        grad_output, output, dim = ctx.saved("grad_output"), ctx.saved("output"), ctx.dim
+        grad_g = grad_o = None
+        if ctx.needs_input_grad[0]:
+            grad_g = grad - (grad * output.exp()).sum(dim, keepdim=True)
+        if ctx.needs_input_grad[1]:
+            grad_o = -grad_output.sum(dim, keepdim=True) * output.exp() * grad
+        return grad_g, grad_o
+
+
+def _mean_factor(reduction, n):
+    return 1.0 / n if reduction == 1 else 1.0
+
+
+class MseLossBackwardBackward0(Op):
+    """out = 2 (self - target) grad_output [/ n for the mean] (mse_loss's backward).
+    Saves grad_output, self, target."""
+
+    def forward(ctx, grad_output, x, target, reduction):
+        ctx.save("grad_output", grad_output)
+        ctx.save("self", x)
+        ctx.save("target", target)
+        ctx.save_value("reduction", reduction)
+        ctx.reduction = reduction
+        scale = 2 * _mean_factor(reduction, x.numel())
+        return np.asarray(scale * (x._data - target._data) * grad_output._data, dtype=x.dtype)
+
+    def backward(ctx, grad):
+        grad_output, x, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")
+        scale = 2 * _mean_factor(ctx.reduction, x.numel())
+        grad_g = grad_x = grad_t = None
+        if ctx.needs_input_grad[0]:
+            grad_g = _ew.mul_scalar(x - target, scale) * grad
+            if ctx.reduction != 0:
+                grad_g = grad_g.sum()
+        if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+            grad_x = _ew.mul_scalar(grad * grad_output, scale)
+            grad_t = -grad_x if ctx.needs_input_grad[2] else None
+        return grad_g, (grad_x if ctx.needs_input_grad[1] else None), grad_t
+
+
+class BinaryCrossEntropyBackwardBackward0(Op):
+    """out = grad_output (p - t) / max(p (1 - p), 1e-12) [/ n] (binary_cross_entropy's backward).
+    Saves grad_output (if p or t requires grad), self, target (weight: None)."""
+
+    def forward(ctx, grad_output, p, target, reduction):
+        ctx.save("grad_output", grad_output if p.requires_grad or target.requires_grad else None)
+        ctx.save("self", p)
+        ctx.save("target", target)
+        ctx.save("weight", None)
+        ctx.save_value("reduction", reduction)
+        ctx.reduction = reduction
+        a, t = p._data, target._data
+        factor = _mean_factor(reduction, p.numel())
+        return np.asarray(factor * grad_output._data * (a - t) / np.maximum(a * (1 - a), 1e-12),
+                          dtype=p.dtype)
+
+    def backward(ctx, grad):
+        grad_output, p, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")
+        factor = _mean_factor(ctx.reduction, p.numel())
+        variance = (p * (1 - p)).clamp(min=1e-12)
+        grad_g = grad_p = grad_t = None
+        if ctx.needs_input_grad[0]:
+            grad_g = _ew.mul_scalar(grad * (p - target) / variance, factor)
+            if ctx.reduction != 0:
+                grad_g = grad_g.sum()
+        if ctx.needs_input_grad[1]:  # d/dp (p - t) / (p (1 - p))
+            slope = (variance - (p - target) * (1 - p * 2)) / (variance * variance)
+            grad_p = _ew.mul_scalar(grad * grad_output * slope, factor)
+        if ctx.needs_input_grad[2]:
+            grad_t = _ew.mul_scalar(-grad * grad_output / variance, factor)
+        return grad_g, grad_p, grad_t
+
+
+class NllLossBackwardBackward0(Op):
+    """out = -grad_output / total_weight at each row's target class (nll_loss's backward).
+    Saves target (weight: None); its gradient for self is zero, yet self keeps its edge."""
+
+    non_differentiable = (2, 3)
+
+    def forward(ctx, grad_output, x, target, total_weight, reduction, ignore_index):
+        ctx.save("target", target)
+        ctx.save("weight", None)
+        ctx.save_value("ignore_index", ignore_index)
+        ctx.save_value("reduction", reduction)
+        ctx.reduction, ctx.ignore_index = reduction, ignore_index
+        labels = target._data
+        rows = np.arange(len(labels))[labels != ignore_index]
+        g = grad_output._data
+        if reduction == 0:
+            g = g[rows]
+        elif reduction == 1:
+            g = g / total_weight._data
+        out = np.zeros(x.shape, dtype=x.dtype)
+        out[rows, labels[rows]] = -g
+        return out
+
+    def backward(ctx, grad):
+        from .nnops import NllLossBackward0
+        grad_g = None
+        if ctx.needs_input_grad[0]:
+            names = {0: "none", 1: "mean", 2: "sum"}
+            grad_g = NllLossBackward0.apply(grad, ctx.saved("target"),
+                                            reduction=names[ctx.reduction],
+                                            ignore_index=ctx.ignore_index)
+        return grad_g, (_zeros(grad) if ctx.needs_input_grad[1] else None)

@@ -1,0 +1,269 @@
+"""The catalog of every op autograd_lesson offers, written once for both libraries.
+
+Each :class:`OpCase` holds a callable ``fn(lib, *tensors)`` that runs unchanged with
+``lib=autograd_lesson`` and ``lib=torch`` (both have tensor methods, ``lib.nn.functional``,
+``lib.where`` ...), the specs of its tensor inputs and, where it is simple, a NumPy reference
+for the forward values. ``tests/test_ops.py`` checks values and (second-order) gradients
+without torch; ``tests/test_parity_ops.py`` runs every case against torch for every
+requires_grad combination of its inputs.
+
+Integer targets, index lists and bool masks are built inside ``fn`` (``lib.tensor([0, 2, 1])``,
+``x > 0``): they never require grad, so they are not inputs.
+"""
+import itertools
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One tensor input: its shape and the domain its values are drawn from.
+
+    ``real``: standard normal; ``positive``: |N(0,1)| + 0.5 (log, sqrt, divisors, pow bases);
+    ``unit``: uniform in (0.05, 0.95) (probabilities, BCE targets).
+    """
+
+    shape: tuple
+    domain: str = "real"
+
+
+@dataclass(frozen=True)
+class OpCase:
+    name: str
+    fn: Callable
+    args: tuple
+    ref: Optional[Callable] = None  # NumPy forward: ref(*arrays) -> array
+    random: bool = False            # output depends on the RNG (dropout): compare structure only
+    params: bool = False            # fn makes leaves of its own (nn.RNNCell's parameters)
+    tags: tuple = field(default=())
+
+    def rg_combinations(self):
+        """Every requires_grad pattern of the inputs with at least one leaf requiring grad."""
+        combos = itertools.product((False, True), repeat=len(self.args))
+        return [c for c in combos if any(c) or self.params]
+
+    def arrays(self, seed_offset=0):
+        """The case's inputs as float64 arrays, the same on every call (seeded by the name)."""
+        rs = np.random.RandomState(zlib.crc32(self.name.encode()) + seed_offset)
+        return [_draw(rs, arg) for arg in self.args]
+
+
+def _draw(rs, arg):
+    if arg.domain == "real":
+        return rs.randn(*arg.shape)
+    if arg.domain == "positive":
+        return np.abs(rs.randn(*arg.shape)) + 0.5
+    if arg.domain == "unit":
+        return rs.uniform(0.05, 0.95, size=arg.shape)
+    raise ValueError(f"unknown domain {arg.domain!r}")
+
+
+def make_inputs(lib, arrays, requires_grad, dtype="float64"):
+    """Leaf tensors of ``lib`` holding ``arrays`` (cast to ``dtype``) with the given flags."""
+    return [lib.tensor(np.asarray(a, dtype=dtype), requires_grad=rg)
+            for a, rg in zip(arrays, requires_grad)]
+
+
+# -- inputs used below ------------------------------------------------------------------------
+X = Arg((3, 4))
+P = Arg((3, 4), "positive")
+U = Arg((3, 4), "unit")
+W = Arg((4, 5))
+V = Arg((4,))
+TARGET = [0, 2, 1]
+
+
+def _softmax(a, axis):
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _log_softmax(a, axis):
+    return np.log(_softmax(a, axis))
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+def _rnn_params():
+    rs = np.random.RandomState(7)
+    return [rs.uniform(-0.5, 0.5, size=s) for s in ((5, 4), (5, 5), (5,), (5,))]
+
+
+def _rnn_cell(lib, x, h):
+    """``nn.RNNCell(4, 5)`` with fixed parameters (copied in under no_grad), in x's dtype."""
+    cell = lib.nn.RNNCell(4, 5)
+    if x.dtype == lib.float64:
+        cell = cell.double()
+    with lib.no_grad():
+        for p, values in zip(cell.parameters(), _rnn_params()):
+            p.copy_(lib.tensor(values))
+    return cell(x, h)
+
+
+def _rnn_ref(x, h):
+    w_ih, w_hh, b_ih, b_hh = _rnn_params()
+    return np.tanh(h @ w_hh.T + b_hh + x @ w_ih.T + b_ih)
+
+
+def _dropout_train(lib, x):
+    lib.manual_seed(0)
+    return lib.nn.functional.dropout(x, 0.5, training=True)
+
+
+def _case(name, fn, *args, **kw):
+    return OpCase(name, fn, tuple(args), **kw)
+
+
+CASES = [
+    # arithmetic with tensors and Python scalars ----------------------------------------------
+    _case("add", lambda lib, x, y: x + y, X, X, ref=np.add),
+    _case("add_alpha", lambda lib, x, y: x.add(y, alpha=2), X, X, ref=lambda x, y: x + 2 * y),
+    _case("add_scalar", lambda lib, x: x + 2, X, ref=lambda x: x + 2),
+    _case("radd_scalar", lambda lib, x: 2.5 + x, X, ref=lambda x: 2.5 + x),
+    _case("sub", lambda lib, x, y: x - y, X, X, ref=np.subtract),
+    _case("sub_scalar", lambda lib, x: x - 2, X, ref=lambda x: x - 2),
+    _case("rsub_scalar", lambda lib, x: 2 - x, X, ref=lambda x: 2 - x),
+    _case("mul", lambda lib, x, y: x * y, X, X, ref=np.multiply),
+    _case("mul_int", lambda lib, x: x * 2, X, ref=lambda x: x * 2),
+    _case("mul_float", lambda lib, x: x * 2.5, X, ref=lambda x: x * 2.5),
+    _case("rmul_int", lambda lib, x: 3 * x, X, ref=lambda x: 3 * x),
+    _case("mul_0dim", lambda lib, x, s: x * s, X, Arg(()), ref=np.multiply),
+    _case("div", lambda lib, x, y: x / y, X, P, ref=np.divide),
+    _case("div_int", lambda lib, x: x / 2, X, ref=lambda x: x / 2),
+    _case("div_float", lambda lib, x: x / 2.5, X, ref=lambda x: x / 2.5),
+    _case("rdiv_int", lambda lib, x: 2 / x, P, ref=lambda x: 2 / x),
+    _case("neg", lambda lib, x: -x, X, ref=np.negative),
+    _case("pow_int", lambda lib, x: x ** 2, X, ref=lambda x: x ** 2),
+    _case("pow_int3", lambda lib, x: x ** 3, X, ref=lambda x: x ** 3),
+    _case("pow_float", lambda lib, x: x ** 0.5, P, ref=np.sqrt),
+    _case("pow_negative", lambda lib, x: x.pow(-1.5), P, ref=lambda x: x ** -1.5),
+    _case("pow_tensor", lambda lib, x, e: x ** e, P, X, ref=np.power),
+    _case("rpow_int", lambda lib, x: 2 ** x, X, ref=lambda x: 2.0 ** x),
+    _case("rpow_float", lambda lib, x: 2.5 ** x, X, ref=lambda x: 2.5 ** x),
+    # elementwise functions -------------------------------------------------------------------
+    _case("exp", lambda lib, x: x.exp(), X, ref=np.exp),
+    _case("torch_exp", lambda lib, x: lib.exp(x), X, ref=np.exp),
+    _case("log", lambda lib, x: x.log(), P, ref=np.log),
+    _case("tanh", lambda lib, x: x.tanh(), X, ref=np.tanh),
+    _case("sigmoid", lambda lib, x: x.sigmoid(), X, ref=_sigmoid),
+    _case("torch_sigmoid", lambda lib, x: lib.sigmoid(x), X, ref=_sigmoid),
+    _case("relu", lambda lib, x: x.relu(), X, ref=lambda x: np.maximum(x, 0)),
+    _case("F_relu", lambda lib, x: lib.nn.functional.relu(x), X, ref=lambda x: np.maximum(x, 0)),
+    _case("leaky_relu", lambda lib, x: lib.nn.functional.leaky_relu(x, 0.2), X,
+          ref=lambda x: np.where(x > 0, x, 0.2 * x)),
+    _case("leaky_relu_default", lambda lib, x: lib.nn.functional.leaky_relu(x), X,
+          ref=lambda x: np.where(x > 0, x, 0.01 * x)),
+    _case("sqrt", lambda lib, x: x.sqrt(), P, ref=np.sqrt),
+    _case("abs", lambda lib, x: x.abs(), X, ref=np.abs),
+    _case("clamp", lambda lib, x: x.clamp(-0.5, 0.5), X, ref=lambda x: np.clip(x, -0.5, 0.5)),
+    _case("clamp_min", lambda lib, x: x.clamp(min=0), X, ref=lambda x: np.maximum(x, 0)),
+    _case("clamp_max", lambda lib, x: x.clamp(max=0.5), X, ref=lambda x: np.minimum(x, 0.5)),
+    # reductions ------------------------------------------------------------------------------
+    _case("sum", lambda lib, x: x.sum(), X, ref=np.sum),
+    _case("sum_dim", lambda lib, x: x.sum(dim=1), X, ref=lambda x: x.sum(1)),
+    _case("sum_dim_keepdim", lambda lib, x: x.sum(dim=0, keepdim=True), X,
+          ref=lambda x: x.sum(0, keepdims=True)),
+    _case("sum_dims", lambda lib, x: x.sum(dim=(0, 1)), X, ref=np.sum),
+    _case("sum_neg_dim", lambda lib, x: x.sum(-1), X, ref=lambda x: x.sum(-1)),
+    _case("mean", lambda lib, x: x.mean(), X, ref=np.mean),
+    _case("mean_dim", lambda lib, x: x.mean(dim=1), X, ref=lambda x: x.mean(1)),
+    _case("mean_dim_keepdim", lambda lib, x: x.mean(dim=0, keepdim=True), X,
+          ref=lambda x: x.mean(0, keepdims=True)),
+    _case("max", lambda lib, x: x.max(), X, ref=np.max),
+    _case("max_dim", lambda lib, x: x.max(dim=1).values, X, ref=lambda x: x.max(1)),
+    _case("max_dim_keepdim", lambda lib, x: x.max(0, keepdim=True)[0], X,
+          ref=lambda x: x.max(0, keepdims=True)),
+    _case("norm", lambda lib, x: x.norm(), X, ref=np.linalg.norm),
+    _case("norm_dim", lambda lib, x: x.norm(dim=1), X, ref=lambda x: np.linalg.norm(x, axis=1)),
+    # matrix products -------------------------------------------------------------------------
+    _case("matmul_2d_2d", lambda lib, x, w: x @ w, X, W, ref=np.matmul),
+    _case("matmul_2d_1d", lambda lib, x, v: x @ v, X, V, ref=np.matmul),
+    _case("matmul_1d_1d", lambda lib, u, v: u @ v, V, V, ref=np.matmul),
+    _case("matmul_1d_2d", lambda lib, v, w: v @ w, V, W, ref=np.matmul),
+    _case("torch_matmul", lambda lib, x, w: lib.matmul(x, w), X, W, ref=np.matmul),
+    _case("mm", lambda lib, x, w: lib.mm(x, w), X, W, ref=np.matmul),
+    _case("mv", lambda lib, x, v: lib.mv(x, v), X, V, ref=np.matmul),
+    _case("addmm", lambda lib, b, x, w: lib.addmm(b, x, w), Arg((5,)), X, W,
+          ref=lambda b, x, w: b + x @ w),
+    _case("linear", lambda lib, x, w, b: lib.nn.functional.linear(x, w, b), X, Arg((5, 4)),
+          Arg((5,)), ref=lambda x, w, b: x @ w.T + b),
+    _case("linear_no_bias", lambda lib, x, w: lib.nn.functional.linear(x, w), X, Arg((5, 4)),
+          ref=lambda x, w: x @ w.T),
+    # shape ops -------------------------------------------------------------------------------
+    _case("t", lambda lib, x: x.t(), X, ref=np.transpose),
+    _case("transpose", lambda lib, x: x.transpose(0, 1), X, ref=np.transpose),
+    _case("reshape", lambda lib, x: x.reshape(4, 3), X, ref=lambda x: x.reshape(4, 3)),
+    _case("reshape_noncontiguous", lambda lib, x: x.t().reshape(12), X,
+          ref=lambda x: x.T.reshape(12)),
+    _case("view", lambda lib, x: x.view(12), X, ref=lambda x: x.reshape(12)),
+    _case("view_infer", lambda lib, x: x.view(-1, 6), X, ref=lambda x: x.reshape(2, 6)),
+    _case("expand", lambda lib, c: c.expand(3, 4), Arg((3, 1)),
+          ref=lambda c: np.broadcast_to(c, (3, 4))),
+    _case("unsqueeze", lambda lib, x: x.unsqueeze(0), X, ref=lambda x: x[None]),
+    _case("unsqueeze_neg", lambda lib, x: x.unsqueeze(-1), X, ref=lambda x: x[..., None]),
+    _case("squeeze_dim", lambda lib, x: x.squeeze(1), Arg((3, 1, 4)), ref=lambda x: x[:, 0]),
+    _case("squeeze_all", lambda lib, x: x.squeeze(), Arg((3, 1, 4)), ref=np.squeeze),
+    _case("index_int", lambda lib, x: x[0], X, ref=lambda x: x[0]),
+    _case("index_negative", lambda lib, x: x[-1], X, ref=lambda x: x[-1]),
+    _case("index_slice", lambda lib, x: x[1:3], X, ref=lambda x: x[1:3]),
+    _case("index_int_list", lambda lib, x: x[[0, 2]], X, ref=lambda x: x[[0, 2]]),
+    _case("index_bool_mask", lambda lib, x: x[x > 0], X, ref=lambda x: x[x > 0]),
+    _case("index_column", lambda lib, x: x[:, 0], X, ref=lambda x: x[:, 0]),
+    _case("index_int_slice", lambda lib, x: x[1, 1:3], X, ref=lambda x: x[1, 1:3]),
+    _case("index_slice_int", lambda lib, x: x[0:2, 1], X, ref=lambda x: x[0:2, 1]),
+    _case("cat", lambda lib, x, y: lib.cat([x, y]), X, X, ref=lambda x, y: np.concatenate([x, y])),
+    _case("cat_dim1", lambda lib, x, y: lib.cat([x, y], dim=1), X, Arg((3, 2)),
+          ref=lambda x, y: np.concatenate([x, y], 1)),
+    _case("stack", lambda lib, x, y: lib.stack([x, y]), X, X, ref=lambda x, y: np.stack([x, y])),
+    _case("stack_dim1", lambda lib, x, y: lib.stack([x, y], dim=1), X, X,
+          ref=lambda x, y: np.stack([x, y], 1)),
+    _case("where", lambda lib, x, y: lib.where(x > 0, x, y), X, X,
+          ref=lambda x, y: np.where(x > 0, x, y)),
+    _case("clone", lambda lib, x: x.clone(), X, ref=np.copy),
+    # nn ops and losses -----------------------------------------------------------------------
+    _case("softmax", lambda lib, x: x.softmax(dim=1), X, ref=lambda x: _softmax(x, 1)),
+    _case("softmax_dim0", lambda lib, x: lib.softmax(x, 0), X, ref=lambda x: _softmax(x, 0)),
+    _case("F_softmax", lambda lib, x: lib.nn.functional.softmax(x, dim=-1), X,
+          ref=lambda x: _softmax(x, -1)),
+    _case("log_softmax", lambda lib, x: x.log_softmax(dim=1), X,
+          ref=lambda x: _log_softmax(x, 1)),
+    _case("mse_loss", lambda lib, x, t: lib.nn.functional.mse_loss(x, t), X, X,
+          ref=lambda x, t: np.mean((x - t) ** 2)),
+    _case("mse_loss_sum", lambda lib, x, t: lib.nn.functional.mse_loss(x, t, reduction="sum"),
+          X, X, ref=lambda x, t: np.sum((x - t) ** 2)),
+    _case("mse_loss_none", lambda lib, x, t: lib.nn.functional.mse_loss(x, t, reduction="none"),
+          X, X, ref=lambda x, t: (x - t) ** 2),
+    _case("binary_cross_entropy", lambda lib, p, t: lib.nn.functional.binary_cross_entropy(p, t),
+          U, U, ref=lambda p, t: np.mean(-(t * np.log(p) + (1 - t) * np.log(1 - p)))),
+    _case("binary_cross_entropy_with_logits",
+          lambda lib, x, t: lib.nn.functional.binary_cross_entropy_with_logits(x, t), X, U,
+          ref=lambda x, t: np.mean(-(t * np.log(_sigmoid(x)) + (1 - t) * np.log(1 - _sigmoid(x))))),
+    _case("cross_entropy", lambda lib, x: lib.nn.functional.cross_entropy(x, lib.tensor(TARGET)),
+          X, ref=lambda x: -np.mean(_log_softmax(x, 1)[range(3), TARGET])),
+    _case("cross_entropy_sum",
+          lambda lib, x: lib.nn.functional.cross_entropy(x, lib.tensor(TARGET), reduction="sum"),
+          X, ref=lambda x: -np.sum(_log_softmax(x, 1)[range(3), TARGET])),
+    _case("nll_loss", lambda lib, x: lib.nn.functional.nll_loss(x, lib.tensor(TARGET)), X,
+          ref=lambda x: -np.mean(x[range(3), TARGET])),
+    _case("dropout_train", _dropout_train, X, random=True),
+    _case("dropout_eval", lambda lib, x: lib.nn.functional.dropout(x, 0.5, training=False), X,
+          ref=lambda x: x),
+    _case("rnn_cell", _rnn_cell, X, Arg((3, 5)), ref=_rnn_ref, params=True),
+    # broadcasting: gradients are summed back to each input's shape --------------------------
+    _case("mul_broadcast_row", lambda lib, x, y: x * y, X, V, ref=np.multiply),
+    _case("add_broadcast_outer", lambda lib, x, y: x + y, Arg((3, 1)), Arg((1, 4)), ref=np.add),
+    _case("div_broadcast_column", lambda lib, x, y: x / y, X, Arg((3, 1), "positive"),
+          ref=np.divide),
+    _case("sub_broadcast_row", lambda lib, x, y: x - y, X, V, ref=np.subtract),
+    _case("pow_broadcast", lambda lib, x, e: x ** e, P, V, ref=np.power),
+    _case("where_broadcast", lambda lib, x, y: lib.where(x > 0, x, y), X, Arg((1, 4)),
+          ref=lambda x, y: np.where(x > 0, x, y)),
+]
+
+CASES_BY_NAME = {case.name: case for case in CASES}
+assert len(CASES_BY_NAME) == len(CASES), "case names must be unique"
