@@ -133,6 +133,26 @@ def test_scalar_gradient_0dim_is_accepted(torch):
     assert outcome(scenario, al) == outcome(scenario, torch) == ("ok", [2.0, 2.0, 2.0])
 
 
+@pytest.mark.parametrize("grad_dtype", ["float64", "int64"])
+def test_gradient_of_another_dtype_is_cast(torch, grad_dtype):
+    def scenario(lib):
+        x = leaf(lib)
+        (x * 2).backward(lib.tensor([1, 2, 3], dtype=getattr(lib, grad_dtype)))
+        return x.grad.tolist(), str(x.grad.dtype).replace("torch.", "")
+    assert outcome(scenario, al) == outcome(scenario, torch) == ("ok", ([2.0, 4.0, 6.0], "float32"))
+
+
+@pytest.mark.parametrize("entry", ["backward", "grad"])
+def test_empty_inputs(torch, entry):
+    def scenario(lib):
+        y = (leaf(lib) * 2).sum()
+        if entry == "backward":
+            lib.autograd.backward(y, inputs=[])
+        else:
+            lib.autograd.grad(y, [])
+    assert_same_error(torch, scenario)
+
+
 # -- in-place modifications ------------------------------------------------------------------
 
 def test_saved_output_modified_in_place(torch):

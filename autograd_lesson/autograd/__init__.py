@@ -44,10 +44,8 @@ def _make_grads(outputs, grad_outputs):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{_size(grad.shape)} and output[{i}] has a shape of "
                                f"{_size(out.shape)}.")
-        if grad.dtype.kind != out.dtype.kind:
-            raise TypeError(f"For complex Tensors, both grad_output and output are required to "
-                            f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a "
-                            f"dtype of {grad.dtype} and output[{i}] has a dtype of {out.dtype}.")
+        if grad.dtype != out.dtype:  # PyTorch's validate_outputs casts root gradients too
+            grad = grad.to(out.dtype)
         grads.append(grad)
     return grads
 
@@ -84,7 +82,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in inputs:
             if not t.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -106,6 +104,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph
