@@ -45,6 +45,7 @@ class BufferInfo:
     storage: int         # storage number within the snapshot (0 when freed)
     wrapped_scalar: bool
     user_held: bool      # the storage belongs to a leaf, a root or a named tensor
+    storage_nbytes: int = 0  # the whole storage's bytes: a saved view keeps all of it alive
 
     @property
     def key(self):
@@ -79,7 +80,7 @@ class Snapshot:
         sizes = {}
         for b in self.buffers:
             if b.state != "freed" and not b.wrapped_scalar and keep(b):
-                sizes[b.storage] = max(sizes.get(b.storage, 0), b.nbytes)
+                sizes[b.storage] = b.storage_nbytes
         return sizes
 
     def node(self, node_id):
@@ -166,7 +167,8 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
             buffers.append(BufferInfo(
                 i, _node_name(node), b.slot, _holds(b, node, node_labels, tensor_names, ids),
                 b.shape, str(b.dtype), b.nbytes, b.state, b.saved_version, b.current_version,
-                number, b.is_wrapped_scalar, storage is not None and id(storage) in user_storages))
+                number, b.is_wrapped_scalar, storage is not None and id(storage) in user_storages,
+                storage.nbytes if storage is not None else 0))
     root_ids = tuple(ids[n] for n in (_root_node(r) for r in roots) if n is not None and n in ids)
     return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers), root_ids,
                     title, tuple(notes))

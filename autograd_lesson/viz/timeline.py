@@ -15,7 +15,7 @@ def live_saved_bytes():
     sizes = {}
     for obj in gc.get_objects():
         if type(obj) is SavedTensor and not obj.released and not obj.is_wrapped_scalar:
-            sizes[id(obj.storage)] = max(sizes.get(id(obj.storage), 0), obj.nbytes)
+            sizes[id(obj.storage)] = obj.storage.nbytes  # a saved view holds all of it
     return sum(sizes.values())
 
 
