@@ -28,6 +28,7 @@ class Arg:
 
     shape: tuple
     domain: str = "real"
+    dtype: Optional[str] = None  # fixed dtype, whatever dtype the case is run in
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class OpCase:
 
 def _draw(rs, arg):
     if arg.domain == "real":
-        return rs.randn(*arg.shape)
+        return np.asarray(rs.randn(*arg.shape))
     if arg.domain == "positive":
         return np.abs(rs.randn(*arg.shape)) + 0.5
     if arg.domain == "unit":
@@ -61,10 +62,12 @@ def _draw(rs, arg):
     raise ValueError(f"unknown domain {arg.domain!r}")
 
 
-def make_inputs(lib, arrays, requires_grad, dtype="float64"):
-    """Leaf tensors of ``lib`` holding ``arrays`` (cast to ``dtype``) with the given flags."""
-    return [lib.tensor(np.asarray(a, dtype=dtype), requires_grad=rg)
-            for a, rg in zip(arrays, requires_grad)]
+def make_inputs(lib, case, requires_grad, dtype="float64", arrays=None):
+    """Leaf tensors of ``lib`` holding the case's inputs (or ``arrays``), cast to ``dtype``
+    unless an input fixes its own, with the given requires_grad flags."""
+    arrays = case.arrays() if arrays is None else arrays
+    return [lib.tensor(np.asarray(a, dtype=arg.dtype or dtype), requires_grad=rg)
+            for a, arg, rg in zip(arrays, case.args, requires_grad)]
 
 
 # -- inputs used below ------------------------------------------------------------------------
@@ -133,6 +136,9 @@ CASES = [
     _case("mul_float", lambda lib, x: x * 2.5, X, ref=lambda x: x * 2.5),
     _case("rmul_int", lambda lib, x: 3 * x, X, ref=lambda x: 3 * x),
     _case("mul_0dim", lambda lib, x, s: x * s, X, Arg(()), ref=np.multiply),
+    _case("mul_0dim_float64", lambda lib, x, s: x * s, X, Arg((), dtype="float64"),
+          ref=np.multiply),  # a 0-dim tensor does not promote a dimensioned one
+    _case("add_float64", lambda lib, x, y: x + y, X, Arg((3, 4), dtype="float64"), ref=np.add),
     _case("div", lambda lib, x, y: x / y, X, P, ref=np.divide),
     _case("div_int", lambda lib, x: x / 2, X, ref=lambda x: x / 2),
     _case("div_float", lambda lib, x: x / 2.5, X, ref=lambda x: x / 2.5),

@@ -124,7 +124,7 @@ def compare_graphs(our_root, torch_root):
 
 # -- running a case in both libraries --------------------------------------------------------
 def run_case(lib, case, rg, dtype="float64"):
-    inputs = make_inputs(lib, case.arrays(), rg, dtype)
+    inputs = make_inputs(lib, case, rg, dtype)
     return inputs, case.fn(lib, *inputs)
 
 
@@ -231,3 +231,26 @@ def test_double_backward_parity(torch, case, rg):
     second_ours = al.autograd.grad(our_sum, our_leaves, allow_unused=True)
     second_theirs = torch.autograd.grad(torch_sum, torch_leaves, allow_unused=True)
     assert_close_lists([_numpy(g) for g in second_ours], [_numpy(g) for g in second_theirs])
+
+
+ALL_RG = [(case, case.rg_combinations()[-1]) for case in CASES]
+
+
+@pytest.mark.parametrize("case,rg", ALL_RG, ids=[c.name for c, _ in ALL_RG])
+def test_float32_parity(torch, case, rg):
+    """In float32: the same result dtype (Python scalars do not promote), the same saved
+    dtypes (a wrapped ``2.5`` is still float64) and float32 gradients."""
+    our_inputs, ours = run_case(al, case, rg, "float32")
+    torch_inputs, theirs = run_case(torch, case, rg, "float32")
+    if any(theirs is t for t in torch_inputs):
+        return
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+    if not case.random:
+        np.testing.assert_allclose(_numpy(ours), _numpy(theirs), rtol=1e-5, atol=1e-5)
+    our_order, torch_order = compare_graphs(ours.grad_fn, theirs.grad_fn)
+    ours.backward(grad_seed(al, ours))
+    theirs.backward(grad_seed(torch, theirs))
+    for a, b in zip(leaf_grads(our_order), leaf_grads(torch_order)):
+        assert str(a.dtype) == str(b.dtype)
+        if not case.random:
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
