@@ -130,7 +130,10 @@ def _run_tensor_hooks(node, grads):
     for nr, ref in node._retain_grad_refs.items():
         tensor = ref()
         if tensor is not None and grads[nr] is not None:
-            _accumulate_into(tensor, grads[nr], _grad_mode._enabled)
+            # PyTorch's retains_grad hook: a clone first, then ``grad = grad + new`` (a new
+            # object each backward, unlike a leaf's in-place accumulation).
+            old = tensor._grad
+            tensor._grad = grads[nr].clone() if old is None else old + grads[nr]
     return grads
 
 

@@ -472,3 +472,104 @@ def test_observer_does_not_change_outcome():
     (a1, b1), (a2, b2) = run(False), run(True)
     np.testing.assert_array_equal(a1, a2)
     np.testing.assert_array_equal(b1, b2)
+
+
+@pytest.mark.parity
+def test_retained_non_leaf_grad_is_replaced_not_updated_in_place(torch):
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        s = (y * y).sum()
+        s.backward(retain_graph=True)
+        first = y.grad
+        s.backward()
+        return y.grad is first, y.grad.tolist(), first.tolist()
+
+    assert run(al) == run(torch) == (False, [8.0, 16.0], [4.0, 8.0])
+
+
+# -- custom Functions ------------------------------------------------------------------------
+
+def custom_functions(lib):
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * x
+            ctx.save_for_backward(x, y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, _ = ctx.saved_tensors
+            return 2 * x * grad
+
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 * 2 + g2 * 3
+
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.k = k
+            return x * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * ctx.k, None
+
+    class Split(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            mask = x > 1.5
+            ctx.mark_non_differentiable(mask)
+            return x * 2, mask
+
+        @staticmethod
+        def backward(ctx, grad, grad_mask):
+            return grad * 2
+
+    return Square, Two, Scale, Split
+
+
+CUSTOM = {
+    "saved identity": "y = Square.apply(x); s = y.grad_fn.saved_tensors\n"
+                      "out = (s[0] is x, s[1] is y, s[1].grad_fn is y.grad_fn)",
+    "names": "y = Square.apply(x); out = (y.grad_fn.name(), type(y.grad_fn).__name__, "
+             "y.grad_fn.needs_input_grad)",
+    "one of two outputs": "a, b = Two.apply(x); a.sum().backward(); out = x.grad.tolist()",
+    "both outputs": "a, b = Two.apply(x); (a + b).sum().backward(); out = x.grad.tolist()",
+    "non-tensor arg": "y = Scale.apply(x, 3.0); y.sum().backward()\n"
+                      "out = (x.grad.tolist(), len(y.grad_fn.next_functions))",
+    "non-differentiable": "a, m = Split.apply(x); out = (m.requires_grad, m.grad_fn)\n"
+                          "a.sum().backward(); out += (x.grad.tolist(),)",
+    "retained saves": "y = Square.apply(x); y.sum().backward(retain_graph=True)\n"
+                      "out = [t.tolist() for t in y.grad_fn.saved_tensors]",
+    "under no_grad": "with lib.no_grad():\n    y = Square.apply(x)\nout = (y.requires_grad, y.grad_fn)",
+    "double backward": "y = Square.apply(x)\n"
+                       "(g,) = lib.autograd.grad(y.sum(), x, create_graph=True)\n"
+                       "g.sum().backward(); out = x.grad.tolist()",
+    "saved input changed": "a = x * 1; y = Square.apply(a); a.mul_(2); y.sum().backward()",
+    "saved output changed": "y = Square.apply(x); y.add_(1); y.sum().backward()",
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(CUSTOM))
+def test_custom_function_matches_torch(torch, name):
+    def run(lib):
+        Square, Two, Scale, Split = custom_functions(lib)
+        scope = dict(lib=lib, x=lib.tensor([1.0, 2.0], requires_grad=True), Square=Square,
+                     Two=Two, Scale=Scale, Split=Split)
+        try:
+            exec(CUSTOM[name], scope)
+        except RuntimeError as exc:
+            return "error", str(exc)
+        return scope["out"]
+
+    assert run(al) == run(torch)
