@@ -3,7 +3,7 @@
 A graph is a short program over 1-3 float64 leaves of shape (2, 2): each instruction applies
 one op from a small vocabulary to earlier values (chosen at random, so intermediate nodes
 get reused), and which leaves require grad is random too. The same program runs in
-autograd_lesson and in torch; gradients, freeing and errors must agree.
+autograd_lesson and in torch; gradients, freeing, errors and the order nodes run in must agree.
 """
 import numpy as np
 import pytest
@@ -130,3 +130,31 @@ def test_retained_graph_backprops_twice_with_doubled_grads(torch, program):
     for g1, g2 in zip(once, twice):
         if g1 is not None:
             np.testing.assert_allclose(g2, 2 * g1, rtol=1e-12)
+
+
+def torch_execution_order(loss):
+    """Names of the nodes torch runs, in order (a pre-hook on every reachable node)."""
+    order, seen, stack = [], set(), [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        node.register_prehook(lambda grads, node=node: order.append(node.name()))
+        stack.extend(child for child, _ in node.next_functions)
+    return order
+
+
+@SETTINGS
+@given(programs())
+def test_execution_order_matches_torch(torch, program):
+    from autograd_lesson.autograd import graph as G
+    (_, our_loss), (_, loss) = build(al, program), build(torch, program)
+    if not loss.requires_grad:
+        return
+    order = torch_execution_order(loss)
+    events = []
+    with G.observe(events.append):
+        our_loss.backward()
+    loss.backward()
+    assert [e.node.name() for e in events if isinstance(e, G.NodeStarted)] == order
