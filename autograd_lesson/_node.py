@@ -19,9 +19,12 @@ FREED_MESSAGE = (
 UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
+_all_saved = weakref.WeakSet()  # every SavedTensor not yet garbage: memory meters read it
 
 
 def _type_string(tensor):
+    if str(tensor.dtype) == "bool":
+        return "CPUBoolType"  # what PyTorch's in-place message really prints for a bool tensor
     kind = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
     return f"torch.{kind.get(str(tensor.dtype), 'Float')}Tensor"
@@ -67,6 +70,7 @@ class SavedTensor:
             self.array = tensor._data
         else:
             self.tensor = tensor
+        _all_saved.add(self)
 
     def unpack(self, node):
         if self.released:

@@ -28,7 +28,8 @@ class Frame:
         if self.grads_in:
             parts.append(f"got grad {self.grads_in}")
         if self.released:
-            parts.append("released " + ", ".join(f"_saved_{s}" for s in self.released))
+            parts.append("released " + ", ".join(
+                s if s.startswith("saved_tensors") else f"_saved_{s}" for s in self.released))
         if self.accumulated:
             parts.append(f"accumulated into {self.accumulated}")
         return "; ".join(parts)

@@ -49,7 +49,9 @@ class BufferInfo:
 
     @property
     def key(self):
-        return f"#{self.node_id} {self.node_name}._saved_{self.slot}"
+        # A custom Function's saves are read as node.saved_tensors[i], not _saved_<slot>.
+        attr = self.slot if self.slot.startswith("saved_tensors") else f"_saved_{self.slot}"
+        return f"#{self.node_id} {self.node_name}.{attr}"
 
 
 @dataclass(frozen=True)

@@ -4,25 +4,22 @@
 once, the way ``saved_tensors_hooks`` counting does in PyTorch; ``plot_timeline`` draws
 several such series to compare patterns (retain_graph vs summing losses vs detach).
 """
-import gc
-
-from .._node import SavedTensor
+from .._node import _all_saved
 
 
 def live_saved_bytes():
     """Bytes of all saved tensors not yet released anywhere in this process (storages once;
     wrapped Python scalars excluded, as PyTorch's pack hooks never see them)."""
     sizes = {}
-    for obj in gc.get_objects():
-        if type(obj) is SavedTensor and not obj.released and not obj.is_wrapped_scalar:
+    for obj in list(_all_saved):  # a registry: scanning gc.get_objects() took ~0.2 s per call
+        if not obj.released and not obj.is_wrapped_scalar:
             sizes[id(obj.storage)] = obj.storage.nbytes  # a saved view holds all of it
     return sum(sizes.values())
 
 
 def live_saved_count():
     """How many saved tensors (slots) are alive in this process."""
-    return sum(1 for obj in gc.get_objects()
-               if type(obj) is SavedTensor and not obj.released and not obj.is_wrapped_scalar)
+    return sum(1 for obj in list(_all_saved) if not obj.released and not obj.is_wrapped_scalar)
 
 
 def timeline_text(series, unit="B"):
