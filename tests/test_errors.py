@@ -205,6 +205,31 @@ def test_saved_weight_view_changed_by_add_(torch):
     assert_same_error(torch, scenario)
 
 
+VERSION_SCENARIOS = {
+    "view of non-leaf, base changed": "a = x * 1; v = a[0:2]; b = v.log(); a.mul_(2)",
+    "view of leaf, leaf changed": "v = x[0:2]; b = v.log()\nwith lib.no_grad():\n    x.mul_(2)",
+    "saved non-rg tensor changed": "t = lib.tensor([1.0, 2.0, 3.0]); b = x * t; t.mul_(2)",
+    "saved view of non-rg tensor": "t = lib.tensor([[1.0, 2.0, 3.0]]); b = x * t[0]; t.mul_(2)",
+    "2-d output changed": "b = x.reshape(3, 1).relu(); b.add_(1)",
+    "output changed twice": "b = x.sigmoid(); b.add_(1); b.mul_(2)",
+    "max values changed": "v = x.reshape(1, 3).max(dim=1).values; b = v ** 2; v.add_(1)",
+    "int index changed": "i = lib.tensor([0, 2]); b = x[i]; i.add_(1)",
+    "bool mask changed": "m = lib.tensor([True, False, True]); b = lib.where(m, x, x * 0); m.fill_(False)",
+    "float64 leaf changed": "x = x.double().detach().requires_grad_(); b = x ** 2\n"
+                            "with lib.no_grad():\n    x.mul_(2)",
+    "retained, then output changed": "b = x.exp(); b.sum().backward(retain_graph=True); b.add_(1)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(VERSION_SCENARIOS))
+def test_version_check_messages(torch, name):
+    def scenario(lib):
+        scope = {"lib": lib, "x": leaf(lib)}
+        exec(VERSION_SCENARIOS[name], scope)
+        scope["b"].sum().backward()
+    assert_same_error(torch, scenario)
+
+
 def test_in_place_change_of_unsaved_tensor_succeeds(torch):
     def scenario(lib):
         x = leaf(lib)

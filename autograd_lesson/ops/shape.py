@@ -362,7 +362,7 @@ def narrow(x, dim, start, length):
 def index(x, key):
     """``x[key]``: ints select, slices slice (views); int lists and bool masks copy."""
     if isinstance(key, Tensor) and key.dtype.kind in "bi" and key.ndim > 0:
-        return IndexBackward0.apply(x, key if key.dtype == bool else key._data.tolist())
+        return IndexBackward0.apply(x, key)  # saved as is: PyTorch checks its version too
     if isinstance(key, Tensor):
         key = int(key.item())
     if isinstance(key, (list, np.ndarray)):
