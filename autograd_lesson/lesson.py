@@ -124,10 +124,10 @@ def _normalise(key):
 
 def check_freed(prediction, code, hint="", **names):
     """Predict-then-check: which saved buffers will ``code`` free? ``prediction`` is a set of
-    names like ``{"MulBackward0.other"}`` (empty set: nothing is freed)."""
+    names like ``{"MulBackward0.other"}`` (empty set: nothing is freed). Prints the verdict."""
     if prediction is ... or prediction is None:
         print(NOT_DONE)
-        return False
+        return
     call, label = _as_call(code, _caller_namespace())
     roots = _roots(names)
     before = take_snapshot(roots, names)
@@ -139,7 +139,7 @@ def check_freed(prediction, code, hint="", **names):
     print(f"{label}: {verdict(recording.error) if recording.error else 'ran'}")
     if guess == freed:
         print(f"✓ correct: it freed {_listing(freed)}.")
-        return True
+        return
     missing, extra = freed - guess, guess - freed
     if missing:
         print(f"✗ not quite: it also freed {_listing(missing)}.")
@@ -147,17 +147,16 @@ def check_freed(prediction, code, hint="", **names):
         print(f"✗ not quite: {_listing(extra)} {'was' if len(extra) == 1 else 'were'} not freed.")
     print("hint: a backward frees the saved tensors of exactly the nodes it runs, right after "
           "running each one" + (f"; {hint}" if hint else "."))
-    return False
 
 
 def check_raises(prediction, code, hint=""):
     """Predict-then-check: will ``code`` raise? ``prediction`` is True or False."""
     if prediction is ... or prediction is None:
         print(NOT_DONE)
-        return False
+        return
     if not isinstance(prediction, bool):
         print("✗ answer True (it raises) or False (it runs).")
-        return False
+        return
     call, label = _as_call(code, _caller_namespace())
     try:
         call()
@@ -167,10 +166,9 @@ def check_raises(prediction, code, hint=""):
     print(f"{label}: {verdict(error)}")
     if prediction == (error is not None):
         print("✓ correct.")
-        return True
+        return
     print(f"✗ you predicted it would {'raise' if prediction else 'run'}." +
           (f" hint: {hint}" if hint else ""))
-    return False
 
 
 def check_value(answer, expected, what, hint="", atol=1e-6):
@@ -178,14 +176,24 @@ def check_value(answer, expected, what, hint="", atol=1e-6):
     import numpy as np
     if answer is ... or answer is None:
         print(NOT_DONE)
-        return False
+        return
+    if hasattr(expected, "detach"):  # a tensor from the engine
+        expected = expected.detach().numpy()
     got, want = np.asarray(answer, dtype=float), np.asarray(expected, dtype=float)
     if got.shape == want.shape and np.allclose(got, want, atol=atol):
-        print(f"✓ correct: {what} is {np.round(want, 6).tolist()}.")
-        return True
-    print(f"✗ not quite: {what} is not {np.round(got, 6).tolist()}." +
+        print(f"✓ correct: {what} is {_number(want)}.")
+        return
+    print(f"✗ not quite: {what} is not {_number(got)}." +
           (f" hint: {hint}" if hint else ""))
-    return False
+
+
+def _number(values):
+    """Numbers as a learner writes them: 4 rather than 4.0, at most 6 decimals."""
+    import numpy as np
+    rounded = np.round(values, 6)
+    if np.all(rounded == np.round(rounded)):
+        rounded = rounded.astype(np.int64)
+    return rounded.tolist()
 
 
 def _listing(keys):

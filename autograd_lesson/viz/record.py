@@ -6,8 +6,9 @@ graph, and therefore never a saved buffer, alive.
 import weakref
 from dataclasses import dataclass
 
-from ..autograd.graph import (BackwardFinished, BuffersReleased, GradAccumulated, NodeFinished,
-                              observe)
+from .._node import GraphRoot
+from ..autograd.graph import (BackwardFinished, BackwardStarted, BuffersReleased,
+                              GradAccumulated, NodeFinished, observe)
 from .snapshot import node_ids, take_snapshot
 
 
@@ -69,13 +70,20 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     With ``frames=True`` (and ``roots``), one :class:`Frame` per executed node is kept.
     """
     recording = Recording()
-    ids = {}
-    if frames:
-        ids = node_ids(roots)
+    roots = list(roots or [])
+    ids = node_ids(roots) if frames else {}
     pending = {}
 
     def on_event(event):
-        if isinstance(event, NodeFinished):
+        nonlocal ids
+        if isinstance(event, BackwardStarted) and frames and event.root not in ids:
+            # The backward may start from a tensor made inside ``call`` ((a + b).backward()):
+            # draw from its root too (a GraphRoot stands for several roots: use those).
+            starts = event.root.next_functions if isinstance(event.root, GraphRoot) else \
+                [(event.root, 0)]
+            roots.extend(node for node, _ in starts if node is not None and node not in ids)
+            ids = node_ids(roots)
+        elif isinstance(event, NodeFinished):
             recording._executed.add(event.node)
             if frames and len(recording.frames) < max_frames:
                 node_id = ids.get(event.node, -1)
