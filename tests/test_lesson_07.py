@@ -1,0 +1,146 @@
+"""Lesson 07 (conditional paths): ``res.mean().backward(retain_graph=True)`` only if a condition
+holds, then ``final_loss.backward()``.
+
+What the lesson claims, checked in autograd_lesson and in real PyTorch: retain is needed only
+when the branch runs; the final (non-retained) backward frees everything either way; putting
+``retain_graph=True`` on the final backward keeps the buffers until the graph is dropped; one
+backward of the summed loss gives the same grads with no retain at all.
+"""
+import numpy as np
+import pytest
+
+import autograd_lesson
+import scenarios as S
+
+
+@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
+def lib(request):
+    if request.param == "torch":
+        return request.getfixturevalue("torch")
+    return autograd_lesson
+
+
+def make_model(lib, layers):
+    """The seed's Linear(4,5)-Tanh (layers=1) or the lesson's Linear(4,8)-Tanh-Linear(8,5)-Tanh."""
+    if layers == 1:
+        return lib.nn.Sequential(S.linear(lib, 4, 5, 62), lib.nn.Tanh())
+    nn = lib.nn
+    layers = [nn.Linear(4, 8, dtype=lib.float64), nn.Tanh(), nn.Linear(8, 5, dtype=lib.float64),
+              nn.Tanh()]
+    return S.init_params(lib, nn.Sequential(*layers), 62)
+
+
+def make_graph(lib, layers=2):
+    model = make_model(lib, layers)
+    x, weights = S.randn(lib, 60, 2, 4), S.randn(lib, 61, 2, 5)
+    return model, x, weights, model(x)
+
+
+def seed_pattern(lib, condition, retain=True, retain_final=False, layers=2):
+    """The article's code; returns (model, error of the final backward or None, res, final_loss)."""
+    model, x, weights, res = make_graph(lib, layers)
+    if condition:
+        res.mean().backward(retain_graph=retain)
+    final_loss = (res * weights).sum()
+    try:
+        final_loss.backward(retain_graph=retain_final)
+    except RuntimeError as error:
+        return model, str(error), res, final_loss
+    return model, None, res, final_loss
+
+
+def grads(model):
+    return [S.as_array(p.grad) for p in model.parameters()]
+
+
+def slot_states(lib, roots):
+    return {f"#{i} {n.name()}.{slot}": S._read_slot(n, slot)
+            for i, n in enumerate(S.walk(roots)[0]) for slot in S._slot_names(lib, n)
+            if S._read_slot(n, slot) != "none"}
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+def test_naive_fails_only_when_the_branch_runs(lib, layers):
+    assert seed_pattern(lib, condition=False, retain=False, layers=layers)[1] is None
+    assert seed_pattern(lib, condition=True, retain=False, layers=layers)[1] == S.FREED
+
+
+def test_naive_branch_backward_frees_the_models_saves(lib):
+    """Seed model: ``res.mean().backward()`` frees AddmmBackward0.mat1 and TanhBackward0.result."""
+    _, x, _, res = make_graph(lib, layers=1)
+    res.mean().backward()
+    states = slot_states(lib, [res])
+    assert sorted(k.split(" ")[1] for k in states) == ["AddmmBackward0.mat1",
+                                                        "TanhBackward0.result"]
+    assert set(states.values()) == {"freed"}
+
+
+def test_retain_in_the_branch_works_and_the_final_backward_frees_everything(lib):
+    for condition in (True, False):
+        _, error, res, final_loss = seed_pattern(lib, condition)
+        assert error is None
+        assert set(slot_states(lib, [final_loss]).values()) == {"freed"}
+
+
+def test_retain_on_the_final_backward_keeps_buffers_until_the_graph_is_dropped(lib):
+    pack, unpack, count = S._box_hooks()
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        _, error, res, final_loss = seed_pattern(lib, condition=False, retain_final=True)
+    assert error is None
+    assert count() == 6  # x, hidden (twice: Tanh result and Addmm input), W2.t(), res, weights
+    del res, final_loss
+    assert count() == 0
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        _, _, res, final_loss = seed_pattern(lib, condition=True)
+    assert count() == 0  # the final backward released everything, although the branch retained
+
+
+@pytest.mark.parametrize("condition", [True, False])
+def test_one_summed_backward_gives_the_same_grads(lib, condition):
+    model, error, _, _ = seed_pattern(lib, condition)
+    assert error is None
+    expected = grads(model)
+    model, _, weights, res = make_graph(lib)
+    loss = (res * weights).sum()
+    if condition:
+        loss = loss + res.mean()
+    loss.backward()
+    for a, b in zip(grads(model), expected):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+@pytest.mark.parity
+def test_grads_match_torch(torch):
+    results = [grads(seed_pattern(lib, True)[0]) for lib in (autograd_lesson, torch)]
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, atol=1e-6)
+
+
+def test_frozen_first_layer_changes_what_the_branch_frees(lib):
+    """Exercise 1: with layer 1 frozen, layer 2's input needs no grad, so W2.t() is not saved."""
+    model, x, _, _ = make_graph(lib)
+    model[0].requires_grad_(False)
+    res = model(x)
+    res.mean().backward()
+    states = slot_states(lib, [res])
+    assert sorted(k.split(" ")[1] for k in states) == ["AddmmBackward0.mat1",
+                                                        "TanhBackward0.result"]
+    assert set(states.values()) == {"freed"}
+
+
+def test_a_branch_loss_that_saves_nothing_still_frees_the_model(lib):
+    """Exercise 2a: ``res.sum()`` saves nothing, but its backward runs (and frees) the model."""
+    _, _, weights, res = make_graph(lib)
+    res.sum().backward()
+    final_loss = (res * weights).sum()
+    with pytest.raises(RuntimeError) as info:
+        final_loss.backward()
+    assert str(info.value) == S.FREED
+
+
+def test_a_fresh_forward_needs_no_retain(lib):
+    """Exercise 2b: the naive branch, then a final loss from a new forward pass."""
+    model, x, weights, res = make_graph(lib)
+    res.mean().backward()
+    (model(x) * weights).sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
