@@ -9,14 +9,9 @@ only when some gradient that needs it is required.
 """
 import numpy as np
 
-from .._tensor import Tensor
-from . import elementwise as _ew
+from .formula import AddBackward1, mul_scalar, zeros
 from ._op import Op
 from ._util import normalize_dims
-
-
-def _zeros(like):
-    return Tensor._make(np.zeros(like.shape, dtype=like.dtype))
 
 
 class SigmoidBackwardBackward0(Op):
@@ -32,8 +27,9 @@ class SigmoidBackwardBackward0(Op):
         grad_output, output = ctx.saved("grad_output"), ctx.saved("output")
         grad_g = SigmoidBackwardBackward0.apply(grad, output) if ctx.needs_input_grad[0] else None
         grad_o = None
-        if ctx.needs_input_grad[1]:  # grad * grad_output * (-2 * output + 1)
-            grad_o = grad * grad_output * _ew.AddBackward1.apply(_ew.mul_scalar(output, -2), 1)
+        if ctx.needs_input_grad[1]:  # grad * grad_output * (-2 * output + 1), right operand first
+            slope = AddBackward1.apply(mul_scalar(output, -2), 1)
+            grad_o = grad * grad_output * slope
         return grad_g, grad_o
 
 
@@ -50,7 +46,7 @@ class TanhBackwardBackward0(Op):
         grad_g = TanhBackwardBackward0.apply(grad, output) if ctx.needs_input_grad[0] else None
         grad_o = None
         if ctx.needs_input_grad[1]:  # grad * (-2 * output * grad_output)
-            grad_o = grad * (_ew.mul_scalar(output, -2) * grad_output)
+            grad_o = grad * (mul_scalar(output, -2) * grad_output)
         return grad_g, grad_o
 
 
@@ -68,7 +64,7 @@ class ThresholdBackwardBackward0(Op):
         if ctx.needs_input_grad[0]:
             grad_g = ThresholdBackwardBackward0.apply(grad, ctx.saved("self"),
                                                       threshold=ctx.threshold)
-        return grad_g, (_zeros(grad) if ctx.needs_input_grad[1] else None)
+        return grad_g, (zeros(grad.shape, grad) if ctx.needs_input_grad[1] else None)
 
 
 class LeakyReluBackwardBackward0(Op):
@@ -86,7 +82,7 @@ class LeakyReluBackwardBackward0(Op):
         if ctx.needs_input_grad[0]:
             grad_g = LeakyReluBackwardBackward0.apply(grad, ctx.saved("self"),
                                                       negative_slope=ctx.slope)
-        return grad_g, (_zeros(grad) if ctx.needs_input_grad[1] else None)
+        return grad_g, (zeros(grad.shape, grad) if ctx.needs_input_grad[1] else None)
 
 
 class SoftmaxBackwardDataBackward0(Op):
@@ -97,18 +93,19 @@ class SoftmaxBackwardDataBackward0(Op):
         ctx.save("grad_output", grad_output if output.requires_grad else None)
         ctx.save("output", output)
         ctx.save_value("dim", dim)
-        (ctx.dim,) = normalize_dims(dim, output.ndim)
+        ctx.given_dim, (ctx.dim,) = dim, normalize_dims(dim, output.ndim)
         g, y = grad_output._data, output._data
         return y * (g - (g * y).sum(axis=ctx.dim, keepdims=True))
 
     def backward(ctx, grad):
         grad_output, output, dim = ctx.saved("grad_output"), ctx.saved("output"), ctx.dim
-        grad_g = SoftmaxBackwardDataBackward0.apply(grad, output, dim) if ctx.needs_input_grad[0] \
-            else None
-        grad_o = None
-        if ctx.needs_input_grad[1]:
-            grad_o = (grad_output * grad - (output * grad_output).sum(dim, keepdim=True) * grad
-                      - grad_output * (output * grad).sum(dim, keepdim=True))
+        grad_g = grad_o = None
+        if ctx.needs_input_grad[0]:
+            grad_g = SoftmaxBackwardDataBackward0.apply(grad, output, ctx.given_dim)
+        if ctx.needs_input_grad[1]:  # g G - sum(y g) G - g sum(y G), right operands first
+            third = grad_output * (output * grad).sum(dim, keepdim=True)
+            second = (output * grad_output).sum(dim, keepdim=True) * grad
+            grad_o = grad_output * grad - second - third
         return grad_g, grad_o
 
 
@@ -129,8 +126,9 @@ class LogSoftmaxBackwardDataBackward0(Op):
         grad_g = grad_o = None
         if ctx.needs_input_grad[0]:
             grad_g = grad - (grad * output.exp()).sum(dim, keepdim=True)
-        if ctx.needs_input_grad[1]:
-            grad_o = -grad_output.sum(dim, keepdim=True) * output.exp() * grad
+        if ctx.needs_input_grad[1]:  # -sum(grad_output) * exp(output) * grad
+            exp = output.exp()  # C++ evaluates the right operand first
+            grad_o = -grad_output.sum(dim, keepdim=True) * exp * grad
         return grad_g, grad_o
 
 
@@ -156,11 +154,11 @@ class MseLossBackwardBackward0(Op):
         scale = 2 * _mean_factor(ctx.reduction, x.numel())
         grad_g = grad_x = grad_t = None
         if ctx.needs_input_grad[0]:
-            grad_g = _ew.mul_scalar(x - target, scale) * grad
+            grad_g = mul_scalar(x - target, scale) * grad
             if ctx.reduction != 0:
                 grad_g = grad_g.sum()
         if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
-            grad_x = _ew.mul_scalar(grad * grad_output, scale)
+            grad_x = mul_scalar(grad * grad_output, scale)
             grad_t = -grad_x if ctx.needs_input_grad[2] else None
         return grad_g, (grad_x if ctx.needs_input_grad[1] else None), grad_t
 
@@ -187,14 +185,14 @@ class BinaryCrossEntropyBackwardBackward0(Op):
         variance = (p * (1 - p)).clamp(min=1e-12)
         grad_g = grad_p = grad_t = None
         if ctx.needs_input_grad[0]:
-            grad_g = _ew.mul_scalar(grad * (p - target) / variance, factor)
+            grad_g = mul_scalar(grad * (p - target) / variance, factor)
             if ctx.reduction != 0:
                 grad_g = grad_g.sum()
         if ctx.needs_input_grad[1]:  # d/dp (p - t) / (p (1 - p))
             slope = (variance - (p - target) * (1 - p * 2)) / (variance * variance)
-            grad_p = _ew.mul_scalar(grad * grad_output * slope, factor)
+            grad_p = mul_scalar(grad * grad_output * slope, factor)
         if ctx.needs_input_grad[2]:
-            grad_t = _ew.mul_scalar(-grad * grad_output / variance, factor)
+            grad_t = mul_scalar(-grad * grad_output / variance, factor)
         return grad_g, grad_p, grad_t
 
 
@@ -229,4 +227,4 @@ class NllLossBackwardBackward0(Op):
             grad_g = NllLossBackward0.apply(grad, ctx.saved("target"),
                                             reduction=names[ctx.reduction],
                                             ignore_index=ctx.ignore_index)
-        return grad_g, (_zeros(grad) if ctx.needs_input_grad[1] else None)
+        return grad_g, (zeros(grad.shape, grad) if ctx.needs_input_grad[1] else None)

@@ -10,6 +10,8 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from . import double_backward as _db
+from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
+                      scalar_tensor, zeros)
 from ._util import check_broadcast, result_type, value
 
 
@@ -109,83 +111,11 @@ class DivBackward0(Op):
     def backward(ctx, grad):
         other, x = ctx.saved("other"), ctx.saved("self")
         grad_x = grad / other if ctx.needs_input_grad[0] else None
-        return grad_x, (-grad * ((x / other) / other) if ctx.needs_input_grad[1] else None)
-
-
-def _true_divide_type(x, y):
-    dtype = result_type(x, y)
-    return dtype if np.issubdtype(dtype, np.floating) else np.dtype(np.float32)
-
-
-# -- Tensor (op) C++ Scalar: what PyTorch's own backward formulas record (``2 * result``) -------
-# Python's ``x * 2`` wraps the 2 into a saved tensor (MulBackward0); C++ formulas call the
-# Scalar overloads instead, whose nodes keep the number as a plain value and have one edge.
-class MulBackward1(Op):
-    """out = self * other for a C++ Scalar other; d/dself = grad * other. Saves no tensor."""
-
-    def forward(ctx, x, scalar):
-        ctx.save_value("other", scalar)
-        ctx.scalar = scalar
-        return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
-
-    def backward(ctx, grad):
-        return mul_scalar(grad, ctx.scalar)
-
-
-class DivBackward1(Op):
-    """out = self / other for a C++ Scalar other; d/dself = grad / other. Saves no tensor."""
-
-    def forward(ctx, x, scalar):
-        ctx.save_value("other", scalar)
-        ctx.scalar = scalar
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x._data / scalar).astype(_true_divide_type(x, scalar), copy=False)
-
-    def backward(ctx, grad):
-        return div_scalar(grad, ctx.scalar)
-
-
-class AddBackward1(Op):
-    """out = self + other for a C++ Scalar other. Saves nothing at all."""
-
-    def forward(ctx, x, scalar):
-        return np.asarray(x._data + scalar).astype(result_type(x, scalar), copy=False)
-
-    def backward(ctx, grad):
-        return grad
-
-
-class SubBackward1(Op):
-    """out = self - other for a C++ Scalar other. Saves nothing at all."""
-
-    def forward(ctx, x, scalar):
-        return np.asarray(x._data - scalar).astype(result_type(x, scalar), copy=False)
-
-    def backward(ctx, grad):
-        return grad
-
-
-def mul_scalar(x, scalar):
-    return MulBackward1.apply(x, scalar)
-
-
-def div_scalar(x, scalar):
-    return DivBackward1.apply(x, scalar)
-
-
-def maybe_multiply(grad, scalar):
-    """PyTorch's ``maybe_multiply``: no node at all when the factor is 1."""
-    return grad if scalar == 1 else mul_scalar(grad, scalar)
-
-
-def _zeros(like):
-    """A fresh zero tensor outside the graph (PyTorch's ``zeros_like`` in a formula)."""
-    return Tensor._make(np.zeros(like.shape, dtype=like.dtype))
-
-
-def _scalar_tensor(number, like):
-    """``at::scalar_tensor(number, grad.options())``: a 0-dim constant."""
-    return Tensor._make(np.asarray(number, dtype=like.dtype))
+        grad_y = None
+        if ctx.needs_input_grad[1]:
+            quotient = (x / other) / other  # C++ evaluates this operand before -grad
+            grad_y = -grad * quotient
+        return grad_x, grad_y
 
 
 class NegBackward0(Op):
@@ -208,7 +138,8 @@ class ReciprocalBackward0(Op):
 
     def backward(ctx, grad):
         result = ctx.saved("result")
-        return -grad * (result * result)
+        square = result * result  # C++ evaluates this operand before -grad
+        return -grad * square
 
 
 class PowBackward0(Op):
@@ -227,7 +158,7 @@ class PowBackward0(Op):
     def backward(ctx, grad):
         x = ctx.saved("self")
         if ctx.exponent == 0:
-            return _zeros(x)
+            return zeros(x.shape, x)
         exponent = float(ctx.exponent)  # PyTorch's formula works with the exponent as a double
         return grad * mul_scalar(PowBackward0.apply(x, exponent - 1), exponent)
 
@@ -247,7 +178,7 @@ class PowBackward1(Op):
 
     def backward(ctx, grad):
         x, exponent, result = ctx.saved("self"), ctx.saved("exponent"), ctx.saved("result")
-        zero = _scalar_tensor(0.0, grad)
+        zero = scalar_tensor(0.0, grad)
         grad_x = grad_e = None
         if ctx.needs_input_grad[0]:
             power = PowBackward1.apply(x, SubBackward1.apply(exponent, 1))
@@ -273,7 +204,7 @@ class PowBackward2(Op):
         result = ctx.saved("result")
         if ctx.base == 0:
             exponent = ctx.saved("exponent")
-            return grad * where(exponent >= 0, _scalar_tensor(0.0, grad),
+            return grad * where(exponent >= 0, scalar_tensor(0.0, grad),
                                 mul_scalar(result, float("-inf")))
         return grad * mul_scalar(result, math.log(ctx.base))
 
@@ -322,18 +253,6 @@ class AbsBackward0(Op):
 
     def backward(ctx, grad):
         return grad * SgnBackward0.apply(ctx.saved("self"))
-
-
-class SgnBackward0(Op):
-    """out = sign(self) (abs's backward records it); its gradient is zero. Saves self, result."""
-
-    def forward(ctx, x):
-        ctx.save("self", x)
-        ctx.save_output("result")
-        return np.sign(x._data)
-
-    def backward(ctx, grad):
-        return _zeros(grad)
 
 
 class TanhBackward0(Op):
@@ -404,21 +323,7 @@ class ClampBackward1(Op):
             return grad
         inside = (x >= low) if high is None else (x <= high) if low is None else (
             (x >= low) & (x <= high))
-        return where(inside, grad, _scalar_tensor(0.0, grad))
-
-
-class MaskedFillBackward0(Op):
-    """out = self with value (a number) where mask; d/dself = grad with 0 where mask.
-    Saves mask (which gets no edge)."""
-
-    non_differentiable = (1,)
-
-    def forward(ctx, x, mask, value):
-        ctx.save("mask", mask)
-        return np.where(mask._data, value, x._data).astype(x.dtype, copy=False)
-
-    def backward(ctx, grad):
-        return MaskedFillBackward0.apply(grad, ctx.saved("mask"), 0)
+        return where(inside, grad, scalar_tensor(0.0, grad))
 
 
 class WhereBackward0(Op):
@@ -433,7 +338,7 @@ class WhereBackward0(Op):
 
     def backward(ctx, grad):
         condition = ctx.saved("condition")
-        zero = _scalar_tensor(0.0, grad)
+        zero = scalar_tensor(0.0, grad)
         grad_x = where(condition, grad, zero) if ctx.needs_input_grad[0] else None
         grad_y = where(condition, zero, grad) if ctx.needs_input_grad[1] else None
         return grad_x, grad_y

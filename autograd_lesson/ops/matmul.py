@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
-from .elementwise import maybe_multiply
+from .formula import maybe_multiply
 from ._util import result_type
 
 

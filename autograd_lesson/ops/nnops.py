@@ -5,7 +5,8 @@
 import numpy as np
 
 from .._tensor import Tensor
-from . import double_backward as _db, elementwise as _ew
+from . import double_backward as _db
+from .formula import LogitBackward0, div_scalar
 from ._op import Op
 from ._util import broadcast_shape, normalize_dims
 
@@ -142,24 +143,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 
 def _mean(grad, reduction, numel):
     """PyTorch's loss formulas divide by the element count for the mean (``DivBackward1``)."""
-    return _ew.div_scalar(grad, numel) if reduction == 1 else grad
-
-
-class LogitBackward0(Op):
-    """out = log(self / (1 - self)) (binary_cross_entropy's target gradient records it);
-    d/dself = grad / (self (1 - self)). Saves self; eps (None) is a non-tensor save."""
-
-    def forward(ctx, p):
-        ctx.save("self", p)
-        ctx.save_value("eps", None)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(p._data / (1 - p._data))
-
-    def backward(ctx, grad):
-        p = ctx.saved("self")
-        inside = (p >= 0.0) & (p <= 1.0)
-        nan = Tensor._make(np.asarray(np.nan, dtype=p.dtype))
-        return _ew.where(inside, grad / (p * _ew.RsubBackward1.apply(p, 1.0)), nan)
+    return div_scalar(grad, numel) if reduction == 1 else grad
 
 
 class NllLossBackward0(Op):

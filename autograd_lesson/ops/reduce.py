@@ -4,18 +4,18 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Size, Tensor
-from . import elementwise as _ew
 from ._op import Op
+from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
+                      unsqueeze_multiple, zeros)
 from ._util import normalize_dims
 
 MaxResult = namedtuple("max", ["values", "indices"])
 
 
-def _expand_back(grad, shape, dims, keepdim):
-    """Undo a reduction over ``dims``: re-insert the reduced dims, then expand to ``shape``."""
-    if not keepdim:
-        for d in sorted(dims):
-            grad = grad.unsqueeze(d)
+def sum_backward(grad, shape, dims, keepdim):
+    """Undo a reduction over ``dims`` (as given): re-insert them, then expand to ``shape``."""
+    if not keepdim and shape and dims:
+        grad = unsqueeze_multiple(grad, dims, len(shape))
     return grad.expand(shape)
 
 
@@ -36,15 +36,15 @@ class SumBackward1(Op):
     """out = self.sum(dim, keepdim); d/dself = grad with dims re-inserted, expanded. No tensor."""
 
     def forward(ctx, x, dim, keepdim=False):
-        ctx.dims = normalize_dims(dim, x.ndim)
+        ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
         ctx.keepdim, ctx.input_shape = keepdim, x.shape
-        ctx.save_value("dim", _as_given(dim))
+        ctx.save_value("dim", ctx.given_dims)
         ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_sizes", list(x.shape))
         return np.asarray(x._data.sum(axis=ctx.dims, keepdims=keepdim))
 
     def backward(ctx, grad):
-        return _expand_back(grad, ctx.input_shape, ctx.dims, ctx.keepdim)
+        return sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim)
 
 
 class MeanBackward0(Op):
@@ -58,7 +58,7 @@ class MeanBackward0(Op):
         return np.asarray(x._data.mean(dtype=x.dtype))
 
     def backward(ctx, grad):
-        return grad.expand(ctx.input_shape) / ctx.input_shape.numel()
+        return div_scalar(grad.expand(ctx.input_shape), ctx.input_shape.numel())
 
 
 class MeanBackward1(Op):
@@ -66,17 +66,18 @@ class MeanBackward1(Op):
 
     def forward(ctx, x, dim, keepdim=False):
         _require_float(x, "mean")
-        ctx.dims = normalize_dims(dim, x.ndim)
+        ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
         ctx.keepdim, ctx.input_shape = keepdim, x.shape
         ctx.count = int(np.prod([x.shape[d] for d in ctx.dims]))
-        ctx.save_value("dim", _as_given(dim))
+        ctx.save_value("dim", ctx.given_dims)
         ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_numel", x.numel())
         ctx.save_value("self_sym_sizes", list(x.shape))
         return np.asarray(x._data.mean(axis=ctx.dims, keepdims=keepdim, dtype=x.dtype))
 
     def backward(ctx, grad):
-        return _expand_back(grad, ctx.input_shape, ctx.dims, ctx.keepdim) / ctx.count
+        return div_scalar(sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim),
+                          ctx.count)
 
 
 def _as_given(dim):
@@ -95,8 +96,8 @@ def _dtype_name(dtype):
 
 
 class MaxBackward1(Op):
-    """out = self.max(); the gradient is shared evenly among the maximal elements.
-    Saves result and self."""
+    """out = self.max(); the gradient is shared evenly among the maximal elements:
+    ``zeros.masked_fill_(self == result, grad / count)``. Saves result and self."""
 
     def forward(ctx, x):
         if x.numel() == 0:
@@ -108,12 +109,12 @@ class MaxBackward1(Op):
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
-        mask = Tensor._make((x._data == result._data).astype(grad.dtype))
-        return grad * mask / float(mask._data.sum())
+        mask = x == result
+        return MaskedFillBackward1.apply(zeros(x.shape, grad), mask, grad / mask.sum())
 
 
 class MaxBackward0(Op):
-    """values, indices = self.max(dim); the gradient flows to the arg-max positions.
+    """values, indices = self.max(dim); the gradient is scattered to the arg-max positions.
     Saves indices (a new int64 buffer)."""
 
     differentiable_outputs = 1
@@ -126,7 +127,7 @@ class MaxBackward0(Op):
             values = values.squeeze(d)
         else:
             indices = np.expand_dims(indices, d)
-        ctx.dim, ctx.keepdim, ctx.input_shape = d, keepdim, x.shape
+        ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
         ctx.save("indices", Tensor._make(indices.astype(np.int64)))
         ctx.save_value("dim", dim)
         ctx.save_value("keepdim", keepdim)
@@ -134,14 +135,10 @@ class MaxBackward0(Op):
         return values, indices.astype(np.int64)
 
     def backward(ctx, grad, grad_indices=None):
-        indices = ctx.saved("indices")._data
-        if not ctx.keepdim:
-            indices = np.expand_dims(indices, ctx.dim)
-        onehot = np.zeros(ctx.input_shape, dtype=grad.dtype)
-        np.put_along_axis(onehot, indices, 1, axis=ctx.dim)
-        if not ctx.keepdim:
-            grad = grad.unsqueeze(ctx.dim)
-        return grad * Tensor._make(onehot)
+        indices = ctx.saved("indices")
+        if not ctx.keepdim and ctx.input_shape:
+            grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
+        return ScatterBackward0.apply(zeros(ctx.input_shape, grad), ctx.dim, indices, grad)
 
 
 class LinalgVectorNormBackward0(Op):
@@ -154,20 +151,18 @@ class LinalgVectorNormBackward0(Op):
         ctx.save("self", x)
         ctx.save_output("result")
         ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
-        ctx.keepdim = keepdim
+        ctx.given_dims, ctx.keepdim = (None if dim is None else _as_given(dim)), keepdim
         ctx.save_value("ord", ord)
-        ctx.save_value("dim", None if dim is None else _as_given(dim))
+        ctx.save_value("dim", ctx.given_dims)
         ctx.save_value("keepdim", keepdim)
         return np.asarray(np.sqrt((x._data * x._data).sum(axis=ctx.dims, keepdims=keepdim)))
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
-        if ctx.dims is not None and not ctx.keepdim and x.ndim:
-            for d in sorted(ctx.dims):
-                grad = grad.unsqueeze(d)
-            for d in sorted(ctx.dims):
-                result = result.unsqueeze(d)
-        return grad * _ew.MaskedFillBackward0.apply(x / result, result == 0, 0)
+        if ctx.given_dims and not ctx.keepdim and x.ndim:
+            grad = unsqueeze_multiple(grad, ctx.given_dims, x.ndim)
+            result = unsqueeze_multiple(result, ctx.given_dims, x.ndim)
+        return grad * MaskedFillBackward0.apply(x / result, result == 0, 0)
 
 
 def sum(x, dim=None, keepdim=False, dtype=None):

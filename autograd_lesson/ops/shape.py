@@ -7,6 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
+from .formula import IndexPutImplBackward0, SelectBackwardBackward0, SliceBackwardBackward0, zeros
 from ._util import normalize_dims, result_type
 
 
@@ -132,9 +133,9 @@ class UnsqueezeBackward0(Op):
     is_view = True
 
     def forward(ctx, x, dim):
-        ctx.dim = dim if dim >= 0 else dim + x.ndim + 1
+        ctx.dim = dim
         ctx.save_value("dim", dim)
-        return np.expand_dims(x._data, ctx.dim)
+        return np.expand_dims(x._data, dim if dim >= 0 else dim + x.ndim + 1)
 
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim)
@@ -151,7 +152,7 @@ class SqueezeBackward0(Op):
         return x._data.squeeze()
 
     def backward(ctx, grad):
-        return grad.reshape(ctx.input_shape)
+        return unsqueeze_to(grad, ctx.input_shape, range(len(ctx.input_shape)))
 
 
 class SqueezeBackward1(Op):
@@ -163,11 +164,19 @@ class SqueezeBackward1(Op):
         ctx.input_shape = x.shape
         ctx.save_value("dim", dim)
         ctx.save_value("self_sym_sizes", list(x.shape))
-        (d,) = normalize_dims(dim, x.ndim)
-        return x._data.squeeze(d) if x.ndim and x.shape[d] == 1 else x._data
+        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        return x._data.squeeze(ctx.dim) if x.ndim and x.shape[ctx.dim] == 1 else x._data
 
     def backward(ctx, grad):
-        return grad.reshape(ctx.input_shape)
+        return unsqueeze_to(grad, ctx.input_shape, [ctx.dim] if ctx.input_shape else [])
+
+
+def unsqueeze_to(grad, shape, dims):
+    """Squeeze's backward: put back each of ``dims`` that had size 1 (``UnsqueezeBackward0``)."""
+    for d in dims:
+        if shape[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
 
 
 class SqueezeBackward4(SqueezeBackward1):
@@ -187,60 +196,41 @@ class SelectBackward0(Op):
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
         ctx.dim, ctx.index, ctx.input_shape = dim, index % size, x.shape
+        ctx.given_index = index
         ctx.save_value("dim", dim)
         ctx.save_value("index", index)
         ctx.save_value("self_sym_sizes", list(x.shape))
         return np.take(x._data, ctx.index, axis=dim) if dim else x._data[ctx.index]
 
     def backward(ctx, grad):
-        return SelectBackwardBackward0.apply(
-            grad.unsqueeze(ctx.dim), ctx.input_shape,
-            (slice(None),) * ctx.dim + (slice(ctx.index, ctx.index + 1),))
+        return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.dim, ctx.given_index)
 
 
 class SliceBackward0(Op):
-    """out = self[start:end:step] along dim (a view); gradient placed back. Saves no tensor."""
+    """out = self[start:end:step] along dim (a view); gradient placed back. Saves no tensor.
+
+    start/end/step are saved as written, with PyTorch's defaults for omitted ones
+    (0, 2**63 - 1, 1): ``x[-2:]`` saves start=-2, end=9223372036854775807."""
 
     is_view = True
 
     def forward(ctx, x, dim, key):
-        start, end, step = key.indices(x.shape[dim])
-        ctx.dim, ctx.key, ctx.input_shape = dim, slice(start, end, step), x.shape
+        if key.step is not None and key.step <= 0:
+            raise ValueError("step must be greater than zero")
+        start = 0 if key.start is None else key.start
+        end = INT64_MAX if key.stop is None else key.stop
+        step = 1 if key.step is None else key.step
+        ctx.dim, ctx.bounds, ctx.input_shape = dim, (start, end, step), x.shape
         for name, v in (("dim", dim), ("start", start), ("end", end), ("step", step),
                         ("self_sym_sizes", list(x.shape))):
             ctx.save_value(name, v)
-        index = (slice(None),) * dim + (ctx.key,)
-        return x._data[index]
+        return x._data[(slice(None),) * dim + (slice(start, end, step),)]
 
     def backward(ctx, grad):
-        return SliceBackwardBackward0.apply(grad, ctx.input_shape,
-                                            (slice(None),) * ctx.dim + (ctx.key,))
+        return SliceBackwardBackward0.apply(grad, ctx.input_shape, ctx.dim, *ctx.bounds)
 
 
-class _PlaceBackward(Op):
-    """Put a gradient into a zero tensor at a fixed index (the backward of select/slice/index);
-    what PyTorch records when such a backward is itself differentiated. Saves no tensor."""
-
-    def forward(ctx, grad, shape, index):
-        ctx.index = index
-        out = np.zeros(shape, dtype=grad.dtype)
-        np.add.at(out, index, grad._data)
-        return out
-
-    def backward(ctx, grad):
-        return IndexBackward0.apply(grad, ctx.index)
-
-
-class SelectBackwardBackward0(_PlaceBackward):
-    pass
-
-
-class SliceBackwardBackward0(_PlaceBackward):
-    pass
-
-
-class IndexPutBackward0(_PlaceBackward):
-    pass
+INT64_MAX = 2 ** 63 - 1
 
 
 class IndexBackward0(Op):
@@ -264,15 +254,13 @@ class IndexBackward0(Op):
         return [slot]
 
     def forward(ctx, x, index):
-        ctx.input_shape, ctx.index = x.shape, index
+        ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        if isinstance(index, Tensor):
-            ctx.save("indices", index)
-            key = index._data
-        else:
-            key = index
-            if isinstance(index, (list, np.ndarray)):
-                ctx.save("indices", Tensor._make(np.asarray(index, dtype=np.int64)))
+        if not isinstance(index, Tensor):  # an int list becomes a new int64 tensor
+            array = np.asarray(index)
+            index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
+        ctx.save("indices", index)
+        key = index._data
         if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
             raise IndexError(f"The shape of the mask {list(key.shape)} at index 0 does not match "
                              f"the shape of the indexed tensor {list(x.shape)} at index 0")
@@ -282,8 +270,7 @@ class IndexBackward0(Op):
             raise IndexError(str(e)) from None
 
     def backward(ctx, grad):
-        key = ctx.index._data if isinstance(ctx.index, Tensor) else ctx.index
-        return IndexPutBackward0.apply(grad, ctx.input_shape, key)
+        return IndexPutImplBackward0.apply(zeros(ctx.input_shape, grad), ctx.saved("indices"), grad)
 
 
 class CatBackward0(Op):

@@ -1,0 +1,259 @@
+"""Ops that PyTorch's backward formulas call, so ``create_graph=True`` records them.
+
+Python's ``x * 2`` wraps the 2 into a saved tensor (``MulBackward0``); a C++ formula such as
+sqrt's ``grad / (2 * result)`` calls the Scalar overload instead, whose node (``MulBackward1``)
+keeps the number as a plain value and has one edge. The other nodes here place or pick a
+gradient (``SelectBackwardBackward0``, ``IndexPutImplBackward0``, ``ScatterBackward0`` ...)
+or mask it (``MaskedFillBackward0``), exactly where PyTorch's formulas do.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ._op import Op
+from ._util import normalize_dims, result_type
+
+
+def zeros(shape, like):
+    """A fresh zero tensor outside the graph (``zeros_like`` / ``new_zeros`` in a formula)."""
+    return Tensor._make(np.zeros(tuple(shape), dtype=like.dtype))
+
+
+def scalar_tensor(number, like):
+    """``at::scalar_tensor(number, grad.options())``: a 0-dim constant."""
+    return Tensor._make(np.asarray(number, dtype=like.dtype))
+
+
+def _true_divide_type(x, y):
+    dtype = result_type(x, y)
+    return dtype if np.issubdtype(dtype, np.floating) else np.dtype(np.float32)
+
+
+# -- Tensor (op) C++ Scalar ---------------------------------------------------------------------
+class MulBackward1(Op):
+    """out = self * other for a C++ Scalar other; d/dself = grad * other. Saves no tensor."""
+
+    def forward(ctx, x, scalar):
+        ctx.save_value("other", scalar)
+        ctx.scalar = scalar
+        return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
+
+    def backward(ctx, grad):
+        return mul_scalar(grad, ctx.scalar)
+
+
+class DivBackward1(Op):
+    """out = self / other for a C++ Scalar other; d/dself = grad / other. Saves no tensor."""
+
+    def forward(ctx, x, scalar):
+        ctx.save_value("other", scalar)
+        ctx.scalar = scalar
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(x._data / scalar).astype(_true_divide_type(x, scalar), copy=False)
+
+    def backward(ctx, grad):
+        return div_scalar(grad, ctx.scalar)
+
+
+class AddBackward1(Op):
+    """out = self + other for a C++ Scalar other. Saves nothing at all."""
+
+    def forward(ctx, x, scalar):
+        return np.asarray(x._data + scalar).astype(result_type(x, scalar), copy=False)
+
+    def backward(ctx, grad):
+        return grad
+
+
+class SubBackward1(Op):
+    """out = self - other for a C++ Scalar other. Saves nothing at all."""
+
+    def forward(ctx, x, scalar):
+        return np.asarray(x._data - scalar).astype(result_type(x, scalar), copy=False)
+
+    def backward(ctx, grad):
+        return grad
+
+
+def mul_scalar(x, scalar):
+    return MulBackward1.apply(x, scalar)
+
+
+def div_scalar(x, scalar):
+    return DivBackward1.apply(x, scalar)
+
+
+def maybe_multiply(grad, scalar):
+    """PyTorch's ``maybe_multiply``: no node at all when the factor is 1."""
+    return grad if scalar == 1 else mul_scalar(grad, scalar)
+
+
+def unsqueeze_multiple(grad, dims, ndim):
+    """Re-insert reduced dims: one dim as given (``-1`` stays ``-1``), several in sorted order."""
+    if len(dims) == 1:
+        return grad.unsqueeze(dims[0])
+    for d in sorted(normalize_dims(dims, ndim)):
+        grad = grad.unsqueeze(d)
+    return grad
+
+
+# -- elementwise helpers ------------------------------------------------------------------------
+class SgnBackward0(Op):
+    """out = sign(self) (abs's backward records it); its gradient is zero. Saves self, result."""
+
+    def forward(ctx, x):
+        ctx.save("self", x)
+        ctx.save_output("result")
+        return np.sign(x._data)
+
+    def backward(ctx, grad):
+        return zeros(grad.shape, grad)
+
+
+class LogitBackward0(Op):
+    """out = log(self / (1 - self)) (binary_cross_entropy's target gradient records it);
+    d/dself = grad / (self (1 - self)). Saves self; eps (None) is a non-tensor save."""
+
+    def forward(ctx, p):
+        ctx.save("self", p)
+        ctx.save_value("eps", None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(p._data / (1 - p._data))
+
+    def backward(ctx, grad):
+        from .elementwise import RsubBackward1, where
+        p = ctx.saved("self")
+        inside = (p >= 0.0) & (p <= 1.0)
+        return where(inside, grad / (p * RsubBackward1.apply(p, 1.0)), scalar_tensor(np.nan, p))
+
+
+class MaskedFillBackward0(Op):
+    """out = self with a number where mask; d/dself = grad with 0 where mask.
+    Saves mask (which gets no edge)."""
+
+    non_differentiable = (1,)
+
+    def forward(ctx, x, mask, value):
+        ctx.save("mask", mask)
+        return np.where(mask._data, value, x._data).astype(x.dtype, copy=False)
+
+    def backward(ctx, grad):
+        return MaskedFillBackward0.apply(grad, ctx.saved("mask"), 0)
+
+
+class MaskedFillBackward1(Op):
+    """out = self with a 0-dim tensor value where mask (max's backward); d/dvalue = the sum of
+    grad over the mask. Saves mask."""
+
+    non_differentiable = (1,)
+
+    def forward(ctx, x, mask, value):
+        ctx.save("mask", mask)
+        return np.where(mask._data, value._data, x._data).astype(x.dtype, copy=False)
+
+    def backward(ctx, grad):
+        from .elementwise import where
+        mask = ctx.saved("mask")
+        zero = scalar_tensor(0.0, grad)
+        grad_x = MaskedFillBackward0.apply(grad, mask, 0) if ctx.needs_input_grad[0] else None
+        grad_value = where(mask, grad, zero).sum() if ctx.needs_input_grad[1] else None
+        return grad_x, grad_value
+
+
+# -- placing a gradient back into a zero tensor (and picking it out again) ------------------------
+class ScatterBackward0(Op):
+    """out = self with src written at index along dim (max(dim)'s backward). Saves index."""
+
+    non_differentiable = (2,)
+
+    def forward(ctx, x, dim, index, src):
+        ctx.save("index", index)
+        ctx.save_value("dim", dim)
+        ctx.dim = dim
+        out = np.array(x._data, copy=True)
+        np.put_along_axis(out, index._data, src._data, axis=dim)
+        return out
+
+    def backward(ctx, grad):
+        index = ctx.saved("index")
+        grad_x = grad_src = None
+        if ctx.needs_input_grad[0]:  # what was overwritten gets no gradient
+            kept = np.ones(grad.shape, dtype=grad.dtype)
+            np.put_along_axis(kept, index._data, 0, axis=ctx.dim)
+            grad_x = grad * Tensor._make(kept)
+        if ctx.needs_input_grad[1]:
+            grad_src = GatherBackward0.apply(grad, ctx.dim, index)
+        return grad_x, grad_src
+
+
+class GatherBackward0(Op):
+    """out = self picked at index along dim; d/dself = grad added back at index. Saves index."""
+
+    non_differentiable = (2,)
+
+    def forward(ctx, x, dim, index):
+        ctx.save("index", index)
+        ctx.save_value("dim", dim)
+        ctx.dim, ctx.shape = dim, x.shape
+        return np.take_along_axis(x._data, index._data, axis=dim)
+
+    def backward(ctx, grad):
+        index = ctx.saved("index")
+        return ScatterBackward0.apply(zeros(ctx.shape, grad), ctx.dim, index, grad)
+
+
+class SelectBackwardBackward0(Op):
+    """select's backward: grad placed at index along dim of a zero tensor; d/dgrad selects.
+    Saves no tensor (dim and index as given)."""
+
+    def forward(ctx, grad, shape, dim, index):
+        ctx.save_value("dim", dim)
+        ctx.save_value("index", index)
+        ctx.dim, ctx.index = dim, index
+        out = np.zeros(shape, dtype=grad.dtype)
+        out[(slice(None),) * (dim % len(shape)) + (index,)] = grad._data
+        return out
+
+    def backward(ctx, grad):
+        return grad.select(ctx.dim, ctx.index)
+
+
+class SliceBackwardBackward0(Op):
+    """slice's backward: grad placed at start:end:step along dim of a zero tensor.
+    Saves no tensor (dim, start, end, step as the forward slice saved them)."""
+
+    def forward(ctx, grad, shape, dim, start, end, step):
+        for name, v in (("dim", dim), ("start", start), ("end", end), ("step", step)):
+            ctx.save_value(name, v)
+        ctx.dim, ctx.key = dim, slice(start, end, step)
+        out = np.zeros(shape, dtype=grad.dtype)
+        out[(slice(None),) * dim + (ctx.key,)] = grad._data
+        return out
+
+    def backward(ctx, grad):
+        from .shape import SliceBackward0
+        return SliceBackward0.apply(grad, ctx.dim, ctx.key)
+
+
+class IndexPutImplBackward0(Op):
+    """``zeros.index_put_(indices, values, accumulate=True)`` (advanced indexing's backward):
+    values added at the indices. Saves indices (the same tensor the indexing saved)."""
+
+    non_differentiable = (1,)
+
+    @property
+    def _saved_indices(self):
+        return (self.saved("indices"),)
+
+    def forward(ctx, x, indices, values):
+        ctx.save("indices", indices)
+        ctx.save_value("accumulate", True)
+        out = np.array(x._data, copy=True)
+        np.add.at(out, indices._data, values._data)
+        return out
+
+    def backward(ctx, grad):
+        from .shape import CloneBackward0, IndexBackward0
+        indices = ctx.saved("indices")
+        grad_x = CloneBackward0.apply(grad) if ctx.needs_input_grad[0] else None
+        grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_values
