@@ -10,6 +10,8 @@ import itertools
 import re
 import weakref
 
+from . import _tensor  # _tensor imports this module: read _tensor.Tensor at call time
+
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -81,10 +83,9 @@ class SavedTensor:
         if current != self.saved_version:
             raise RuntimeError(self._version_message(node, current))
         if self.is_output:
-            from ._tensor import Tensor
-            return Tensor._make(self.array, requires_grad=self.requires_grad, grad_fn=node,
-                                output_nr=self.output_nr, storage=self.storage,
-                                version_counter=self.version_counter)
+            return _tensor.Tensor._make(self.array, requires_grad=self.requires_grad, grad_fn=node,
+                                        output_nr=self.output_nr, storage=self.storage,
+                                        version_counter=self.version_counter)
         return self.tensor
 
     def _version_message(self, node, current):
@@ -198,18 +199,16 @@ class Node:
 
     # -- saved slots ---------------------------------------------------------------------------
     def save(self, slot, tensor, is_output=False):
-        from ._tensor import Tensor
         if tensor is None:
             self._saved_slots[slot] = None
-        elif isinstance(tensor, Tensor):
+        elif isinstance(tensor, _tensor.Tensor):
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
-        from ._tensor import Tensor
-        tensor = Tensor._wrap_scalar(value)
+        tensor = _tensor.Tensor._wrap_scalar(value)
         self._saved_slots[slot] = SavedTensor(tensor, is_wrapped_scalar=True)
 
     def saved(self, slot):

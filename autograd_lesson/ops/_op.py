@@ -15,6 +15,7 @@ keeps the instance as the output's ``grad_fn`` with one edge per Tensor input.
 """
 from .. import _grad_mode
 from .._node import Node
+from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
 
 
 class _Unrecorded:
@@ -40,7 +41,6 @@ def _edge_inputs(cls, inputs):
     """One entry per edge PyTorch gives the node: each Tensor input (lists flattened), and None
     for a Python scalar that PyTorch wraps into a tensor (``x * 2``: an edge to nothing).
     Non-differentiable inputs (masks, class targets) get no edge at all."""
-    from .._tensor import Tensor
     flat = []
     for i, value in enumerate(inputs):
         if i in cls.non_differentiable:
@@ -76,7 +76,6 @@ class Op(Node):
 
     @classmethod
     def apply(cls, *inputs, **params):
-        from .._tensor import Tensor
         tensors = _edge_inputs(cls, inputs)
         needs = tuple(t is not None and t.requires_grad for t in tensors)
         record = _grad_mode._enabled and any(needs)
@@ -122,3 +121,28 @@ class Op(Node):
 
     def backward(self, *grad_outputs):
         raise NotImplementedError
+
+    def __getattr__(self, attr):
+        # A save that was skipped (``self`` of x * w when w needs no grad) still has its raw
+        # attribute in PyTorch: an undefined SavedTensor whose ``_saved_`` twin reads None.
+        if attr.startswith("_raw_saved_"):
+            slots = self.__dict__.get("_saved_slots", {})
+            slot = attr[len("_raw_saved_"):]
+            if slot in slots and slots[slot] is None:
+                return UNDEFINED_SAVED
+        return super().__getattr__(attr)
+
+
+class UndefinedSavedTensor:
+    """The raw save of a slot PyTorch declared but skipped: holds nothing, unpacks to None."""
+
+    data = None
+
+    def unpack(self):
+        return None
+
+    def __repr__(self):
+        return "<undefined SavedTensor>"
+
+
+UNDEFINED_SAVED = UndefinedSavedTensor()
