@@ -1,0 +1,372 @@
+"""The claims of notebooks/00_how_backward_works.ipynb, checked in autograd_lesson and in torch.
+
+Each test runs the notebook's code with both libraries (``lib`` is ``autograd_lesson`` or
+``torch``) and asserts the same facts for both. The last tests tie the notebook's committed
+outputs to values computed here with torch, so the lesson cannot print a number torch disagrees
+with.
+"""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import autograd_lesson as al
+from autograd_lesson.lesson import first_sentence
+
+pytestmark = pytest.mark.parity
+NOTEBOOK = pathlib.Path(__file__).parent.parent / "notebooks" / "00_how_backward_works.ipynb"
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+         "after they have already been freed).")
+MISMATCH = ("Mismatch in shape: grad_output[0] has a shape of torch.Size([1]) and output[0] has a "
+            "shape of torch.Size([]).")
+NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+
+
+@pytest.fixture
+def libs(torch):
+    return (al, torch)
+
+
+def error_of(fn):
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001  (the outcome is what is tested)
+        return exc
+    return None
+
+
+def grad(t):
+    return np.asarray(t.grad.detach().numpy(), dtype=np.float64)
+
+
+def make_graph(lib):
+    x = lib.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    return x, y, z, z.mean()
+
+
+def node_chain(out):
+    names, node = [], out.grad_fn
+    while node is not None:
+        names.append(node.name())
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+# -- 1. the recorded graph ---------------------------------------------------------------------
+def test_example_graph_nodes_and_saves(libs):
+    for lib in libs:
+        x, y, z, out = make_graph(lib)
+        assert out.item() == 27.0
+        assert node_chain(out) == ["MeanBackward0", "MulBackward0", "MulBackward0", "AddBackward0",
+                                   "torch::autograd::AccumulateGrad"]
+        times_3 = z.grad_fn
+        y_times_y = times_3.next_functions[0][0]
+        three = times_3._saved_other
+        assert (three.item(), three.dim(), str(three.dtype).replace("torch.", "")) == (3, 0, "int64")
+        assert y_times_y._saved_self is y and y_times_y._saved_other is y
+        assert [n is None for n, _ in times_3.next_functions] == [False, True]
+
+
+# -- 2. the four stages ------------------------------------------------------------------------
+def walk(root):
+    seen, stack, found = set(), [root], []
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(node)
+        stack.extend(n for n, _ in node.next_functions)
+    return found
+
+
+def test_backward_runs_each_node_once_and_releases_right_after_it(libs):
+    """Stage 1 waits for both of y*y's gradients (Add runs once with 4.5); stage 4 is interleaved:
+    when AddBackward0 starts, y*y's saved y is already released."""
+    for lib in libs:
+        x, y, z, out = make_graph(lib)
+        y_times_y = z.grad_fn.next_functions[0][0]
+        order, seen_by_add = [], []
+
+        def prehook(node):
+            def hook(grad_outputs):
+                order.append(node.name())
+                if node.name() == "AddBackward0":
+                    seen_by_add.append(grad_outputs[0].tolist())
+                    seen_by_add.append(str(error_of(lambda: y_times_y._saved_self)))
+            return hook
+
+        for node in walk(out.grad_fn):
+            node.register_prehook(prehook(node))
+        out.backward()
+        assert order == ["MeanBackward0", "MulBackward0", "MulBackward0", "AddBackward0",
+                         "torch::autograd::AccumulateGrad"]
+        assert seen_by_add[0] == [[4.5, 4.5], [4.5, 4.5]]
+        assert seen_by_add[1].startswith(FREED)
+
+
+def test_vector_jacobian_products_by_hand(libs):
+    for lib in libs:
+        x, y, z, out = make_graph(lib)
+        out.backward()
+        g = lib.ones(2, 2) / 4
+        g = g * 3
+        g = g * y + g * y
+        np.testing.assert_allclose(g.detach().numpy(), grad(x))
+        np.testing.assert_allclose(grad(x), 4.5)
+
+
+# -- 3. after backward --------------------------------------------------------------------------
+def test_second_backward_raises_but_nodes_remain(libs):
+    for lib in libs:
+        x, y, z, out = make_graph(lib)
+        out.backward()
+        assert str(error_of(out.backward)).startswith(FREED)
+        assert out.grad_fn.name() == "MeanBackward0"
+        assert out.grad_fn.next_functions[0][0].name() == "MulBackward0"
+
+
+def test_graph_without_saved_tensors_repeats_and_accumulates(libs):
+    for lib in libs:
+        x = lib.zeros(2, 3, requires_grad=True)
+        out = (x + 1).sum()
+        for _ in range(3):
+            out.backward()
+        np.testing.assert_array_equal(grad(x), np.full((2, 3), 3.0))
+
+
+def test_times_a_python_number_saves_it_and_cannot_repeat(libs):
+    for lib in libs:
+        packed = []
+        x = lib.zeros(2, 3, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            y = x * 2
+        loss = y.sum()
+        assert y.grad_fn._saved_other.item() == 2 and packed == []  # saved, but hooks skip it
+        loss.backward()
+        assert str(error_of(loss.backward)).startswith(FREED)
+
+
+# -- 4. accumulation and zero_grad -------------------------------------------------------------
+def test_two_backwards_add_up(libs):
+    for lib in libs:
+        x = lib.ones(2, 2, requires_grad=True)
+        seen = []
+        for _ in range(2):
+            ((x + 2) * (x + 2) * 3).mean().backward()
+            seen.append(x.grad[0, 0].item())
+        assert seen == [4.5, 9.0]
+
+
+def test_zero_grad_sets_none_and_set_to_none_false_writes_zeros(libs):
+    for lib in libs:
+        model = lib.nn.Linear(10, 1)
+        optimizer = lib.optim.SGD(model.parameters(), lr=0.01)
+        data = lib.tensor(np.random.RandomState(0).randn(4, 10).astype(np.float32))
+        model(data).sum().backward()
+        assert model.bias.grad.tolist() == [4.0]
+        optimizer.zero_grad()
+        assert model.bias.grad is None and model.weight.grad is None
+        model(data).sum().backward()
+        optimizer.zero_grad(set_to_none=False)
+        assert model.bias.grad.tolist() == [0.0]
+
+
+def notebook_batches_and_weights():
+    """The notebook's data and starting weights, made with autograd_lesson's RNG as it does."""
+    al.manual_seed(0)
+    batches = [(al.randn(4, 10), al.randn(4, 1) * 3) for _ in range(3)]
+    al.manual_seed(1)
+    model = al.nn.Linear(10, 1)
+    return ([(d.numpy(), t.numpy()) for d, t in batches],
+            model.weight.detach().numpy(), model.bias.detach().numpy())
+
+
+def grad_norms(lib, reset):
+    batches, weight, bias = notebook_batches_and_weights()
+    model = lib.nn.Linear(10, 1)
+    with lib.no_grad():
+        model.weight.copy_(lib.tensor(weight))
+        model.bias.copy_(lib.tensor(bias))
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.01)
+    norms = []
+    for data, target in batches:
+        if reset:
+            optimizer.zero_grad()
+        lib.nn.MSELoss()(model(lib.tensor(data)), lib.tensor(target)).backward()
+        norms.append(sum(p.grad.pow(2).sum() for p in model.parameters()).sqrt().item())
+        optimizer.step()
+    return norms
+
+
+def test_grad_norms_with_and_without_zero_grad_match_torch(torch):
+    with_reset = {lib: grad_norms(lib, True) for lib in (al, torch)}
+    without = {lib: grad_norms(lib, False) for lib in (al, torch)}
+    for runs in (with_reset, without):
+        np.testing.assert_allclose(runs[al], runs[torch], rtol=1e-5)
+    assert without[torch][0] == pytest.approx(with_reset[torch][0])
+    assert all(b > a for a, b in zip(with_reset[torch][1:], without[torch][1:]))
+
+
+# -- 5. detach ---------------------------------------------------------------------------------
+def test_detach_holds_the_value_constant(libs):
+    for lib in libs:
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * x
+        (y.detach() * x).sum().backward()
+        assert x.grad.tolist() == [1.0, 4.0, 9.0]
+        x.grad = None
+        (y * x).sum().backward()
+        assert x.grad.tolist() == [3.0, 12.0, 27.0]
+
+
+def test_detached_part_gets_no_grad(libs):
+    for lib in libs:
+        part1, part2 = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU()), lib.nn.Linear(4, 1)
+        data = lib.tensor(np.random.RandomState(1).randn(5, 3).astype(np.float32))
+        part2(part1(data).detach()).sum().backward()
+        assert part1[0].weight.grad is None and part1[0].bias.grad is None
+        assert part2.weight.grad is not None
+
+
+# -- 6. the implicit gradient and non-scalar outputs --------------------------------------------
+def test_implicit_gradient_is_0dim_and_shape_1_is_refused(libs):
+    for lib in libs:
+        x, y, z, out = make_graph(lib)
+        shapes = []
+        out.register_hook(lambda g: shapes.append(tuple(g.shape)))
+        error = error_of(lambda: out.backward(lib.tensor([1.0])))
+        assert type(error) is RuntimeError and str(error) == MISMATCH
+        assert shapes == [] and x.grad is None  # refused before any node ran
+        out.backward(lib.tensor(1.0))           # the graph is intact
+        assert shapes == [()] and grad(x).tolist() == [[4.5, 4.5], [4.5, 4.5]]
+        x, y, z, out = make_graph(lib)
+        out.register_hook(lambda g: shapes.append(tuple(g.shape)))
+        out.backward()
+        assert shapes == [(), ()]
+
+
+def test_non_scalar_output_needs_a_gradient(libs):
+    for lib in libs:
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        y = x * 2
+        assert str(error_of(y.backward)) == NOT_SCALAR
+        y.backward(lib.tensor([0.1, 1.0, 0.0001]))
+        np.testing.assert_allclose(grad(x), [0.2, 2.0, 0.0002], rtol=1e-6)
+
+
+# -- 7. clip_grad_norm_ ----------------------------------------------------------------------
+def test_clip_grad_norm_returns_the_norm_before_clipping(torch):
+    rs = np.random.RandomState(2)
+    weight, bias = rs.randn(3, 5), rs.randn(3)
+    data, target = rs.randn(4, 5), rs.randn(4, 3) * 10
+    returned = {}
+    for lib in (al, torch):
+        model = lib.nn.Linear(5, 3, dtype=lib.float64)
+        with lib.no_grad():
+            model.weight.copy_(lib.tensor(weight))
+            model.bias.copy_(lib.tensor(bias))
+        lib.nn.functional.mse_loss(model(lib.tensor(data)), lib.tensor(target)).backward()
+        before = float(np.sqrt(sum((grad(p) ** 2).sum() for p in model.parameters())))
+        total = lib.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        after = float(np.sqrt(sum((grad(p) ** 2).sum() for p in model.parameters())))
+        assert total.dim() == 0 and total.item() == pytest.approx(before, rel=1e-9)
+        assert before > 1 and after == pytest.approx(1.0, abs=1e-5)
+        returned[lib] = total.item()
+    assert returned[al] == pytest.approx(returned[torch], rel=1e-9)
+
+
+# -- 8. a custom Function ----------------------------------------------------------------------
+def my_relu(lib):
+    class MyReLU(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, input):
+            ctx.save_for_backward(input)
+            return input.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, = ctx.saved_tensors
+            grad_input = grad_output.clone()
+            grad_input[input < 0] = 0
+            return grad_input
+    return MyReLU
+
+
+def test_my_relu_differs_from_relu_at_zero(libs):
+    values = [-1.5, -0.0, 0.0, 0.7, 2.0]
+    for lib in libs:
+        MyReLU = my_relu(lib)
+        results = {}
+        for name, fn in (("MyReLU", MyReLU.apply), ("relu", lib.relu),
+                         ("clamp", lambda t: t.clamp(min=0))):
+            x = lib.tensor(values, requires_grad=True)
+            out = fn(x)
+            out.sum().backward()
+            results[name] = grad(x).tolist()
+            if name == "MyReLU":
+                assert out.grad_fn.name() == type(out.grad_fn).__name__ == "MyReLUBackward"
+                assert str(error_of(lambda: out.grad_fn.saved_tensors)).startswith(FREED)
+        assert results == {"MyReLU": [0, 1, 1, 1, 1], "relu": [0, 0, 0, 1, 1],
+                           "clamp": [0, 1, 1, 1, 1]}
+
+
+# -- exercises ----------------------------------------------------------------------------------
+def make_two_losses(lib, exp=True):
+    x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    a = x.exp() if exp else x + 1
+    return x, a, a.sum(), (a * x).sum()
+
+
+def test_exercise_1_loss1_frees_only_exp_result(libs):
+    for lib in libs:
+        x, a, loss1, loss2 = make_two_losses(lib)
+        exp_node, mul_node = a.grad_fn, loss2.grad_fn.next_functions[0][0]
+        loss1.backward()
+        assert str(error_of(lambda: exp_node._saved_result)).startswith(FREED)
+        assert mul_node._saved_self is a and mul_node._saved_other is x  # not on loss1's path
+
+
+def test_exercise_2_which_second_backward_raises(libs):
+    for lib in libs:
+        for exp, raises in ((True, True), (False, False)):
+            x, a, loss1, loss2 = make_two_losses(lib, exp)
+            loss1.backward()
+            error = error_of(loss2.backward)
+            assert (error is not None) is raises
+            assert error is None or str(error).startswith(FREED)
+
+
+def test_exercise_3_accumulation_with_detach(libs):
+    for lib in libs:
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        for _ in range(3):
+            (x * x.detach()).sum().backward()
+        assert x.grad.tolist() == [3.0, -6.0, 9.0]
+
+
+# -- the notebook prints what torch says -------------------------------------------------------
+def notebook_text():
+    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    return "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", []))
+
+
+def test_notebook_errors_are_torchs_first_sentences(torch):
+    text = notebook_text()
+    x, y, z, out = make_graph(torch)
+    errors = [error_of(lambda: out.backward(torch.tensor([1.0])))]
+    out.backward()
+    errors.append(error_of(out.backward))
+    errors.append(error_of((torch.ones(3, requires_grad=True) * 2).backward))
+    for error in errors:
+        assert f"✗ RuntimeError: {first_sentence(error)}" in text
+
+
+def test_notebook_grad_norms_are_torchs(torch):
+    text = notebook_text()
+    assert f"with zero_grad():    {[round(n, 2) for n in grad_norms(torch, True)]}" in text
+    assert f"without zero_grad(): {[round(n, 2) for n in grad_norms(torch, False)]}" in text

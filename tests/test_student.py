@@ -1,0 +1,133 @@
+"""Student copies of every lesson: solutions stripped, valid, and every exercise says "not done".
+
+For each notebook in ``notebooks/``, ``autograd_lesson.student.student_notebook`` makes the copy
+an instructor hands out (``make student``). The copy must be a valid notebook with no solution
+left, each ``### BEGIN SOLUTION`` block replaced by a ``... # YOUR ANSWER HERE`` placeholder,
+and it must run top to bottom in a fresh kernel without an error, every exercise cell printing
+the checkers' "not done yet" message. The lessons with their solutions must pass their own checks.
+The copies are executed concurrently (one kernel each) and with Graphviz stubbed out by a first
+cell added for the run only (pictures are checked by nbval on the lessons), to keep the run short.
+"""
+import concurrent.futures
+import copy
+import pathlib
+import re
+
+import nbformat
+import pytest
+
+from autograd_lesson.lesson import NOT_DONE
+from autograd_lesson.student import student_notebook
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+PLACEHOLDER = re.compile(r"^[ \t]*(?:([A-Za-z_]\w*) = )?\.\.\.  # YOUR ANSWER HERE$", re.MULTILINE)
+SOLVED = re.compile(rf"^[ \t]*{BEGIN}\n\s*(?:([A-Za-z_]\w*)\s*=)?", re.MULTILINE)
+MIN_EXERCISES = 2
+TIMEOUT = 120  # seconds per cell
+
+
+def exercise_indices(nb):
+    return [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and BEGIN in c.source]
+
+
+def text_of(cell):
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            parts.append(out.get("text", ""))
+        elif "data" in out:
+            parts.append(out["data"].get("text/plain", ""))
+        elif out.get("output_type") == "error":
+            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
+    return "".join(parts)
+
+
+# Rendering a graph with `dot` takes ~0.5 s; the student run needs the checkers, not the pictures.
+FAST_PICTURES = """
+import io as _io, graphviz as _graphviz
+from PIL import Image as _Image
+_png = _io.BytesIO()
+_Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
+_FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'}
+_graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
+"""
+
+
+def execute(nb, workdir):
+    from nbclient import NotebookClient
+    nb.cells.insert(0, nbformat.v4.new_code_cell(FAST_PICTURES))
+    NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", allow_errors=False,
+                   resources={"metadata": {"path": str(workdir)}}).execute()
+    nb.cells.pop(0)  # cell indices match the lesson's again
+    return nb
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    """name -> (lesson, student copy, executed student copy or the exception it raised)."""
+    out = tmp_path_factory.mktemp("student")
+    lessons = {p.name: nbformat.read(p, as_version=4) for p in NOTEBOOKS}
+    students = {}
+    for name, nb in lessons.items():
+        students[name] = student_notebook(copy.deepcopy(nb))
+        nbformat.write(students[name], out / name)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {name: pool.submit(execute, nbformat.read(out / name, as_version=4), out)
+                   for name in lessons}
+    executed = {}
+    for name, future in futures.items():
+        try:
+            executed[name] = future.result()
+        except Exception as error:  # noqa: BLE001  (reported per notebook below)
+            executed[name] = error
+    return {name: (lessons[name], students[name], executed[name]) for name in lessons}
+
+
+@pytest.fixture(params=[p.name for p in NOTEBOOKS])
+def notebook(request, copies):
+    return copies[request.param]
+
+
+def test_there_are_lessons():
+    assert len(NOTEBOOKS) >= 2, "notebooks/ should hold the lessons 00 .. 08"
+
+
+def test_lesson_has_exercises(notebook):
+    lesson, _, _ = notebook
+    assert len(exercise_indices(lesson)) >= MIN_EXERCISES, \
+        f"a lesson needs at least {MIN_EXERCISES} exercise cells with {BEGIN} blocks"
+
+
+def test_student_copy_is_valid_and_has_no_solutions(notebook):
+    lesson, student, _ = notebook
+    nbformat.validate(student)
+    for cell in student.cells:
+        assert BEGIN not in cell.source and END not in cell.source
+    for i in exercise_indices(lesson):
+        solved = [m.group(1) for m in SOLVED.finditer(lesson.cells[i].source)]
+        blanks = [m.group(1) for m in PLACEHOLDER.finditer(student.cells[i].source)]
+        assert blanks == solved, f"cell {i}: each solution must become its own placeholder"
+        assert student.cells[i].outputs == [] and student.cells[i].execution_count is None
+
+
+def test_lesson_solutions_pass_their_checks(notebook):
+    lesson, _, _ = notebook
+    for i in exercise_indices(lesson):
+        text = text_of(lesson.cells[i])
+        assert "✓ correct" in text, f"cell {i}: the stored solution output shows no '✓ correct'"
+        assert "not done yet" not in text and "✗ not quite" not in text, f"cell {i}"
+
+
+def test_student_copy_runs_and_each_exercise_says_not_done(notebook):
+    lesson, student, executed = notebook
+    if isinstance(executed, Exception):
+        pytest.fail(f"the student copy does not run: {type(executed).__name__}: "
+                    f"{str(executed)[-2000:]}")
+    for i in exercise_indices(lesson):
+        text = text_of(executed.cells[i])
+        blanks = len(PLACEHOLDER.findall(student.cells[i].source))
+        assert text.count(NOT_DONE) >= blanks, \
+            f"cell {i}: expected a 'not done yet' line per answer, got:\n{text}"
+        assert "✓ correct" not in text, f"cell {i}: an unanswered exercise must not pass"
