@@ -159,7 +159,11 @@ class TensorOps:
 
     @property
     def T(self):
-        return _ops.shape.TBackward0.apply(self)
+        return _ops.shape.PermuteBackward0.apply(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    def permute(self, *dims):
+        dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        return _ops.shape.PermuteBackward0.apply(self, dims)
 
     def transpose(self, dim0, dim1):
         return _ops.shape.TransposeBackward0.apply(self, dim0, dim1)

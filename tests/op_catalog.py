@@ -113,6 +113,18 @@ def _rnn_ref(x, h):
     return np.tanh(h @ w_hh.T + b_hh + x @ w_ih.T + b_ih)
 
 
+def _linear_module(lib, x):
+    """``nn.Linear(4, 5)`` with fixed parameters: TBackward0 then AddmmBackward0."""
+    layer = lib.nn.Linear(4, 5)
+    if x.dtype == lib.float64:
+        layer = layer.double()
+    w_ih, _, b_ih, _ = _rnn_params()
+    with lib.no_grad():
+        layer.weight.copy_(lib.tensor(w_ih))
+        layer.bias.copy_(lib.tensor(b_ih))
+    return layer(x)
+
+
 def _dropout_train(lib, x):
     lib.manual_seed(0)
     return lib.nn.functional.dropout(x, 0.5, training=True)
@@ -140,15 +152,19 @@ CASES = [
           ref=np.multiply),  # a 0-dim tensor does not promote a dimensioned one
     _case("add_float64", lambda lib, x, y: x + y, X, Arg((3, 4), dtype="float64"), ref=np.add),
     _case("div", lambda lib, x, y: x / y, X, P, ref=np.divide),
+    _case("div_method", lambda lib, x, y: x.div(y), X, P, ref=np.divide),
+    _case("sub_alpha", lambda lib, x, y: x.sub(y, alpha=0.5), X, X, ref=lambda x, y: x - 0.5 * y),
     _case("div_int", lambda lib, x: x / 2, X, ref=lambda x: x / 2),
     _case("div_float", lambda lib, x: x / 2.5, X, ref=lambda x: x / 2.5),
     _case("rdiv_int", lambda lib, x: 2 / x, P, ref=lambda x: 2 / x),
     _case("neg", lambda lib, x: -x, X, ref=np.negative),
+    _case("reciprocal", lambda lib, x: x.reciprocal(), P, ref=np.reciprocal),
     _case("pow_int", lambda lib, x: x ** 2, X, ref=lambda x: x ** 2),
     _case("pow_int3", lambda lib, x: x ** 3, X, ref=lambda x: x ** 3),
     _case("pow_float", lambda lib, x: x ** 0.5, P, ref=np.sqrt),
     _case("pow_negative", lambda lib, x: x.pow(-1.5), P, ref=lambda x: x ** -1.5),
     _case("pow_tensor", lambda lib, x, e: x ** e, P, X, ref=np.power),
+    _case("torch_pow", lambda lib, x: lib.pow(x, 3), X, ref=lambda x: x ** 3),
     _case("rpow_int", lambda lib, x: 2 ** x, X, ref=lambda x: 2.0 ** x),
     _case("rpow_float", lambda lib, x: 2.5 ** x, X, ref=lambda x: 2.5 ** x),
     # elementwise functions -------------------------------------------------------------------
@@ -176,16 +192,22 @@ CASES = [
           ref=lambda x: x.sum(0, keepdims=True)),
     _case("sum_dims", lambda lib, x: x.sum(dim=(0, 1)), X, ref=np.sum),
     _case("sum_neg_dim", lambda lib, x: x.sum(-1), X, ref=lambda x: x.sum(-1)),
+    _case("sum_0dim", lambda lib, s: s.sum(), Arg(()), ref=np.sum),
+    _case("torch_sum_dim", lambda lib, x: lib.sum(x, 1), X, ref=lambda x: x.sum(1)),
     _case("mean", lambda lib, x: x.mean(), X, ref=np.mean),
+    _case("mean_dims", lambda lib, x: x.mean(dim=(0, -1)), X, ref=np.mean),
     _case("mean_dim", lambda lib, x: x.mean(dim=1), X, ref=lambda x: x.mean(1)),
     _case("mean_dim_keepdim", lambda lib, x: x.mean(dim=0, keepdim=True), X,
           ref=lambda x: x.mean(0, keepdims=True)),
     _case("max", lambda lib, x: x.max(), X, ref=np.max),
     _case("max_dim", lambda lib, x: x.max(dim=1).values, X, ref=lambda x: x.max(1)),
+    _case("max_neg_dim", lambda lib, x: x.max(-1)[0], X, ref=lambda x: x.max(-1)),
     _case("max_dim_keepdim", lambda lib, x: x.max(0, keepdim=True)[0], X,
           ref=lambda x: x.max(0, keepdims=True)),
     _case("norm", lambda lib, x: x.norm(), X, ref=np.linalg.norm),
     _case("norm_dim", lambda lib, x: x.norm(dim=1), X, ref=lambda x: np.linalg.norm(x, axis=1)),
+    _case("norm_dim_keepdim", lambda lib, x: x.norm(dim=0, keepdim=True), X,
+          ref=lambda x: np.linalg.norm(x, axis=0, keepdims=True)),
     # matrix products -------------------------------------------------------------------------
     _case("matmul_2d_2d", lambda lib, x, w: x @ w, X, W, ref=np.matmul),
     _case("matmul_2d_1d", lambda lib, x, v: x @ v, X, V, ref=np.matmul),
@@ -193,30 +215,46 @@ CASES = [
     _case("matmul_1d_2d", lambda lib, v, w: v @ w, V, W, ref=np.matmul),
     _case("torch_matmul", lambda lib, x, w: lib.matmul(x, w), X, W, ref=np.matmul),
     _case("mm", lambda lib, x, w: lib.mm(x, w), X, W, ref=np.matmul),
+    _case("mm_transposed_left", lambda lib, x, w: x.t().mm(w), Arg((4, 3)), W,
+          ref=lambda x, w: x.T @ w),  # a column-major mat1: its gradient comes transposed
     _case("mv", lambda lib, x, v: lib.mv(x, v), X, V, ref=np.matmul),
     _case("addmm", lambda lib, b, x, w: lib.addmm(b, x, w), Arg((5,)), X, W,
           ref=lambda b, x, w: b + x @ w),
+    _case("addmm_alpha_beta", lambda lib, b, x, w: lib.addmm(b, x, w, beta=0.5, alpha=2),
+          Arg((3, 5)), X, W, ref=lambda b, x, w: 0.5 * b + 2 * (x @ w)),
     _case("linear", lambda lib, x, w, b: lib.nn.functional.linear(x, w, b), X, Arg((5, 4)),
           Arg((5,)), ref=lambda x, w, b: x @ w.T + b),
     _case("linear_no_bias", lambda lib, x, w: lib.nn.functional.linear(x, w), X, Arg((5, 4)),
           ref=lambda x, w: x @ w.T),
     # shape ops -------------------------------------------------------------------------------
     _case("t", lambda lib, x: x.t(), X, ref=np.transpose),
+    _case("T", lambda lib, x: x.T, X, ref=np.transpose),  # PermuteBackward0, not TBackward0
+    _case("permute", lambda lib, x: x.permute(1, -1, 0), Arg((2, 3, 4)),
+          ref=lambda x: x.transpose(1, 2, 0)),
     _case("transpose", lambda lib, x: x.transpose(0, 1), X, ref=np.transpose),
     _case("reshape", lambda lib, x: x.reshape(4, 3), X, ref=lambda x: x.reshape(4, 3)),
     _case("reshape_noncontiguous", lambda lib, x: x.t().reshape(12), X,
           ref=lambda x: x.T.reshape(12)),
     _case("view", lambda lib, x: x.view(12), X, ref=lambda x: x.reshape(12)),
     _case("view_infer", lambda lib, x: x.view(-1, 6), X, ref=lambda x: x.reshape(2, 6)),
+    _case("flatten", lambda lib, x: x.flatten(), X, ref=np.ravel),
     _case("expand", lambda lib, c: c.expand(3, 4), Arg((3, 1)),
           ref=lambda c: np.broadcast_to(c, (3, 4))),
     _case("unsqueeze", lambda lib, x: x.unsqueeze(0), X, ref=lambda x: x[None]),
     _case("unsqueeze_neg", lambda lib, x: x.unsqueeze(-1), X, ref=lambda x: x[..., None]),
+    _case("unsqueeze_0dim", lambda lib, s: s.unsqueeze(0), Arg(()), ref=lambda s: s[None]),
+    _case("expand_as", lambda lib, c, x: c.expand_as(x), Arg((1, 4)), X,
+          ref=lambda c, x: np.broadcast_to(c, (3, 4))),
     _case("squeeze_dim", lambda lib, x: x.squeeze(1), Arg((3, 1, 4)), ref=lambda x: x[:, 0]),
     _case("squeeze_all", lambda lib, x: x.squeeze(), Arg((3, 1, 4)), ref=np.squeeze),
+    _case("squeeze_size_not_1", lambda lib, x: x.squeeze(0), X, ref=lambda x: x),
     _case("index_int", lambda lib, x: x[0], X, ref=lambda x: x[0]),
     _case("index_negative", lambda lib, x: x[-1], X, ref=lambda x: x[-1]),
     _case("index_slice", lambda lib, x: x[1:3], X, ref=lambda x: x[1:3]),
+    _case("index_slice_negative", lambda lib, x: x[-2:], X, ref=lambda x: x[-2:]),
+    _case("index_slice_step", lambda lib, x: x[::2], X, ref=lambda x: x[::2]),
+    _case("select", lambda lib, x: x.select(1, -2), X, ref=lambda x: x[:, -2]),
+    _case("narrow", lambda lib, x: x.narrow(1, 1, 2), X, ref=lambda x: x[:, 1:3]),
     _case("index_int_list", lambda lib, x: x[[0, 2]], X, ref=lambda x: x[[0, 2]]),
     _case("index_bool_mask", lambda lib, x: x[x > 0], X, ref=lambda x: x[x > 0]),
     _case("index_column", lambda lib, x: x[:, 0], X, ref=lambda x: x[:, 0]),
@@ -225,12 +263,18 @@ CASES = [
     _case("cat", lambda lib, x, y: lib.cat([x, y]), X, X, ref=lambda x, y: np.concatenate([x, y])),
     _case("cat_dim1", lambda lib, x, y: lib.cat([x, y], dim=1), X, Arg((3, 2)),
           ref=lambda x, y: np.concatenate([x, y], 1)),
+    _case("cat_three", lambda lib, x, y, z: lib.cat([x, y, z], dim=-1), X, Arg((3, 1)), X,
+          ref=lambda x, y, z: np.concatenate([x, y, z], -1)),
     _case("stack", lambda lib, x, y: lib.stack([x, y]), X, X, ref=lambda x, y: np.stack([x, y])),
     _case("stack_dim1", lambda lib, x, y: lib.stack([x, y], dim=1), X, X,
           ref=lambda x, y: np.stack([x, y], 1)),
     _case("where", lambda lib, x, y: lib.where(x > 0, x, y), X, X,
           ref=lambda x, y: np.where(x > 0, x, y)),
+    _case("where_scalar", lambda lib, x: lib.where(x > 0, x, 0.0), X,
+          ref=lambda x: np.where(x > 0, x, 0.0)),
     _case("clone", lambda lib, x: x.clone(), X, ref=np.copy),
+    _case("to_float32", lambda lib, x: x.float() * 1, X, ref=lambda x: x.astype(np.float32),
+          tags=("float32 output",)),  # ToCopyBackward0; too coarse for finite differences
     # nn ops and losses -----------------------------------------------------------------------
     _case("softmax", lambda lib, x: x.softmax(dim=1), X, ref=lambda x: _softmax(x, 1)),
     _case("softmax_dim0", lambda lib, x: lib.softmax(x, 0), X, ref=lambda x: _softmax(x, 0)),
@@ -256,10 +300,22 @@ CASES = [
           X, ref=lambda x: -np.sum(_log_softmax(x, 1)[range(3), TARGET])),
     _case("nll_loss", lambda lib, x: lib.nn.functional.nll_loss(x, lib.tensor(TARGET)), X,
           ref=lambda x: -np.mean(x[range(3), TARGET])),
+    _case("nll_loss_none",
+          lambda lib, x: lib.nn.functional.nll_loss(x, lib.tensor(TARGET), reduction="none"), X,
+          ref=lambda x: -x[range(3), TARGET]),
+    _case("cross_entropy_ignore_index",
+          lambda lib, x: lib.nn.functional.cross_entropy(x, lib.tensor([0, -100, 1])), X,
+          ref=lambda x: -np.mean(_log_softmax(x, 1)[[0, 2], [0, 1]])),
+    _case("binary_cross_entropy_sum",
+          lambda lib, p, t: lib.nn.functional.binary_cross_entropy(p, t, reduction="sum"), U, U,
+          ref=lambda p, t: np.sum(-(t * np.log(p) + (1 - t) * np.log(1 - p)))),
     _case("dropout_train", _dropout_train, X, random=True),
     _case("dropout_eval", lambda lib, x: lib.nn.functional.dropout(x, 0.5, training=False), X,
           ref=lambda x: x),
     _case("rnn_cell", _rnn_cell, X, Arg((3, 5)), ref=_rnn_ref, params=True),
+    _case("rnn_cell_unbatched", _rnn_cell, Arg((4,)), Arg((5,)), ref=_rnn_ref, params=True),
+    _case("linear_module", _linear_module, X, params=True,
+          ref=lambda x: x @ _rnn_params()[0].T + _rnn_params()[2]),
     # broadcasting: gradients are summed back to each input's shape --------------------------
     _case("mul_broadcast_row", lambda lib, x, y: x * y, X, V, ref=np.multiply),
     _case("add_broadcast_outer", lambda lib, x, y: x + y, Arg((3, 1)), Arg((1, 4)), ref=np.add),

@@ -55,7 +55,10 @@ def gradcheck(case):
 
     expected = numerical_gradient(loss, arrays)
     for x, numeric in zip(inputs, expected):
-        assert x.grad is not None and x.grad.shape == x.shape
+        if x.grad is None:  # only its shape was used (expand_as)
+            np.testing.assert_array_equal(numeric, 0)
+            continue
+        assert x.grad.shape == x.shape
         np.testing.assert_allclose(x.grad.numpy(), numeric, rtol=1e-5, atol=1e-6)
     return inputs
 
@@ -104,7 +107,7 @@ def gradgradcheck(case, directions=2):
 
 
 FORWARD = [c for c in CASES if c.ref is not None]
-SMOOTH = [c for c in CASES if c.name != "dropout_eval"]
+SMOOTH = [c for c in CASES if c.name != "dropout_eval" and "float32 output" not in c.tags]
 
 
 @pytest.mark.parametrize("case", FORWARD, ids=[c.name for c in FORWARD])
@@ -150,7 +153,8 @@ def test_float32_stays_float32(case):
     inputs, out = _all_requiring_grad(case, "float32")
     assert out.dtype == (np.float64 if case.name == "add_float64" else np.float32)
     out.backward(al.ones_like(out))
-    assert [x.grad.dtype for x in inputs] == [x.dtype for x in inputs]
+    assert [x.grad.dtype for x in inputs if x.grad is not None] == [
+        x.dtype for x in inputs if x.grad is not None]
 
 
 @pytest.mark.parametrize("expression,name,dtype", [

@@ -234,15 +234,32 @@ class SliceBackwardBackward0(Op):
         return SliceBackward0.apply(grad, ctx.dim, ctx.key)
 
 
-class IndexPutImplBackward0(Op):
+class SavedIndexList:
+    """PyTorch saves advanced-indexing indices as a list of tensors: ``_saved_indices`` is a
+    list (a tuple for ``IndexPutImplBackward0``) and, unlike a single saved tensor, the raw
+    ``_raw_saved_indices`` raises once the graph is freed."""
+
+    _indices_container = list
+
+    @property
+    def _saved_indices(self):
+        return self._indices_container([self.saved("indices")])
+
+    @property
+    def _raw_saved_indices(self):
+        slot = self._saved_slots["indices"]
+        if slot.released:
+            from .._node import FREED_MESSAGE
+            raise RuntimeError(FREED_MESSAGE)
+        return self._indices_container([slot])
+
+
+class IndexPutImplBackward0(SavedIndexList, Op):
     """``zeros.index_put_(indices, values, accumulate=True)`` (advanced indexing's backward):
     values added at the indices. Saves indices (the same tensor the indexing saved)."""
 
     non_differentiable = (1,)
-
-    @property
-    def _saved_indices(self):
-        return (self.saved("indices"),)
+    _indices_container = tuple
 
     def forward(ctx, x, indices, values):
         ctx.save("indices", indices)

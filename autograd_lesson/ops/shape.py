@@ -7,7 +7,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
-from .formula import IndexPutImplBackward0, SelectBackwardBackward0, SliceBackwardBackward0, zeros
+from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
+                      SliceBackwardBackward0, zeros)
 from ._util import normalize_dims, result_type
 
 
@@ -88,6 +89,27 @@ class TBackward0(Op):
 
     def backward(ctx, grad):
         return grad.t()
+
+
+class PermuteBackward0(Op):
+    """out = self with its dims reordered (``permute``, and ``x.T``); a view. Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, dims):
+        ctx.save_value("dims", list(dims))
+        if len(dims) != x.ndim:
+            raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
+                               f"does not match the length of the desired ordering of dimensions "
+                               f"i.e. input.dim() = {x.ndim} is not equal to len(dims) = {len(dims)}")
+        order = normalize_dims(dims, x.ndim) if dims else ()
+        if len(set(order)) != len(order):
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        ctx.inverse = tuple(int(i) for i in np.argsort(order))
+        return np.transpose(x._data, order)
+
+    def backward(ctx, grad):
+        return PermuteBackward0.apply(grad, ctx.inverse)
 
 
 class TransposeBackward0(Op):
@@ -233,25 +255,12 @@ class SliceBackward0(Op):
 INT64_MAX = 2 ** 63 - 1
 
 
-class IndexBackward0(Op):
+class IndexBackward0(SavedIndexList, Op):
     """out = self[indices] (advanced indexing: int list or bool mask; a copy, not a view).
     Saves indices (a new int64 tensor for a list; the mask itself for a bool mask), which
     PyTorch exposes as a list (``_saved_indices == [mask]``) and gives no edge."""
 
     non_differentiable = (1,)
-
-    @property
-    def _saved_indices(self):
-        return [self.saved("indices")]
-
-    @property
-    def _raw_saved_indices(self):
-        # Unlike a single saved tensor, PyTorch's list-valued raw save raises once freed.
-        slot = self._saved_slots["indices"]
-        if slot.released:
-            from .._node import FREED_MESSAGE
-            raise RuntimeError(FREED_MESSAGE)
-        return [slot]
 
     def forward(ctx, x, index):
         ctx.input_shape = x.shape
