@@ -198,7 +198,8 @@ class PowBackward2(Op):
         ctx.base = base
         ctx.save_value("self", base)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(base ** exponent._data).astype(result_type(exponent, base), copy=False)
+            out = np.asarray(base ** exponent._data)
+        return out.astype(result_type(exponent, base), copy=False)
 
     def backward(ctx, grad):
         result = ctx.saved("result")

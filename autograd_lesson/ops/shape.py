@@ -101,7 +101,8 @@ class PermuteBackward0(Op):
         if len(dims) != x.ndim:
             raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
                                f"does not match the length of the desired ordering of dimensions "
-                               f"i.e. input.dim() = {x.ndim} is not equal to len(dims) = {len(dims)}")
+                               f"i.e. input.dim() = {x.ndim} is not equal to "
+                               f"len(dims) = {len(dims)}")
         order = normalize_dims(dims, x.ndim) if dims else ()
         if len(set(order)) != len(order):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
