@@ -348,3 +348,12 @@ def test_graph_shape_equals_torch(torch):
         return [(n.name(), tuple(None if c is None else index[c] for c, _ in n.next_functions))
                 for n in order]
     assert shape(autograd_lesson) == shape(torch)
+
+
+def test_show_backward_counts_nodes_made_inside_the_call():
+    """The view's 'ran N nodes' must count a temporary root too: ``(loss1 + loss2).backward()``
+    runs the AddBackward0 of the sum, which is garbage right after the call (16, not 15)."""
+    from autograd_lesson.viz import record
+    net = TwoHeads(autograd_lesson)
+    _, loss1, loss2 = net.forward()
+    assert record(lambda: (loss1 + loss2).backward()).executed_count == 16

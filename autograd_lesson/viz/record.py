@@ -44,6 +44,7 @@ class Recording:
         self.result = None
         self.frames = []
         self.calls = 0
+        self._count = 0  # distinct nodes run, including ones made (and dropped) inside the call
 
     @property
     def executed(self):
@@ -55,7 +56,7 @@ class Recording:
 
     @property
     def executed_count(self):
-        return len(self._executed)
+        return self._count
 
 
 def _summary(grads):
@@ -73,6 +74,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     roots = list(roots or [])
     ids = node_ids(roots) if frames else {}
     pending = {}
+    ran = set()  # strong refs only while the call runs, so temporary nodes are counted too
 
     def on_event(event):
         nonlocal ids
@@ -85,6 +87,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             ids = node_ids(roots)
         elif isinstance(event, NodeFinished):
             recording._executed.add(event.node)
+            ran.add(event.node)
             if frames and len(recording.frames) < max_frames:
                 node_id = ids.get(event.node, -1)
                 snap = take_snapshot(roots, names, executed=recording.executed,
@@ -108,6 +111,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             recording.result = call()
         except Exception as error:  # the lesson shows it as one line, not a traceback
             recording.error = error
+    recording._count = len(ran)
     return recording
 
 
