@@ -165,6 +165,10 @@ class Tensor(TensorOps):
     def nelement(self):
         return int(self._data.size)
 
+    def data_ptr(self):
+        """Address of the first element: equal for tensors that share memory, as in PyTorch."""
+        return self._data.__array_interface__["data"][0]
+
     def element_size(self):
         return self._data.itemsize
 

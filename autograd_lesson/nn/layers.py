@@ -99,6 +99,10 @@ class Sequential(Module):
     def __len__(self):
         return len(self._modules)
 
+    def append(self, module):
+        setattr(self, str(len(self._modules)), module)
+        return self
+
     def __iter__(self):
         return iter(self._modules.values())
 
