@@ -113,18 +113,20 @@ def step_through(code, **names):
 NOT_DONE = "⏳ not done yet: replace the ... with your answer, then run this cell again."
 
 
-def _normalise(key):
+def _normalise(key, keep_id=False):
     """'MulBackward0.other', 'MulBackward0._saved_other' and '#0 MulBackward0._saved_other'
-    all name the same buffer."""
+    all name the same buffer; with ``keep_id`` the '#0 ' (node number in the ledger) stays,
+    to tell apart two nodes of the same type."""
     key = key.strip()
-    if key.startswith("#"):
+    if key.startswith("#") and not keep_id:
         key = key.split(" ", 1)[1] if " " in key else key
     return key.replace("._saved_", ".")
 
 
 def check_freed(prediction, code, hint="", **names):
     """Predict-then-check: which saved buffers will ``code`` free? ``prediction`` is a set of
-    names like ``{"MulBackward0.other"}`` (empty set: nothing is freed). Prints the verdict."""
+    names like ``{"MulBackward0.other"}`` (empty set: nothing is freed), or, to tell apart
+    nodes of one type, ledger names with their number: ``{"#3 AddmmBackward0.mat1"}``."""
     if prediction is ... or prediction is None:
         print(NOT_DONE)
         return
@@ -134,8 +136,10 @@ def check_freed(prediction, code, hint="", **names):
     recording = record(call)
     after = take_snapshot(roots, names)
     old = {b.key: b.state for b in before.buffers}
-    freed = {_normalise(b.key) for b in after.buffers if b.state == "freed" and old.get(b.key) != "freed"}
-    guess = {_normalise(k) for k in prediction}
+    keep_id = any(k.strip().startswith("#") for k in prediction)
+    freed = {_normalise(b.key, keep_id) for b in after.buffers
+             if b.state == "freed" and old.get(b.key) != "freed"}
+    guess = {_normalise(k, keep_id) for k in prediction}
     print(f"{label}: {verdict(recording.error) if recording.error else 'ran'}")
     if guess == freed:
         print(f"✓ correct: it freed {_listing(freed)}.")
