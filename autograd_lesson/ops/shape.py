@@ -3,6 +3,8 @@
 None of these saves a tensor, except advanced indexing (``IndexBackward0`` saves its indices),
 which is why graphs made of them can be backpropagated twice.
 """
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -16,12 +18,12 @@ def _infer_shape(shape, numel):
     shape = list(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else list(shape)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1])) if shape else 1
+    known = int(math.prod(s for s in shape if s != -1)) if shape else 1  # np.prod: ~3 us
     if -1 in shape:
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
         shape[shape.index(-1)] = numel // known
-    if int(np.prod(shape)) != numel:
+    if int(math.prod(shape)) != numel:
         raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
     return tuple(shape)
 
