@@ -12,7 +12,7 @@ ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 DOT_HINT := Graphviz 'dot' not found: install it with 'sudo apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS) or 'conda install -c conda-forge graphviz'
 
-.PHONY: help venv install install-test install-e2e dot lab test figures student bench e2e clean
+.PHONY: help venv install install-test install-e2e install-bench dot lab test figures student bench e2e clean
 
 help:
 	@echo "make lab      open the lesson notebooks in JupyterLab"
@@ -69,8 +69,14 @@ figures: install dot
 student: install
 	$(VPY) -m autograd_lesson.student notebooks build/student
 
-bench: install-test
-	$(VPY) benchmarks/run.py
+install-bench: $(VENV)/.installed-bench
+
+$(VENV)/.installed-bench: pyproject.toml | $(VPY)
+	$(PIP) install -e '.[test,bench]'
+	@touch $@ $(VENV)/.installed-test $(VENV)/.installed
+
+bench: install-bench dot
+	$(VPY) benchmarks/run.py $(BENCH_ARGS)
 
 e2e: install-e2e dot
 	$(VPY) tests/e2e/run_e2e.py
