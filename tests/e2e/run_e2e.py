@@ -125,7 +125,7 @@ def cell_pictures(page, index):
 def check_notebook(page, base, name, path):
     problems = []
     graphs = stored_graph_cells(path)
-    page.goto(f"{base}/lab/tree/{name}")
+    page.goto(f"{base}/lab/tree/{name}?reset")  # ?reset: a fresh workspace, only this notebook
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     page.wait_for_function(
         "() => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= %d"
@@ -182,6 +182,16 @@ def move_slider(page, cell, index):
     return []
 
 
+def shutdown_kernels(base, token):
+    """Stop the kernels of notebooks already checked, so each notebook gets the CPU."""
+    request = urllib.request.Request(f"{base}/api/sessions?token={token}")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        sessions = json.load(response)
+    for session in sessions:
+        urllib.request.urlopen(urllib.request.Request(
+            f"{base}/api/sessions/{session['id']}?token={token}", method="DELETE"), timeout=30)
+
+
 def main(names):
     ensure_chromium()
     from playwright.sync_api import sync_playwright
@@ -211,17 +221,20 @@ def main(names):
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
                                         headless=True)
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = context.new_page()
-            page.goto(f"{base}/lab?token={token}")  # logs in: the token becomes a cookie
-            page.wait_for_selector(".jp-LabShell", timeout=60_000)
+            login = context.new_page()
+            login.goto(f"{base}/lab?token={token}")  # logs in: the token becomes a cookie
+            login.wait_for_selector(".jp-LabShell", timeout=60_000)
+            login.close()
             for path in notebooks:
                 started = time.monotonic()
-                problems = check_notebook(page, base, path.name, workdir / path.name)
-                page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
-                page.locator("li[data-command='filemenu:close-and-cleanup']").click()
-                dialog = page.locator(".jp-Dialog button.jp-mod-warn, .jp-Dialog button.jp-mod-accept")
-                if dialog.count():
-                    dialog.last.click()
+                page = context.new_page()  # one page per notebook: one notebook, one kernel
+                try:
+                    problems = check_notebook(page, base, path.name, workdir / path.name)
+                except Exception as error:  # a timeout names the condition that never held
+                    problems = [f"{type(error).__name__}: {str(error).splitlines()[0]}"]
+                    page.screenshot(path=str(SHOTS / f"{path.stem}-failure.png"))
+                page.close()
+                shutdown_kernels(base, token)
                 status = "ok" if not problems else "FAILED"
                 print(f"e2e: {path.name}: {status} ({time.monotonic() - started:.1f} s)")
                 for problem in problems:
