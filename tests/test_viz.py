@@ -107,7 +107,7 @@ def test_dot_is_deterministic_and_matches_the_golden_file():
 
 def test_states_are_told_apart_without_colour():
     from autograd_lesson.viz.dot import STATES
-    signatures = {(st["style"], st["peripheries"]) for st in STATES.values()}
+    signatures = {(st["width"], st["dashed"]) for st in STATES.values()}
     assert len(signatures) == len(STATES)  # border style/count differs per state, not just colour
     x, y, loss1, loss2 = two_losses(al)
     source = viz.snapshot_dot(viz.take_snapshot([loss1, loss2], names_of(x, y, loss1, loss2)))

@@ -5,6 +5,7 @@ notebook (fresh from a clone) refuses SVG and falls back to the PNG, and nbval c
 text. Without Graphviz's ``dot`` the view degrades to its text with a one-line hint.
 """
 import base64
+import re
 
 import graphviz
 
@@ -16,6 +17,15 @@ DOT_MISSING = ("(picture not rendered: Graphviz's 'dot' program is missing; inst
 def render(dot_source, fmt):
     """Render DOT source to ``fmt`` ('svg' or 'png') bytes with the ``dot`` program."""
     return graphviz.Source(dot_source).pipe(format=fmt)
+
+
+def fit_width(svg):
+    """Let a wide SVG shrink to the notebook's width (never grow past its natural size)."""
+    match = re.search(r'<svg width="([\d.]+)pt" height="[\d.]+pt"', svg)
+    if not match:
+        return svg
+    return svg.replace(match.group(0),
+                       f'<svg width="100%" style="max-width: {match.group(1)}pt; height: auto"', 1)
 
 
 class GraphView:
@@ -32,7 +42,7 @@ class GraphView:
         return self._cache[fmt]
 
     def svg(self):
-        return self._render("svg").decode("utf-8")
+        return fit_width(self._render("svg").decode("utf-8"))
 
     def png(self):
         return self._render("png")

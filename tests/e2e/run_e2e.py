@@ -160,6 +160,8 @@ def check_notebook(page, base, name, path):
     for index in slider_cells(path):
         problems += move_slider(page, cells.nth(index), index)
     SHOTS.mkdir(parents=True, exist_ok=True)
+    if graphs:  # the screenshot shows the lesson's first graph, as rendered after the run
+        cells.nth(graphs[0]).scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"{pathlib.Path(name).stem}.png"), full_page=True)
     return problems
 
