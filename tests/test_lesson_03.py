@@ -7,12 +7,12 @@ retain keeps the *whole* graph (not "up to features"), a bare Linear backbone fa
 grads of the retain pattern equal one backward of the sum.
 """
 import weakref
-from collections import deque
 
 import numpy as np
 import pytest
 
 import autograd_lesson
+from scenarios import _read_slot as read_slot, walk
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed).")
@@ -103,26 +103,11 @@ def assert_same_grads(a, b):
 
 
 def nodes(*roots):
-    """Every node reachable from the roots, BFS in next_functions order."""
-    seen, order, queue = set(), [], deque(r.grad_fn for r in roots)
-    while queue:
-        node = queue.popleft()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        order.append(node)
-        queue.extend(child for child, _ in node.next_functions)
-    return order
+    """Every node reachable from the roots' grad_fn (BFS in next_functions order)."""
+    return walk(roots)[0]
 
 
-def state(node, slot):
-    """'alive', 'none' (save skipped) or 'freed', read through PyTorch's ``_saved_<slot>``."""
-    try:
-        value = getattr(node, "_saved_" + slot)
-    except RuntimeError as error:
-        assert str(error).startswith(FREED)
-        return "freed"
-    return "none" if value is None else "alive"
+state = read_slot  # 'alive', 'none' (save skipped) or 'freed', read through _saved_<slot>
 
 
 def head_nodes(loss):

@@ -9,12 +9,12 @@ state carried across batches without detach fails at the second batch; per-step 
 single backward of the summed loss.
 """
 import weakref
-from collections import deque
 
 import numpy as np
 import pytest
 
 import autograd_lesson
+from scenarios import _read_slot as read_slot, walk
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed).")
@@ -86,25 +86,11 @@ class CellWithReadout:
 
 
 def nodes(*roots):
-    """Every node reachable from the roots' grad_fn (BFS)."""
-    seen, order, queue = set(), [], deque(r.grad_fn for r in roots)
-    while queue:
-        node = queue.popleft()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        order.append(node)
-        queue.extend(child for child, _ in node.next_functions)
-    return order
+    """Every node reachable from the roots' grad_fn (BFS in next_functions order)."""
+    return walk(roots)[0]
 
 
-def state(node, slot):
-    try:
-        value = getattr(node, "_saved_" + slot)
-    except RuntimeError as error:
-        assert str(error).startswith(FREED)
-        return "freed"
-    return "none" if value is None else "alive"
+state = read_slot  # 'alive', 'none' (save skipped) or 'freed', read through _saved_<slot>
 
 
 class NodeCounter:
