@@ -63,7 +63,10 @@ def start_lab(workdir, settings_dir, port, token, log):
            f"--LabApp.user_settings_dir={settings_dir}", "--ServerApp.open_browser=False"]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    env = dict(os.environ)
+    env.pop("MPLBACKEND", None)  # a learner's kernel draws plots inline; CI's Agg would hide them
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            env=env)
     deadline = time.monotonic() + SERVER_START_S
     url = f"http://127.0.0.1:{port}/api/status?token={token}"
     while time.monotonic() < deadline:
