@@ -289,5 +289,7 @@ def run():
     text = table(["model / scenario", "moment", "ours B", "PyTorch B", "ours storages",
                   "PyTorch storages", "match"], rows,
                  "Saved-buffer memory: our ledger vs PyTorch's saved_tensors_hooks", left=2)
-    verdict = ("all equal" if all_equal else "MISMATCH: see rows marked NO")
+    verdict = ("after forward = after the forward pass (and, for the WGAN-GP cases, "
+               "autograd.grad(create_graph=True))\n"
+               + ("all equal" if all_equal else "MISMATCH: see rows marked NO"))
     return text + "\n" + verdict, all_equal

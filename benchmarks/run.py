@@ -38,12 +38,12 @@ def main(argv=None):
     import torch
     torch.set_num_threads(1)
     import _common
-    from _common import machine, table
+    from _common import machine
     if args.wall:
         _common.use_wall_clock()
 
     facts = machine()
-    print(table(["", ""], [[k, v] for k, v in facts.items()], "Machine", left=2))
+    print("Machine\n-------\n" + "\n".join(f"{k + ':':14}{v}" for k, v in facts.items()))
     print(f"threads: torch {torch.get_num_threads()}, "
           f"OPENBLAS/OMP/MKL_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
           f"engine clock: {'wall' if args.wall else 'process CPU time'}; "
@@ -52,19 +52,19 @@ def main(argv=None):
     if "speed" in sections:
         import engine_speed
         text, results = engine_speed.run(quick=args.quick)
-        print("\n" + text + "\n")
-        print(engine_speed.verdicts(results))
+        print("\n" + text + "\n", flush=True)
+        print(engine_speed.verdicts(results), flush=True)
     if "memory" in sections:
         import memory
         text, ok = memory.run()
-        print("\n" + text)
+        print("\n" + text, flush=True)
         failed |= not ok
     if "view" in sections:
         import view_speed
-        print("\n" + view_speed.run(quick=args.quick))
+        print("\n" + view_speed.run(quick=args.quick), flush=True)
     if "lessons" in sections:
         import lessons
-        print("\n" + lessons.run())
+        print("\n" + lessons.run(), flush=True)
     return 1 if failed else 0
 
 
