@@ -792,9 +792,8 @@ def s002_ex6_clip_grad_norm(lib, record):
     record.note("grad versions", [p.grad._version for p in model.parameters()])
 
 
-def s002_ex7_custom_function(lib, record):
-    """The seed's MyReLU (``grad_input[input < 0] = 0``) passes the gradient at 0; relu does not."""
-
+def my_relu_function(lib):
+    """Seed 002 ex7's custom Function, built on ``lib`` (shared by the tests that use it)."""
     class MyReLU(lib.autograd.Function):
         @staticmethod
         def forward(ctx, input):
@@ -807,7 +806,28 @@ def s002_ex7_custom_function(lib, record):
             grad_input = grad_output.clone()
             grad_input[input < 0] = 0
             return grad_input
+    return MyReLU
 
+
+def square_function(lib):
+    """A minimal custom Function (x * x, saving x), built on ``lib``."""
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+    return Square
+
+
+def s002_ex7_custom_function(lib, record):
+    """The seed's MyReLU (``grad_input[input < 0] = 0``) passes the gradient at 0; relu does not."""
+
+    MyReLU = my_relu_function(lib)
     values = [-1.5, -0.0, 0.0, 0.7, 2.0]
     for name in ("MyReLU", "relu", "clamp"):
         x = tensor(lib, values, requires_grad=True)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
+import scenarios
 
 pytestmark = pytest.mark.parity
 
@@ -76,18 +77,7 @@ def test_reading_freed_saved_self(torch):
     assert_same_error(torch, scenario)
 
 
-def make_square(lib):
-    class Square(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return 2 * x * grad
-    return Square
+make_square = scenarios.square_function
 
 
 def test_custom_function_saved_tensors_after_backward(torch):

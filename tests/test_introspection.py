@@ -11,6 +11,7 @@ import pytest
 
 import autograd_lesson as al
 from autograd_lesson.autograd import graph as G
+import scenarios
 
 
 def leaf(lib, values=(1.0, 2.0, 3.0), dtype=None):
@@ -256,18 +257,7 @@ def test_retained_buffer_dies_with_its_graph():
 
 # -- saved_tensors_hooks ---------------------------------------------------------------------
 
-def make_square(lib):
-    class Square(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return 2 * x * grad
-    return Square
+make_square = scenarios.square_function
 
 
 GRAPHS = {

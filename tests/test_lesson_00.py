@@ -13,6 +13,7 @@ import pytest
 
 import autograd_lesson as al
 from autograd_lesson.lesson import first_sentence
+import scenarios
 
 pytestmark = pytest.mark.parity
 NOTEBOOK = pathlib.Path(__file__).parent.parent / "notebooks" / "00_how_backward_works.ipynb"
@@ -280,20 +281,7 @@ def test_clip_grad_norm_returns_the_norm_before_clipping(torch):
 
 
 # -- 8. a custom Function ----------------------------------------------------------------------
-def my_relu(lib):
-    class MyReLU(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, input):
-            ctx.save_for_backward(input)
-            return input.clamp(min=0)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            input, = ctx.saved_tensors
-            grad_input = grad_output.clone()
-            grad_input[input < 0] = 0
-            return grad_input
-    return MyReLU
+my_relu = scenarios.my_relu_function  # seed 002 ex7, shared with the scenario tests
 
 
 def test_my_relu_differs_from_relu_at_zero(libs):
