@@ -16,7 +16,9 @@ from . import ops
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._random import manual_seed
 from ._tensor import Size, Tensor
-from .ops import elementwise as _ew, matmul as _mm, nnops as _nn, reduce as _red, shape as _sh
+from .ops import elementwise as _ew, reduce as _red, shape as _sh  # noqa: F401  (Tensor methods use all three)
+from .ops.matmul import addmm, matmul, mm, mv
+from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
                          rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
 from . import autograd, nn, optim  # noqa: E402  (they need the ops above)
@@ -79,30 +81,6 @@ def max(x, dim=None, keepdim=False):
 
 def norm(x, p=2, dim=None, keepdim=False):
     return x.norm(p, dim, keepdim)
-
-
-def matmul(x, y):
-    return _mm.matmul(x, y)
-
-
-def mm(x, y):
-    return _mm.mm(x, y)
-
-
-def mv(x, v):
-    return _mm.mv(x, v)
-
-
-def addmm(bias, mat1, mat2, *, beta=1, alpha=1):
-    return _mm.addmm(bias, mat1, mat2, beta=beta, alpha=alpha)
-
-
-def softmax(x, dim):
-    return _nn.softmax(x, dim)
-
-
-def log_softmax(x, dim):
-    return _nn.log_softmax(x, dim)
 
 
 def cat(tensors, dim=0):

@@ -354,7 +354,6 @@ class Tensor(TensorOps):
         self._version_counter.value += 1
         if result.grad_fn is not None:
             self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, 0, True
-            result.grad_fn._input_metadata  # noqa: B018  (history now flows through self)
         return self
 
     def add_(self, other, *, alpha=1):

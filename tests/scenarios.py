@@ -562,9 +562,11 @@ def s000_ex7_conditional(lib, record):
         record(f"{variant}: final_loss", lambda: final_loss.backward())
 
 
-def _box_hooks():
-    """Pack/unpack hooks that box each saved tensor, and a counter of the boxes still alive."""
-    refs = []
+def _box_hooks(live=None):
+    """Pack/unpack hooks that box each saved tensor, and a counter of the boxes still alive.
+
+    Pass a list as ``live`` to get the weak references themselves (to read the live boxes)."""
+    refs = [] if live is None else live
 
     class Box:
         def __init__(self, t):

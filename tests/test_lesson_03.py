@@ -6,12 +6,12 @@ fixture), and the cross-library tests compare the numbers. Contradicted seed cla
 retain keeps the *whole* graph (not "up to features"), a bare Linear backbone fails too, and
 grads of the retain pattern equal one backward of the sum.
 """
-import weakref
 
 import numpy as np
 import pytest
 
 import autograd_lesson
+import scenarios
 from scenarios import _read_slot as read_slot, walk
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
@@ -220,21 +220,11 @@ def test_retain_keeps_the_whole_graph_not_just_up_to_features(lib):
 def test_retained_head1_buffers_live_until_loss1_is_dropped(lib):
     """Counted with saved_tensors_hooks: 10 packed; 4 (head1's) alive after both calls; 0 after
     ``del loss1`` (no gc.collect needed: the boxes hold detached tensors, no cycle)."""
-    class Box:
-        def __init__(self, t):
-            self.t = t.detach()
-
     boxes = []
-
-    def pack(t):
-        box = Box(t)
-        boxes.append(weakref.ref(box))
-        return box
-
+    pack, unpack, alive = scenarios._box_hooks(live=boxes)
     net = TwoHeads(lib)
-    with lib.autograd.graph.saved_tensors_hooks(pack, lambda box: box.t):
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
         features, loss1, loss2 = net.forward()
-    alive = lambda: sum(ref() is not None for ref in boxes)  # noqa: E731
     assert len(boxes) == 10 and alive() == 10
     loss1.backward(retain_graph=True)
     loss2.backward()

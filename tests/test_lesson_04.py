@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson
+import scenarios
 from scenarios import _read_slot as read_slot, walk
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
@@ -283,20 +284,11 @@ def test_retained_history_grows_and_tbptt_stays_flat(lib):
 
 def _torch_bytes_per_step(torch, steps):
     """Unique storage bytes of the saved tensors still alive after each step (pack-hook boxes)."""
-    class Box:
-        def __init__(self, t):
-            self.t = t.detach()
-
     boxes = []
-
-    def pack(t):
-        box = Box(t)
-        boxes.append(weakref.ref(box))
-        return box
-
+    pack, unpack, _ = scenarios._box_hooks(live=boxes)
     model, alive = CellWithReadout(torch, deterministic=False), []
     hidden = model.h_init()
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda box: box.t):
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         for t in range(steps):
             hidden, loss = model.step(t, hidden)
             loss.backward(retain_graph=True)
