@@ -16,7 +16,7 @@ from . import ops
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._random import manual_seed
 from ._tensor import Size, Tensor
-from .ops import elementwise as _ew, reduce as _red, shape as _sh  # noqa: F401  (Tensor methods use all three)
+from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, matmul, mm, mv
 from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,

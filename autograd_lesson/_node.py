@@ -48,12 +48,13 @@ class SavedTensor:
     __slots__ = ("tensor", "packed", "unpack_hook", "is_output", "output_nr", "array",
                  "storage", "version_counter", "saved_version", "requires_grad",
                  "is_wrapped_scalar", "released", "shape", "dtype", "nbytes", "ref", "origin", "scalar",
-                 "__weakref__")
+                 "view_fn", "__weakref__")
 
     def __init__(self, tensor, is_output=False, is_wrapped_scalar=False):
         self.is_output = is_output
         self.is_wrapped_scalar = is_wrapped_scalar
         self.released = False
+        self.view_fn = None
         self.shape, self.dtype, self.nbytes = tensor.shape, tensor.dtype, tensor._data.nbytes
         self.storage = tensor._storage
         self.version_counter = tensor._version_counter
@@ -88,16 +89,22 @@ class SavedTensor:
                                         version_counter=self.version_counter)
         return self.tensor
 
+    def rebind_output(self, tensor):
+        """The output of an in-place op is the tensor it wrote into, at its new version."""
+        self.array, self.storage = tensor._data, tensor._storage
+        self.version_counter, self.saved_version = tensor._version_counter, tensor._version
+        if tensor._base is not None:  # PyTorch keeps the view's grad_fn weakly, for messages
+            self.view_fn = weakref.ref(tensor.grad_fn)
+
     def _version_message(self, node, current):
         if self.is_output:
-            clause = f", which is output {self.output_nr} of {_op_name(node)},"
-        elif self.tensor._base is not None and self.tensor._base.requires_grad:
-            # PyTorch regenerates the grad_fn of a view whose base changed in place.
-            clause = ", which is output 0 of AsStrided,"
-        elif self.tensor.grad_fn is not None:
-            clause = f", which is output {self.tensor._output_nr} of {_op_name(self.tensor.grad_fn)},"
+            # An in-place op on a view saved the view: its grad_fn then, if that still lives.
+            fn = self.view_fn() if self.view_fn is not None else None
+            name = _op_name(fn if fn is not None else node)
+            clause = f", which is output {self.output_nr} of {name},"
         else:
-            clause = ""
+            fn = self.tensor.grad_fn  # a view whose base changed reads AsStridedBackward0 here
+            clause = "" if fn is None else f", which is output {self.tensor._output_nr} of {_op_name(fn)},"
         shape = list(self.shape)
         return (f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{_type_string(self)} {shape}]{clause} is at version "

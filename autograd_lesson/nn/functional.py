@@ -18,8 +18,8 @@ def linear(input, weight, bias=None):
     return out + bias if bias is not None else out
 
 
-def relu(input):
-    return input.relu()
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
 
 
 def leaky_relu(input, negative_slope=0.01):

@@ -114,8 +114,16 @@ class _Activation(Module):
         return type(self).fn(input)
 
 
-class ReLU(_Activation):
-    fn = staticmethod(F.relu)
+class ReLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
 
 
 class Tanh(_Activation):

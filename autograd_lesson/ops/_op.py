@@ -92,6 +92,7 @@ class Op(Node):
                                    grad_fn=ctx if differentiable else None,
                                    storage=base._storage, version_counter=base._version_counter,
                                    base=base._base if base._base is not None else base)
+                out._creation_meta = not _grad_mode._enabled
             else:
                 out = Tensor._make(array, requires_grad=differentiable,
                                    grad_fn=ctx if differentiable else None, output_nr=nr)

@@ -128,6 +128,26 @@ class NegBackward0(Op):
         return -grad
 
 
+class ZeroBackward0(Op):
+    """``x.zero_()``: out = 0; the gradient is zero. Saves no tensor."""
+
+    def forward(ctx, x):
+        return np.zeros_like(x._data)
+
+    def backward(ctx, grad):
+        return zeros(grad.shape, grad)
+
+
+class FillBackward2(Op):
+    """``x.fill_(value)`` with a number: out = value everywhere; the gradient is zero."""
+
+    def forward(ctx, x, value):
+        return np.full_like(x._data, value)
+
+    def backward(ctx, grad):
+        return zeros(grad.shape, grad)
+
+
 class ReciprocalBackward0(Op):
     """out = 1 / self (used by ``2 / x``); d/dself = -grad * out**2. Saves result."""
 

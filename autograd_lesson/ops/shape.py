@@ -225,7 +225,8 @@ class SelectBackward0(Op):
         ctx.save_value("dim", dim)
         ctx.save_value("index", index)
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.take(x._data, ctx.index, axis=dim) if dim else x._data[ctx.index]
+        # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
+        return x._data[(slice(None),) * (dim % x.ndim) + (ctx.index, Ellipsis)]
 
     def backward(ctx, grad):
         return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.dim, ctx.given_index)
@@ -285,6 +286,37 @@ class IndexBackward0(SavedIndexList, Op):
         return IndexPutImplBackward0.apply(zeros(ctx.input_shape, grad), ctx.saved("indices"), grad)
 
 
+class IndexPutBackward0(SavedIndexList, Op):
+    """out = self with values written at indices (``x[mask] = 0``, ``c[[1, 2]] = v``:
+    ``index_put_`` without accumulate). d/dself = grad with zeros at indices, d/dvalues =
+    grad[indices]. Saves indices (a tuple, as ``IndexPutImplBackward0``); no edge for them."""
+
+    non_differentiable = (1,)
+    scalar_edges = (2,)
+    _indices_container = tuple
+
+    def forward(ctx, x, indices, values):
+        ctx.save("indices", indices)
+        ctx.save_value("accumulate", False)
+        out = np.array(x._data, copy=True)
+        out[indices._data] = values._data if isinstance(values, Tensor) else values
+        return out
+
+    def backward(ctx, grad):
+        indices = ctx.saved("indices")
+        grad_x = IndexPutBackward0.apply(grad, indices, 0.0) if ctx.needs_input_grad[0] else None
+        grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_values
+
+
+def index_put(x, key, values):
+    """``x.index_put(key, values)`` for an int list, int array or bool mask ``key``."""
+    if not isinstance(key, Tensor):
+        array = np.asarray(key)
+        key = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
+    return IndexPutBackward0.apply(x, key, values)
+
+
 class CatBackward0(Op):
     """out = cat(tensors, dim); each input gets its slice of the gradient. Saves no tensor."""
 
@@ -323,6 +355,9 @@ class StackBackward0(Op):
 
 class CopyBackwards(Op):
     """``self.copy_(src)``: self's values are replaced by src (broadcast, cast). Saves no tensor."""
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"  # PyTorch's name() for this C++ node
 
     def forward(ctx, x, src):
         ctx.src_dtype = src.dtype
