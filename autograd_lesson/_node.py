@@ -10,7 +10,7 @@ import itertools
 import re
 import weakref
 
-from . import _tensor  # _tensor imports this module: read _tensor.Tensor at call time
+from . import _anomaly_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -18,6 +18,11 @@ FREED_MESSAGE = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
 )
+HINT = ("enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+ANOMALY_HINT = ("the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
 UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
@@ -108,9 +113,8 @@ class SavedTensor:
         shape = list(self.shape)
         return (f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{_type_string(self)} {shape}]{clause} is at version "
-                f"{current}; expected version {self.saved_version} instead. Hint: enable anomaly "
-                f"detection to find the operation that failed to compute its gradient, with "
-                f"torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                f"{current}; expected version {self.saved_version} instead. Hint: "
+                + (ANOMALY_HINT if _anomaly_mode._enabled else HINT))
 
     def release(self):
         self.released = True
@@ -194,9 +198,16 @@ class Node:
         self._retain_grad_refs = {}
         self._retained = False
         self._released = False
+        if _anomaly_mode._enabled:
+            self.metadata[_anomaly_mode.TRACE_KEY] = _anomaly_mode.forward_stack()
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def metadata(self):
+        """A dict for anything attached to the node (anomaly mode keeps ``traceback_`` here)."""
+        return self.__dict__.setdefault("_metadata", {})
 
     def _sequence_nr(self):
         return self._id

@@ -5,7 +5,8 @@ import numpy as np
 
 from .._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .._tensor import Tensor
-from . import graph
+from . import anomaly_mode, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 
 CREATE_GRAPH_WARNING = (
@@ -141,4 +142,4 @@ def Variable(data, requires_grad=False, volatile=False):
 
 
 __all__ = ["backward", "grad", "Function", "Variable", "graph", "no_grad", "enable_grad",
-           "set_grad_enabled", "is_grad_enabled"]
+           "set_grad_enabled", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly"]
