@@ -26,6 +26,7 @@ ANOMALY_HINT = ("the backtrace further above shows the operation that failed to 
 UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
+_inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
 _all_saved = weakref.WeakSet()  # every SavedTensor not yet garbage: memory meters read it
 
 
@@ -93,13 +94,6 @@ class SavedTensor:
                                         output_nr=self.output_nr, storage=self.storage,
                                         version_counter=self.version_counter)
         return self.tensor
-
-    def rebind_output(self, tensor):
-        """The output of an in-place op is the tensor it wrote into, at its new version."""
-        self.array, self.storage = tensor._data, tensor._storage
-        self.version_counter, self.saved_version = tensor._version_counter, tensor._version
-        if tensor._base is not None:  # PyTorch keeps the view's grad_fn weakly, for messages
-            self.view_fn = weakref.ref(tensor.grad_fn)
 
     def _version_message(self, node, current):
         if self.is_output:
@@ -220,6 +214,11 @@ class Node:
         if tensor is None:
             self._saved_slots[slot] = None
         elif isinstance(tensor, _tensor.Tensor):
+            if tensor is _inplace_self and slot == "self":
+                # An in-place op whose formula needs the old values saves a copy of them
+                # (PyTorch's ``original_self = self.clone()``), recorded like any clone.
+                from .ops.shape import CloneBackward0
+                tensor = CloneBackward0.apply(tensor)
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")

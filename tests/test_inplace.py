@@ -362,7 +362,26 @@ def c_double_backward_copyslices(lib, rec):
     rec("double backward", lambda: g.sum().backward())
 
 
-CASES = [c_relu_inplace, c_residual_add, c_mul_by_grad_tensor, c_version_errors, c_leaf_errors,
+def c_saved_tensors_hooks(lib, rec):
+    """What pack hooks see: the written tensor itself for a saved result, a clone for self."""
+    for label, op in [("relu_", lambda h, b: h.relu_()), ("exp_", lambda h, b: h.exp_()),
+                      ("mul_(b)", lambda h, b: h.mul_(b)), ("clamp_", lambda h, b: h.clamp_(0, 1)),
+                      ("view exp_", lambda h, b: h[:2].exp_()),
+                      ("setitem", lambda h, b: h.__setitem__(slice(0, 2), b[:2] * 2))]:
+        packed = []
+        x = x3(lib)
+        b = S.tensor(lib, [2.0, 3.0, 4.0], requires_grad=True)
+        h = x * 1
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: (packed.append(t), t)[1],
+                                                    lambda t: t):
+            op(h, b)
+        rec.note(label, [("h" if t is h else "h's memory" if t.data_ptr() == h.data_ptr()
+                          else "other", t._version) for t in packed])
+        rec.track(x=x, b=b)
+        rec(label + " backward", lambda: h.sum().backward())
+
+
+CASES = [c_saved_tensors_hooks, c_relu_inplace, c_residual_add, c_mul_by_grad_tensor, c_version_errors, c_leaf_errors,
          c_detach_, c_retain_grad_then_inplace, c_rnn_buffer, c_rnn_loop,
          c_view_before_base_inplace, c_view_of_nonleaf, c_sibling_views, c_view_mul_grad_tensor,
          c_saved_view_then_base, c_setitem_value, c_index_put, c_no_grad_views,

@@ -17,11 +17,11 @@ import weakref
 
 import numpy as np
 
-from .. import _grad_mode
+from .. import _grad_mode, _node
 from .._node import FREED_MESSAGE, Node
 from .._tensor import Tensor
 from ._op import Op
-from .shape import CloneBackward0, IndexBackward0, IndexPutBackward0
+from .shape import IndexBackward0, IndexPutBackward0
 
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
@@ -59,22 +59,23 @@ def apply(x, compute, others=()):
     check_inplace(x, others)
     if any(s == 0 and n > 1 for n, s in zip(x._data.shape, x._data.strides)):
         raise RuntimeError(OVERLAP_ERROR)
-    result = compute(x)
+    _node._inplace_self = x  # while it is set, a save of ``self`` is a clone of x
+    try:
+        result = compute(x)
+    finally:
+        _node._inplace_self = None
     if x._data.shape != result._data.shape:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
-    node = result.grad_fn
-    if node is not None:
-        saved = node._saved_slots.get("self")
-        if saved is not None and saved.held_tensor() is x:  # the formula needs the old x
-            node.save("self", CloneBackward0.apply(x))  # (``other`` stays x: a.mul_(a) fails)
     np.copyto(x._data, result._data, casting="unsafe")
     x._version_counter.value += 1
+    node = result.grad_fn
     if node is not None:
         rebase_history(x, node)
-        for saved in node._saved_slots.values():
-            if saved is not None and saved.is_output:
-                saved.rebind_output(x)
+        for slot, _ in node._output_saves:  # the op's result is x itself, at its new version
+            node.save(slot, x, is_output=True)
+            if x._base is not None:  # PyTorch keeps the view's grad_fn weakly, for messages
+                node._saved_slots[slot].view_fn = weakref.ref(x.grad_fn)
     return x
 
 
