@@ -52,6 +52,10 @@ def relu(x):
     return x.relu()
 
 
+def relu_(x):
+    return x.relu_()
+
+
 def sqrt(x):
     return x.sqrt()
 
@@ -118,7 +122,7 @@ __all__ = [
     "linspace", "eye", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "set_anomaly_enabled", "autograd", "nn", "optim", "float32", "float64", "int64", "bool",
-    "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
+    "exp", "log", "tanh", "sigmoid", "relu", "relu_", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
     "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",
 ]

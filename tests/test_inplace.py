@@ -360,6 +360,14 @@ def c_double_backward_copyslices(lib, rec):
     rec.note("grad", g)
     rec.track(a=a)
     rec("double backward", lambda: g.sum().backward())
+    base = lib.zeros(2, 3, dtype=lib.float64)
+    view = base[1]
+    r = S.randn(lib, 9, 2, 3, requires_grad=True)
+    base.add_(r * r)
+    (g,) = lib.autograd.grad((view ** 3).sum(), r, create_graph=True)
+    rec.note("through AsStrided", g)
+    rec.track(r=r)
+    rec("double backward through AsStrided", lambda: (g * g).sum().backward())
 
 
 def c_saved_tensors_hooks(lib, rec):
@@ -381,7 +389,32 @@ def c_saved_tensors_hooks(lib, rec):
         rec(label + " backward", lambda: h.sum().backward())
 
 
-CASES = [c_saved_tensors_hooks, c_relu_inplace, c_residual_add, c_mul_by_grad_tensor, c_version_errors, c_leaf_errors,
+def c_module_inplace_flags(lib, rec):
+    x = x3(lib)
+    h = x * 1
+    lib.nn.functional.leaky_relu(h, 0.1, inplace=True)
+    note(rec, leaky=h)
+    rec.track(x=x).graph(h)
+    rec("leaky backward", lambda: (h * h).sum().backward())
+    (g,) = lib.autograd.grad((x * 1).sum() * 0 + lib.nn.functional.leaky_relu(
+        x * 1, 0.1, inplace=True).sum(), x, create_graph=True)
+    rec.note("leaky create_graph", state(g))
+    h = x * 1
+    lib.nn.LeakyReLU(-0.1, inplace=True)(h)
+    rec.graph(h)
+    rec("negative slope", lambda: h.sum().backward())
+    h = x * 1
+    out = lib.nn.functional.dropout(h, 1.0, True, inplace=True)
+    rec.note("dropout returns input", out is h)
+    note(rec, dropout=h)
+    h = x * 1
+    rec.note("relu_ returns input", lib.relu_(h) is h and lib.nn.functional.relu_(h) is h)
+    note(rec, relu_twice=h)
+    rec.note("reprs", [repr(m) for m in (lib.nn.LeakyReLU(0.1, inplace=True), lib.nn.LeakyReLU(),
+                                         lib.nn.Dropout(0.5, inplace=True), lib.nn.Dropout())])
+
+
+CASES = [c_saved_tensors_hooks, c_module_inplace_flags, c_relu_inplace, c_residual_add, c_mul_by_grad_tensor, c_version_errors, c_leaf_errors,
          c_detach_, c_retain_grad_then_inplace, c_rnn_buffer, c_rnn_loop,
          c_view_before_base_inplace, c_view_of_nonleaf, c_sibling_views, c_view_mul_grad_tensor,
          c_saved_view_then_base, c_setitem_value, c_index_put, c_no_grad_views,
