@@ -414,7 +414,37 @@ def c_module_inplace_flags(lib, rec):
                                          lib.nn.Dropout(0.5, inplace=True), lib.nn.Dropout())])
 
 
-CASES = [c_saved_tensors_hooks, c_module_inplace_flags, c_relu_inplace, c_residual_add, c_mul_by_grad_tensor, c_version_errors, c_leaf_errors,
+def _iadd_setitem(y, s):
+    """What Python runs for ``y[:, 0] += s``: an in-place add on the view, then a setitem."""
+    tmp = y[:, 0]
+    tmp += s
+    y[:, 0] = tmp
+
+
+def c_more_views(lib, rec):
+    x = S.randn(lib, 10, 3, 4, requires_grad=True)
+    s = S.tensor(lib, 2.0, requires_grad=True)
+    cases = [
+        ("view of a view", lambda y: y[0][1:].mul_(2)),
+        ("transposed view", lambda y: y.t().add_(s)),
+        ("slice, step 2", lambda y: y[:, ::2].mul_(s)),
+        ("h[:, 0] += s, spelled out", lambda y: _iadd_setitem(y, s)),
+        ("augmented setitem", lambda y: exec("y[:, 1] += s", {"y": y, "s": s})),
+        ("broadcast 0-dim value", lambda y: y.__setitem__((slice(None), 2), s)),
+        ("int tensor index", lambda y: y.__setitem__(lib.tensor([0, 2]), s * 3)),
+        ("two views in turn", lambda y: (y[0].exp_(), y[1].sigmoid_())),
+    ]
+    for label, op in cases:
+        y = x * 1
+        v = y[2]
+        op(y)
+        note(rec, **{label: y, label + " (other view)": v})
+        rec.track(x=x, s=s).graph(y)
+        rec(label, lambda: (y * y).sum().backward(retain_graph=True))
+        rec(label + ", through the other view", lambda: (v * 2).sum().backward())
+
+
+CASES = [c_saved_tensors_hooks, c_more_views, c_module_inplace_flags, c_relu_inplace, c_residual_add, c_mul_by_grad_tensor, c_version_errors, c_leaf_errors,
          c_detach_, c_retain_grad_then_inplace, c_rnn_buffer, c_rnn_loop,
          c_view_before_base_inplace, c_view_of_nonleaf, c_sibling_views, c_view_mul_grad_tensor,
          c_saved_view_then_base, c_setitem_value, c_index_put, c_no_grad_views,
