@@ -309,17 +309,26 @@ def test_copyslices_second_backward(lib):
 
 
 def test_exercise_2(lib):
+    """A backward through a filled buffer frees what the written values' nodes saved; the
+    CopySlices nodes themselves save nothing."""
     a = lib.tensor([1.0, 2.0], requires_grad=True)
     buffer = lib.zeros(2, 3)
-    buffer[:, 0] = a
-    buffer[:, 1] = a + 1
+    buffer[:, 0] = a.exp()
+    buffer[:, 1] = a * a
     loss = buffer.sum()
-    names = [n.name() for n in S.walk([loss])[0]]
-    assert names == ["SumBackward0", "torch::autograd::CopySlices", "torch::autograd::CopySlices",
-                     "AddBackward0", "torch::autograd::AccumulateGrad"]
-    assert not any(S._slot_names(lib, n) for n in S.walk([loss])[0])
+    nodes = S.walk([loss])[0]
+    assert [n.name() for n in nodes] == [
+        "SumBackward0", "torch::autograd::CopySlices", "torch::autograd::CopySlices",
+        "MulBackward0", "ExpBackward0", "torch::autograd::AccumulateGrad"]
+    slots = {f"{n.name()}.{s}" for n in nodes for s in S._slot_names(lib, n)
+             if S._read_slot(n, s) == "alive"}
     loss.backward()
+    freed = {f"{n.name()}.{s}" for n in nodes for s in S._slot_names(lib, n)
+             if S._read_slot(n, s) == "freed"}
+    assert slots == freed == {"ExpBackward0.result", "MulBackward0.self", "MulBackward0.other"}
     assert outcome(lambda: loss.backward()) == S.FREED
+    assert "✓ correct: it freed ExpBackward0.result, MulBackward0.other, MulBackward0.self." in \
+        stored_text("l10-ex2-code")
 
 
 def test_buffer_read_and_written(lib):
