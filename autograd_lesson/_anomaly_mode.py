@@ -1,9 +1,11 @@
 """Anomaly mode's switches (``torch.is_anomaly_enabled`` ...), read by nodes and the engine.
 
 When it is on, every node records the Python stack of the forward call that created it
-(``node.metadata["traceback_"]``, without the package's own frames), a backward that fails
-warns "Error detected in <node>" with that stack before re-raising, and, with ``check_nan``,
-a node whose gradient contains NaN raises. When it is off this costs one flag check per node.
+(``node.metadata["traceback_"]``, without the package's own frames) and, if it was created while
+a backward ran another node (``create_graph=True``), that node (``metadata["parent_"]``). A
+backward that fails warns "Error detected in <node>" with the stack, then once per parent
+"Previous calculation was induced by <parent>", before re-raising; with ``check_nan`` a node
+whose gradient contains NaN raises. When it is off this costs one flag check per node.
 """
 import os
 import traceback
@@ -15,6 +17,8 @@ _enabled = False
 _check_nan = True
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 TRACE_KEY = "traceback_"
+PARENT_KEY = "parent_"
+_current_node = None  # the node the engine is running, under anomaly mode
 
 
 def is_anomaly_enabled():
@@ -37,16 +41,44 @@ def forward_stack():
     return traceback.format_list(frames)
 
 
+def record(node):
+    """At a node's creation: where in the forward it happened, and which node it came from."""
+    node.metadata[TRACE_KEY] = forward_stack()
+    if _current_node is not None:
+        node.metadata[PARENT_KEY] = _current_node
+
+
+def run_as_parent(node, execute, *args):
+    """Run ``execute(node, *args)`` with ``node`` as the parent of the nodes it creates."""
+    global _current_node
+    previous, _current_node = _current_node, node
+    try:
+        return execute(node, *args)
+    finally:
+        _current_node = previous
+
+
 def warn_failed(node):
-    """PyTorch's warning when a node fails under anomaly mode, with its forward stack."""
-    stack = node.metadata.get(TRACE_KEY)
+    """PyTorch's warnings when a node fails under anomaly mode: its forward stack, then one
+    per parent node (the nodes whose backward created it)."""
+    _warn_stack(node.metadata.get(TRACE_KEY), node.name(), is_parent=False)
+    parent = node.metadata.get(PARENT_KEY)
+    while parent is not None:
+        _warn_stack(parent.metadata.get(TRACE_KEY), parent.name(), is_parent=True)
+        parent = parent.metadata.get(PARENT_KEY)
+
+
+def _warn_stack(stack, name, is_parent):
     if stack is None:
-        text = (f"Error detected in {node.name()}. No forward pass information available. "
-                f"Enable detect anomaly during forward pass for more information.")
+        text = (f"Error detected in {name}. No forward pass information available. Enable "
+                f"detect anomaly during forward pass for more information.")
+    elif is_parent:
+        text = (f"\n\nPrevious calculation was induced by {name}. Traceback of forward call that "
+                f"induced the previous calculation:\n" + "".join(stack))
     else:
-        text = (f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                f"error:\n" + "".join(stack))
-    warnings.warn(text, UserWarning, stacklevel=3)
+        text = (f"Error detected in {name}. Traceback of forward call that caused the error:\n"
+                + "".join(stack))
+    warnings.warn(text, UserWarning, stacklevel=4)
 
 
 def check_nan(node, outputs):

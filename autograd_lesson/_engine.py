@@ -56,7 +56,11 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
                     captured[index] = grads[nr]
                 if needed is not None and node not in needed:
                     continue
-                outputs = _execute(node, grads, keep_graph, create_graph, observers)
+                if anomaly:  # nodes the backward creates (create_graph) remember this one
+                    outputs = _anomaly_mode.run_as_parent(node, _execute, grads, keep_graph,
+                                                          create_graph, observers)
+                else:
+                    outputs = _execute(node, grads, keep_graph, create_graph, observers)
                 if check_nan:
                     _anomaly_mode.check_nan(node, outputs)
                 for (child, nr), grad in zip(node.next_functions, outputs):

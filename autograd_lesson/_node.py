@@ -193,7 +193,7 @@ class Node:
         self._retained = False
         self._released = False
         if _anomaly_mode._enabled:
-            self.metadata[_anomaly_mode.TRACE_KEY] = _anomaly_mode.forward_stack()
+            _anomaly_mode.record(self)
 
     def name(self):
         return type(self).__name__

@@ -244,3 +244,33 @@ def test_nan_check(libs, make, check_nan):
         assert ours == ["RuntimeError", f"Function '{node}' returned nan values in its 0th output."]
     else:
         assert ours == ["ok"]
+
+
+def _double_backward_failure(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    with lib.autograd.detect_anomaly():
+        y = x.sigmoid()
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        with lib.no_grad():
+            y.mul_(2)
+        g.sum().backward()
+
+
+def test_node_made_by_a_backward_names_its_parent(libs, torch):
+    """A node created during backward(create_graph=True) fails: a second warning names the
+    node whose backward created it, with that node's forward trace."""
+    (ours, our_warnings, _), (theirs, their_warnings, _) = both(libs, _double_backward_failure)
+    assert ours == theirs and "which is output 0 of Sigmoid" in ours[1]
+    dirs = _lib_dirs(torch)
+    mine, torchs = ([split_trace(w, dirs) for w in warns[1:]]
+                    for warns in (our_warnings, their_warnings))
+    assert mine == torchs
+    (head, frames), (parent_head, parent_frames) = mine
+    assert head == ("UserWarning: Error detected in SigmoidBackwardBackward0. Traceback of "
+                    "forward call that caused the error:")
+    assert frames[-1].endswith("\n    (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)\n")
+    assert parent_head == "UserWarning: "  # the text starts with two newlines
+    assert our_warnings[2].startswith(
+        "UserWarning: \n\nPrevious calculation was induced by SigmoidBackward0. Traceback of "
+        "forward call that induced the previous calculation:\n")
+    assert parent_frames[-1].endswith("\n    y = x.sigmoid()\n")
