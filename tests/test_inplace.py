@@ -358,6 +358,7 @@ def c_double_backward_copyslices(lib, rec):
     h[:, 2] = a.exp()
     (g,) = lib.autograd.grad((h * h).sum(), a, create_graph=True)
     rec.note("grad", g)
+    rec.note("its graph", [n.name() for n in S.walk([g])[0]])
     rec.track(a=a)
     rec("double backward", lambda: g.sum().backward())
     base = lib.zeros(2, 3, dtype=lib.float64)
@@ -366,6 +367,11 @@ def c_double_backward_copyslices(lib, rec):
     base.add_(r * r)
     (g,) = lib.autograd.grad((view ** 3).sum(), r, create_graph=True)
     rec.note("through AsStrided", g)
+    y = S.randn(lib, 11, 2, 3, requires_grad=True) * 1
+    y[0].mul_(y[1])
+    (g,) = lib.autograd.grad((y * y).sum(), y, create_graph=True)  # the base's part too
+    rec.note("base gradient", g)
+    rec.note("base gradient's graph", [n.name() for n in S.walk([g])[0]])
     rec.track(r=r)
     rec("double backward through AsStrided", lambda: (g * g).sum().backward())
 

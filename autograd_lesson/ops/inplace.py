@@ -21,7 +21,6 @@ from .. import _grad_mode, _node
 from .._node import FREED_MESSAGE, Node
 from .._tensor import Tensor
 from ._op import Op
-from .shape import IndexBackward0, IndexPutBackward0
 
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
@@ -131,16 +130,40 @@ def view_geometry(view, base):
     return tuple(view.shape), strides, int(start), index
 
 
+def _affine(index):
+    """Strides and offset, in C-order elements of the base, such that ``index`` (a view's flat
+    indices into its base) is ``offset + sum(i_k * strides_k)``: true of every view."""
+    offset = int(index.flat[0]) if index.size else 0
+    strides = tuple(int(index[(0,) * k + (1,) + (0,) * (index.ndim - k - 1)]) - offset
+                    if n > 1 else 0 for k, n in enumerate(index.shape))
+    return strides, offset
+
+
+def _as_strided_node(node, base, size, stride, storage_offset, index):
+    for name, v in (("size", size), ("stride", stride), ("storage_offset", storage_offset)):
+        node.save_value(name, v)
+    node.index = Tensor._make(index.reshape(-1))
+    node.base_shape, node.base_numel = base.shape, base.numel()
+
+
 class AsStridedBackward0(Op):
-    """The regenerated ``grad_fn`` of a view whose base changed in place: the view's elements
-    picked out of the base by sizes/strides/offset; the gradient is added back at those
-    places. Saves no tensor (size, stride, storage_offset are non-tensor saves)."""
+    """``x.as_strided(size, stride, storage_offset)`` (a view), and the regenerated
+    ``grad_fn`` of a view whose base changed in place: the view's elements picked out of the
+    base; the gradient is added back at those places. Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, size, stride, storage_offset):
+        flat = x._data.reshape(-1)  # x is contiguous here: a view of its memory
+        array = np.lib.stride_tricks.as_strided(flat[storage_offset:], size,
+                                                [s * flat.itemsize for s in stride])
+        _as_strided_node(ctx, x, size, stride, storage_offset, _offsets(array) + storage_offset)
+        return array
 
     def backward(ctx, grad):
-        flat = Tensor._make(np.zeros(ctx.base_numel, dtype=grad.dtype))
         from .formula import IndexPutImplBackward0
-        placed = IndexPutImplBackward0.apply(flat, ctx.index, grad.reshape(-1))
-        return placed.view(ctx.base_shape)
+        flat = Tensor._make(np.zeros(ctx.base_numel, dtype=grad.dtype))
+        return IndexPutImplBackward0.apply(flat, ctx.index, grad.reshape(-1)).view(ctx.base_shape)
 
 
 def regenerate_view_fn(view):
@@ -150,12 +173,8 @@ def regenerate_view_fn(view):
         return
     if view._creation_meta:
         raise RuntimeError(NO_GRAD_VIEW_REBASE)
-    size, stride, offset, index = view_geometry(view, base)
     node = AsStridedBackward0()
-    for name, v in (("size", size), ("stride", stride), ("storage_offset", offset)):
-        node.save_value(name, v)
-    node.index = Tensor._make(index.reshape(-1))
-    node.base_shape, node.base_numel = base.shape, base.numel()
+    _as_strided_node(node, base, *view_geometry(view, base))
     node.next_functions = (base._gradient_edge(),)
     node._input_metadata = ((base.shape, base.dtype),)
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
@@ -166,16 +185,16 @@ class CopySlices(Node):
     """The base's ``grad_fn`` after an in-place op on one of its views (``h[:, t] = a``).
 
     Edge 0 goes to the base's previous history, the others to the wrapped node's other inputs.
-    Backward: the base's gradient with the view's part replaced by what the wrapped node makes
-    of it. It saves no tensor itself, but a backward without ``retain_graph`` drops the wrapped
-    node, so a second backward raises the usual error, as in PyTorch.
+    Backward, as PyTorch's: copy the base's gradient, run the wrapped node on the view's part,
+    write its gradient back into that part. It saves no tensor itself, but a backward without
+    ``retain_graph`` drops the wrapped node, so a second backward raises the usual error.
     """
 
     def __init__(self, base, view, fn):
         super().__init__()
         self.fn = fn
         self.base_shape, self.view_shape = base.shape, view.shape
-        self.index = Tensor._make(view_geometry(view, base)[3].reshape(-1))
+        self.strides, self.offset = _affine(view_geometry(view, base)[3])
         self.next_functions = (base._gradient_edge(),) + tuple(fn.next_functions[1:])
         self._input_metadata = ((base.shape, base.dtype),) + tuple(fn._input_metadata[1:])
 
@@ -188,12 +207,13 @@ class CopySlices(Node):
         grad = grad_outputs[0]
         if grad is None:
             return [None] * len(self.next_functions)
-        flat = grad.reshape(-1)
-        res = list(self.fn._backward([IndexBackward0.apply(flat, self.index).view(self.view_shape)]))
+        result = Tensor._make(np.empty(self.base_shape, dtype=grad.dtype)).copy_(grad)
+        grad_slice = AsStridedBackward0.apply(result, self.view_shape, self.strides, self.offset)
+        res = list(self.fn._backward([grad_slice.clone()]))
         res += [None] * (len(self.next_functions) - len(res))
         if res[0] is not None and self.next_functions[0][0] is not None:
-            res[0] = IndexPutBackward0.apply(flat, self.index, res[0].reshape(-1)).view(
-                self.base_shape)
+            grad_slice.copy_(res[0])
+            res[0] = result
         else:
             res[0] = None
         return res

@@ -369,7 +369,7 @@ class CopyBackwards(Op):
                                f"non-singleton dimension {max(x.ndim - 1, 0)}") from None
 
     def backward(ctx, grad):
-        return grad * 0, grad.to(ctx.src_dtype)
+        return zeros(grad.shape, grad), grad.to(ctx.src_dtype)  # zeros_like: no node, as in C++
 
 
 def copy_from(x, src):
