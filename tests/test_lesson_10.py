@@ -467,3 +467,23 @@ def test_mask_and_list_assignment_are_index_put(lib):
     c = lib.zeros(3)
     c[[1, 2]] = x[[0, 0]]
     assert c.grad_fn.name() == "IndexPutBackward0"
+
+
+def test_step_through_stops_at_the_sigmoid(lib):
+    """The failing backward runs the loss's node and ClampBackward1 (which release their saves)
+    and raises at SigmoidBackward0, whose stale output stays unreleased."""
+    x, y = data(lib)
+    probs = make_model(lib)(x)
+    probs.clamp_(1e-6, 1 - 1e-6)
+    loss = lib.nn.functional.binary_cross_entropy(probs, y)
+    nodes = S.walk([loss])[0]
+    assert [n.name() for n in nodes[:3]] == ["BinaryCrossEntropyBackward0", "ClampBackward1",
+                                             "SigmoidBackward0"]
+    assert "output 0 of Sigmoid" in outcome(lambda: loss.backward())
+    states = [{s: S._read_slot(n, s) for s in S._slot_names(lib, n)} for n in nodes[:3]]
+    assert states == [{"self": "freed", "target": "freed", "weight": "none"},
+                      {"self": "freed"}, {"result": "stale"}]
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    cell = next(c for c in nb.cells if c.get("id") == "l10-step")
+    text = "".join(o["data"].get("text/plain", "") for o in cell.outputs if "data" in o)
+    assert "step 2: #3 ClampBackward1" in text and "step 3" not in text
