@@ -91,9 +91,6 @@ class SavedTensor:
     def _version_message(self, node, current):
         if self.is_output:
             clause = f", which is output {self.output_nr} of {_op_name(node)},"
-        elif self.tensor._base is not None and self.tensor._base.requires_grad:
-            # PyTorch regenerates the grad_fn of a view whose base changed in place.
-            clause = ", which is output 0 of AsStrided,"
         elif self.tensor.grad_fn is not None:
             clause = f", which is output {self.tensor._output_nr} of {_op_name(self.tensor.grad_fn)},"
         else:

@@ -104,9 +104,9 @@ def _nested_values(seq):
 class Tensor(TensorOps):
     """A multi-dimensional array that can record the ops applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_storage",
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_storage",
                  "_version_counter", "_base", "_retains_grad", "_hooks", "_accumulator_ref",
-                 "__weakref__", "__dict__")
+                 "_view_version", "__weakref__", "__dict__")
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
 
     def __init__(self, data=(), *, requires_grad=False):
@@ -118,7 +118,8 @@ class Tensor(TensorOps):
         self._data = array
         self._requires_grad = grad_fn is not None
         self._grad = None
-        self.grad_fn = grad_fn
+        self._grad_fn = grad_fn
+        self._view_version = None  # a differentiable view: its base's version when made
         self._output_nr = output_nr
         self._storage = storage if storage is not None else Storage(array.nbytes)
         self._version_counter = version_counter if version_counter is not None else VersionCounter()
@@ -176,6 +177,20 @@ class Tensor(TensorOps):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor. A view whose base was changed in place since gets
+        a new one, ``AsStridedBackward0``, as in PyTorch (the old one described gone values)."""
+        if self._view_version is not None and self._view_version != self._version_counter.value:
+            from .ops.shape import AsStridedBackward0
+            self._grad_fn = AsStridedBackward0.regenerate(self)
+            self._view_version = self._version_counter.value
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
 
     @property
     def is_leaf(self):

@@ -92,6 +92,8 @@ class Op(Node):
                                    grad_fn=ctx if differentiable else None,
                                    storage=base._storage, version_counter=base._version_counter,
                                    base=base._base if base._base is not None else base)
+                if differentiable:
+                    out._view_version = base._version_counter.value
             else:
                 out = Tensor._make(array, requires_grad=differentiable,
                                    grad_fn=ctx if differentiable else None, output_nr=nr)

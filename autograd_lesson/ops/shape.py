@@ -258,6 +258,38 @@ class SliceBackward0(Op):
 INT64_MAX = 2 ** 63 - 1
 
 
+class AsStridedBackward0(Op):
+    """The grad_fn a differentiable view gets once its base was changed in place (PyTorch
+    regenerates it on access, as an ``as_strided`` of the base). Saves the view's size, stride
+    and storage_offset (values, no tensor); its backward replays the backward of the view ops
+    that made the view, straight into the base's current history."""
+
+    @classmethod
+    def regenerate(cls, view):
+        old = view._grad_fn
+        if isinstance(old, cls):
+            chain = old._chain
+        else:
+            chain, node = [], old
+            while getattr(node, "is_view", False):  # the view ops between the base and the view
+                chain.append(node)
+                node = node.next_functions[0][0]
+        ctx = cls()
+        ctx._chain = chain
+        base, item = view._base, view._data.itemsize
+        ctx.save_value("size", tuple(view.shape))
+        ctx.save_value("stride", tuple(s // item for s in view._data.strides))
+        ctx.save_value("storage_offset", (view.data_ptr() - base.data_ptr()) // item)
+        ctx.next_functions = (base._gradient_edge(),)
+        ctx._input_metadata = ((base.shape, base.dtype),)
+        return ctx
+
+    def backward(ctx, grad):
+        for node in ctx._chain:
+            grad = node.backward(grad)
+        return grad
+
+
 class IndexBackward0(SavedIndexList, Op):
     """out = self[indices] (advanced indexing: int list or bool mask; a copy, not a view).
     Saves indices (a new int64 tensor for a list; the mask itself for a bool mask), which
