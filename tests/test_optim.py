@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
+import scenarios as S
 
 CONFIGS = [
     ("SGD", dict(lr=0.1)),
@@ -135,3 +136,70 @@ def test_defaults_hold_the_implementation_flags(torch, name):
         opt = getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))], lr=0.1, fused=True)
         return opt.defaults, sorted(opt.param_groups[0])
     assert run(al) == run(torch)
+
+
+# -- what the lessons say about old outputs after a step (02's GAN, 04's RNN, 06) ----------------
+
+IMPLEMENTATIONS = [{}, {"foreach": True}, {"fused": True}]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("flags", IMPLEMENTATIONS, ids=["default", "foreach", "fused"])
+def test_reusing_an_old_D_output_after_optD_step_raises_only_if_the_step_bumps(torch, flags):
+    """Lesson 02: G's loss built from the D(fake) of before optD.step()."""
+    def run(lib):
+        G, D, real, z = S._gan(lib)
+        optD = lib.optim.SGD(D.parameters(), lr=0.1, **flags)
+        bce = lib.nn.BCELoss()
+        ones, zeros = lib.ones(4, 1, dtype=lib.float64), lib.zeros(4, 1, dtype=lib.float64)
+        fake = G(z)
+        bce(D(real), ones).backward()
+        d_out_fake = D(fake)
+        bce(d_out_fake, zeros).backward(retain_graph=True)
+        optD.step()
+        try:
+            bce(d_out_fake, ones).backward()
+        except RuntimeError as error:
+            return str(error)
+        return None
+    ours = run(al)
+    assert ours == run(torch)
+    assert (ours is None) == bool(flags.get("fused"))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("flags", IMPLEMENTATIONS, ids=["default", "foreach", "fused"])
+def test_step_inside_the_per_step_rnn_loop_raises_at_t2_only_if_the_step_bumps(torch, flags):
+    """Lesson 04: per-step ``loss.backward(retain_graph=True); optimizer.step()``."""
+    def run(lib):
+        lib.manual_seed(0)
+        cell = lib.nn.RNNCell(3, 4, dtype=lib.float64)
+        readout = lib.nn.Linear(4, 2, dtype=lib.float64)
+        opt = lib.optim.SGD(list(cell.parameters()) + list(readout.parameters()), lr=0.1, **flags)
+        inputs, target = S._rnn_data(lib)
+        hidden = lib.zeros(2, 4, dtype=lib.float64)
+        for t in range(5):
+            hidden = cell(inputs[t], hidden)
+            loss = lib.nn.functional.mse_loss(readout(hidden), target[t])
+            try:
+                loss.backward(retain_graph=True)
+            except RuntimeError:
+                return t
+            opt.step()
+        return None
+    ours = run(al)
+    assert ours == run(torch) == (None if flags.get("fused") else 2)
+
+
+@pytest.mark.parity
+def test_torch_documents_the_implementations_and_has_the_fused_ops(torch):
+    """Lesson 06 cites these: one fused op per optimizer; defaults: for-loop on CPU, foreach on
+    CUDA; fused 'theoretically fastest'."""
+    for op in ("_fused_sgd_", "_fused_adam_", "_fused_adamw_", "_fused_adagrad_"):
+        assert callable(getattr(torch, op))
+    doc = " ".join(torch.optim.SGD.__doc__.split())
+    assert "with fused being theoretically fastest" in doc
+    assert "we will attempt defaulting to the foreach implementation when the tensors are all on CUDA" in doc
+    params = [torch.nn.Parameter(torch.ones(2))]
+    from torch.optim.optimizer import _default_to_fused_or_foreach
+    assert _default_to_fused_or_foreach(params, differentiable=False) == (False, False)
