@@ -631,6 +631,18 @@ class PeakMeter:
     def reset_peak(self):
         self.peak = self.current
 
+    def per_step(self, loop, *args, **kwargs):
+        """Run ``loop(lib, ..., on_step=...)`` under the hooks: (bytes after, peak) per step."""
+        after, peaks = [], []
+
+        def on_step():
+            after.append(self.current)
+            peaks.append(self.peak)
+            self.reset_peak()
+        with self:
+            loop(self.lib, *args, on_step=on_step, **kwargs)
+        return after, peaks
+
     def __enter__(self):
         self._hooks = self.lib.autograd.graph.saved_tensors_hooks(self.pack, lambda box: box.t)
         self._hooks.__enter__()
@@ -640,7 +652,7 @@ class PeakMeter:
         return self._hooks.__exit__(*exc)
 
 
-def conditional_loop(lib, retain_final, log=False, steps=6):
+def conditional_loop(lib, retain_final, log=False, steps=6, on_step=lambda: None):
     """Lesson 07's training loop: a branch backward (retained) on even steps, then the final one."""
     nn, f32 = lib.nn, lib.float32
     model = init_params(lib, nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 5), nn.Tanh()),
@@ -654,9 +666,10 @@ def conditional_loop(lib, retain_final, log=False, steps=6):
         final_loss = (res * weights).sum()
         final_loss.backward(retain_graph=retain_final)
         history += [final_loss] if log else []
+        on_step()
 
 
-def regression_loop(lib, retain, steps=6):
+def regression_loop(lib, retain, steps=6, on_step=lambda: None):
     """Lesson 08's experiment 1: Linear(10, 64), ReLU, Linear(64, 1), MSE, SGD, batches of 32."""
     f32 = lib.float32
     model = mlp(lib, [10, 64, 1], 1, dtype=f32)
@@ -669,6 +682,7 @@ def regression_loop(lib, retain, steps=6):
         loss.backward(retain_graph=retain)
         optimizer.step()
         total += loss.item()
+        on_step()
 
 
 def s000_sec4_memory(lib, record):

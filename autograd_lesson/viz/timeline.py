@@ -93,8 +93,8 @@ def track_saved_bytes():
     return SavedBytesTracker()
 
 
-def timeline_text(series, unit="B"):
-    """A deterministic table of the series (what nbval compares)."""
+def timeline_text(series, unit="B", what="saved-buffer bytes alive after each step"):
+    """A deterministic table of the series (what nbval compares); ``what`` names the numbers."""
     names = list(series)
     steps = max(len(v) for v in series.values())
     width = max(len(n) for n in names)
@@ -102,7 +102,7 @@ def timeline_text(series, unit="B"):
     for name in names:
         cells = " ".join(f"{v:>9,}" for v in series[name])
         lines.append(f"{name:<{width}}  {cells}")
-    lines.append(f"(saved-buffer bytes alive after each step, in {unit})")
+    lines.append(f"({what}, in {unit})")
     return "\n".join(lines)
 
 
