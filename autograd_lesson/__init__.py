@@ -13,7 +13,8 @@ state, and ``autograd.graph.observe`` streams what the engine does during a back
 import numpy as _np
 
 from . import ops
-from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._random import manual_seed
 from ._tensor import Size, Tensor
 from .ops import elementwise as _ew, reduce as _red, shape as _sh  # noqa: F401  (Tensor methods use all three)
@@ -115,7 +116,8 @@ __all__ = [
     "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "randn",
     "rand", "randint", "zeros_like", "ones_like", "randn_like", "rand_like", "arange",
     "linspace", "eye", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "autograd", "nn", "optim", "float32", "float64", "int64", "bool",
+    "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "nn", "optim",
+    "float32", "float64", "int64", "bool",
     "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
     "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",

@@ -10,7 +10,7 @@ import itertools
 import re
 import weakref
 
-from . import _tensor  # _tensor imports this module: read _tensor.Tensor at call time
+from . import _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -51,6 +51,8 @@ class SavedTensor:
                  "__weakref__")
 
     def __init__(self, tensor, is_output=False, is_wrapped_scalar=False):
+        if tensor._storage.inference:
+            raise RuntimeError(_grad_mode.INFERENCE_SAVE_ERROR)
         self.is_output = is_output
         self.is_wrapped_scalar = is_wrapped_scalar
         self.released = False
