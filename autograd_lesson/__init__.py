@@ -22,7 +22,7 @@ from .ops.matmul import addmm, matmul, mm, mv
 from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
                          rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
-from . import autograd, nn, optim  # noqa: E402  (they need the ops above)
+from . import autograd, nn, optim, utils  # noqa: E402  (they need the ops above)
 
 float32 = float = _np.dtype(_np.float32)
 float64 = double = _np.dtype(_np.float64)
@@ -117,7 +117,7 @@ __all__ = [
     "rand", "randint", "zeros_like", "ones_like", "randn_like", "rand_like", "arange",
     "linspace", "eye", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "nn", "optim",
-    "float32", "float64", "int64", "bool",
+    "utils", "float32", "float64", "int64", "bool",
     "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
     "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",
