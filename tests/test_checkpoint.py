@@ -409,3 +409,29 @@ def test_checkpoint_under_an_outer_box_hook(torch):
         loss.backward()
         return r.grads(), r.calls
     assert_parity(torch, case)
+
+
+@pytest.mark.parity
+def test_slot_states_after_backward(torch):
+    """Freed with the graph like any slot; with retain, reading one recomputes the region."""
+    def case(lib):
+        out = []
+        for retain in (False, True):
+            r = Region(lib)
+            h = lib.utils.checkpoint.checkpoint(r.f, r.x, r.w1, use_reentrant=False)
+            h.sum().backward(retain_graph=retain)
+            calls = r.calls
+            out.append((outcome(lambda: h.grad_fn._saved_result), calls, r.calls))
+        return out
+    assert_parity(torch, case)
+
+
+@pytest.mark.parity
+def test_double_backward_through_a_checkpoint(torch):
+    def case(lib):
+        x = randn(lib, 12, 3, requires_grad=True)
+        y = lib.utils.checkpoint.checkpoint(lambda t: (t.tanh() * t).sum(), x, use_reentrant=False)
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        return g, x.grad
+    assert_parity(torch, case)
