@@ -22,6 +22,7 @@ UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
 _all_saved = weakref.WeakSet()  # every SavedTensor not yet garbage: memory meters read it
+_saved_listeners = []  # memory meters (viz.timeline.track_saved_bytes): told of saves, releases
 
 
 class Placeholder:
@@ -97,6 +98,9 @@ class SavedTensor:
         else:
             self.tensor = tensor
         _all_saved.add(self)
+        if _saved_listeners:  # the only cost on the per-op path when nothing is measuring
+            for listener in list(_saved_listeners):
+                listener.saved(self)
 
     def unpack(self, node):
         if self.released:
@@ -151,6 +155,9 @@ class SavedTensor:
                 f"torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
     def release(self):
+        if _saved_listeners and not self.released:
+            for listener in list(_saved_listeners):
+                listener.released(self)
         self.released = True  # the hooks go too, as PyTorch's reset_data(): a checkpoint's
         self.tensor = self.array = self.packed = self.storage = self.unpack_hook = None  # frame dies
         self.grad_edge = None
