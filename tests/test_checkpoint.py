@@ -435,3 +435,31 @@ def test_double_backward_through_a_checkpoint(torch):
         g.sum().backward()
         return g, x.grad
     assert_parity(torch, case)
+
+
+@pytest.mark.parity
+def test_peak_counts_what_the_recomputation_holds(torch):
+    """track_saved_bytes() (ours) against PyTorch's pack-hook meter extended to the tensors its
+    checkpoint holds from recomputation to unpack: same peak, and each is higher than what an
+    outer pack hook alone sees (those tensors are invisible to it)."""
+    from autograd_lesson.viz.timeline import track_saved_bytes
+    from scenarios import CheckpointPeakMeter, PeakMeter
+
+    def step(lib):
+        model = mlp(lib, [6, 16, 16, 16, 3], 21, dtype=lib.float32)
+        x = randn(lib, 22, 8, 6, dtype=lib.float32)
+        h = x
+        for i in (0, 2, 4):
+            h = lib.utils.checkpoint.checkpoint(model[i:i + 2], h, use_reentrant=False)
+        model[6](h).pow(2).sum().backward()
+
+    with track_saved_bytes() as ours:
+        step(al)
+    peaks = {}
+    for meter in (CheckpointPeakMeter, PeakMeter):
+        for lib in (al, torch):
+            with meter(lib) as m:
+                step(lib)
+            peaks[meter.__name__, lib.__name__] = m.peak
+    assert ours.peak == peaks["CheckpointPeakMeter", "torch"]
+    assert peaks["PeakMeter", "autograd_lesson"] == peaks["PeakMeter", "torch"] < ours.peak

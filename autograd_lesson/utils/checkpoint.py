@@ -16,8 +16,9 @@ the region's nodes is listed as ``placeholder: <what it replaces>`` at 0 B, aliv
 freed like any slot. The inputs are kept by the checkpoint itself, outside every node, so no
 ledger lists them, but ``live_saved_bytes()`` counts them; they go when the last placeholder
 is freed (a backward without retain). The recomputed tensors live only during the backward,
-in the checkpoint, not in a slot: like a ``saved_tensors_hooks`` counter in PyTorch, the meter
-does not see them.
+kept by the checkpoint until their node unpacks them; the meters count them for that time
+(a ``saved_tensors_hooks`` counter in PyTorch cannot see them: the checkpoint's own hooks are
+innermost).
 
 ``use_reentrant=True`` (and, with a warning, an omitted ``use_reentrant``) is the older
 variant: a custom Function, ``CheckpointFunctionBackward``, that runs ``fn`` under
@@ -29,7 +30,7 @@ import warnings
 import weakref
 from collections import defaultdict
 
-from .. import _grad_mode, _random
+from .. import _grad_mode, _node, _random
 from .._engine import current_graph_task
 from .._node import Placeholder, SavedTensor
 from .._tensor import Tensor
@@ -115,6 +116,16 @@ class _StopRecomputation(Exception):
     pass
 
 
+def _hold(x):
+    """Keep a recomputed tensor until its node unpacks it, in a ``SavedTensor`` (no hooks), so
+    memory meters count it for as long as PyTorch's checkpoint holds it."""
+    hooks, _node._saved_tensors_hooks[:] = list(_node._saved_tensors_hooks), []
+    try:
+        return SavedTensor(x)
+    finally:
+        _node._saved_tensors_hooks[:] = hooks
+
+
 class _CheckpointFrame:
     """One checkpointed call: its saved inputs, its placeholders (weakly) and, per backward,
     the recomputed tensors."""
@@ -152,7 +163,7 @@ class _CheckpointFrame:
             holder = weak_holder()
             if holder is None or self.metadata_fn is None:
                 continue
-            recomputed = self.metadata_fn(self.recomputed[gid][holder.handles[gid]])
+            recomputed = self.metadata_fn(self.recomputed[gid][holder.handles[gid]].unpack(None))
             if self.x_metadatas[idx] != recomputed:
                 different += (f"tensor at position {idx}:\nsaved metadata: "
                               f"{self.x_metadatas[idx]}\nrecomputed metadata: {recomputed}\n")
@@ -181,7 +192,7 @@ class _recomputation_hook(saved_tensors_hooks):
             holder = frame.weak_holders[idx]()
             if holder is not None:  # else that slot was already freed: nothing to refill
                 holder.handles[gid] = _Handle()
-                frame.recomputed[gid][holder.handles[gid]] = x
+                frame.recomputed[gid][holder.handles[gid]] = _hold(x)
             if frame.early_stop and frame.recomp_counter[gid] == len(frame.weak_holders):
                 raise _StopRecomputation
             return x
@@ -219,8 +230,10 @@ class _checkpoint_hook(saved_tensors_hooks):
                     "already unpacked once. If you are calling ctx.saved_tensors in backward, "
                     "make sure to do so only once. Otherwise please open an issue with details "
                     "on your use case.")
-            result = frame.recomputed[gid][holder.handles[gid]]
+            held = frame.recomputed[gid][holder.handles[gid]]
             holder.handles[gid] = None
+            result = held.unpack(None)
+            held.release()
             return result
 
         super().__init__(pack_hook, unpack_hook)
