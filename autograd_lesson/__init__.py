@@ -26,6 +26,7 @@ from . import autograd, nn, optim, utils  # noqa: E402  (they need the ops above
 
 float32 = float = _np.dtype(_np.float32)
 float64 = double = _np.dtype(_np.float64)
+float16 = half = _np.dtype(_np.float16)
 int64 = long = _np.dtype(_np.int64)
 bool = _np.dtype(_np.bool_)
 
@@ -117,7 +118,7 @@ __all__ = [
     "rand", "randint", "zeros_like", "ones_like", "randn_like", "rand_like", "arange",
     "linspace", "eye", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "nn", "optim",
-    "utils", "float32", "float64", "int64", "bool",
+    "utils", "float32", "float64", "float16", "int64", "bool",
     "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
     "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",

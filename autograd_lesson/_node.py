@@ -30,14 +30,15 @@ class Placeholder:
     the slot then holds 0 bytes as far as the ledger and ``live_saved_bytes`` can tell."""
 
 
-def _packed_storage(packed, storage):
-    """The storage a pack hook's result keeps: a Tensor's (or the first one in a tuple, as
-    ``save_on_cpu`` packs ``(device, tensor)``), none for a Placeholder; for any other object
-    we can't look inside and assume it keeps the tensor (a box around ``t.detach()``)."""
+def _packed_storage(packed, storage, nbytes):
+    """The storage a pack hook's result keeps, and its bytes: a Tensor's (or the first one in a
+    tuple, as ``save_on_cpu`` packs ``(device, tensor)``), none for a Placeholder; for any other
+    object we can't look inside and assume it keeps the tensor (a box around ``t.detach()``)."""
     if isinstance(packed, Placeholder):
-        return _tensor.Storage(0)
+        return _tensor.Storage(0), 0
     items = packed if isinstance(packed, (tuple, list)) else (packed,)
-    return next((t._storage for t in items if isinstance(t, _tensor.Tensor)), storage)
+    held = next((t for t in items if isinstance(t, _tensor.Tensor)), None)
+    return (storage, nbytes) if held is None else (held._storage, held._data.nbytes)
 
 
 def _type_string(tensor):
@@ -90,9 +91,8 @@ class SavedTensor:
             if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
                 self.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
             self.packed = pack(tensor)
-            self.storage = _packed_storage(self.packed, self.storage)
-            if isinstance(self.packed, Placeholder):
-                self.placeholder, self.nbytes = True, 0
+            self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
+            self.placeholder = isinstance(self.packed, Placeholder)
         elif is_output:
             self.array = tensor._data
         else:
