@@ -410,3 +410,35 @@ def test_notebook_numbers_in_text():
     assert "✓ correct: peak 59,392 B, below 60,000 B, same gradients." in out["l09-ex2"]
     assert out["l09-when"].splitlines() == ["after the forward:  ['b1', 'b2', 'b3']",
                                             "after the backward: ['b1', 'b2', 'b3', 'b3', 'b2', 'b1']"]
+
+
+def test_plain_forward_saves_no_first_layer_weight(torch):
+    """The same saves in both libraries, and no (64, 16) weight: x needs no gradient."""
+    seen = {}
+    for lib in (al, torch):
+        lesson, shapes = Lesson(lib), []
+        model = lesson.mlp()
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: shapes.append(tuple(t.shape)) or t,
+                                                    lambda t: t):
+            lib.nn.functional.mse_loss(model(lesson.x), lesson.y)
+        seen[lib.__name__] = shapes
+    assert seen["autograd_lesson"] == seen["torch"]
+    assert (16, 64) not in seen["torch"] and (64, 16) not in seen["torch"]
+
+
+@pytest.mark.parametrize("call", ["grad", "inputs"])
+def test_reentrant_refuses_grad_and_inputs(torch, call):
+    messages = []
+    for lib in (al, torch):
+        lesson = Lesson(lib)
+        model = lesson.mlp()
+        h = lesson.checkpoint(model.b2, model.b1(lesson.x), use_reentrant=True)
+        loss = lib.nn.functional.mse_loss(model.head(model.b3(h)), lesson.y)
+        with pytest.raises(RuntimeError) as info:
+            if call == "grad":
+                lib.autograd.grad(loss, [model.b2.linear.weight])
+            else:
+                loss.backward(inputs=[model.b2.linear.weight])
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    assert messages[1].startswith("When use_reentrant=True, torch.utils.checkpoint is incompatible")
