@@ -436,9 +436,9 @@ def test_reentrant_refuses_grad_and_inputs(torch, call):
         loss = lib.nn.functional.mse_loss(model.head(model.b3(h)), lesson.y)
         with pytest.raises(RuntimeError) as info:
             if call == "grad":
-                lib.autograd.grad(loss, [model.b2.linear.weight])
+                lib.autograd.grad(loss, [model.b1.linear.weight])  # through the checkpoint
             else:
-                loss.backward(inputs=[model.b2.linear.weight])
+                loss.backward(inputs=[model.b1.linear.weight])
         messages.append(str(info.value))
     assert messages[0] == messages[1]
     assert messages[1].startswith("When use_reentrant=True, torch.utils.checkpoint is incompatible")
