@@ -158,8 +158,8 @@ class SavedTensor:
         if _saved_listeners and not self.released:
             for listener in list(_saved_listeners):
                 listener.released(self)
-        self.released = True  # the hooks go too, as PyTorch's reset_data(): a checkpoint's
-        self.tensor = self.array = self.packed = self.storage = self.unpack_hook = None  # frame dies
+        self.released = True  # the hooks go too, as PyTorch's reset_data(): a checkpoint dies
+        self.tensor = self.array = self.packed = self.storage = self.unpack_hook = None
         self.grad_edge = None
 
     def held_tensor(self):

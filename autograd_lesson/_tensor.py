@@ -192,7 +192,7 @@ class Tensor(TensorOps):
         return self._version_counter.value
 
     def is_inference(self):
-        """True for tensors made in ``inference_mode`` (and their views): autograd can't save them."""
+        """True for tensors made in ``inference_mode`` and their views: autograd can't save them."""
         return self._storage.inference
 
     @property

@@ -48,7 +48,8 @@ class Lesson:
         class MLP(nn.Module):
             def __init__(self):
                 super().__init__()
-                self.b1, self.b2, self.b3 = Block("b1", 16, 64), Block("b2", 64, 64), Block("b3", 64, 64)
+                self.b1, self.b2 = Block("b1", 16, 64), Block("b2", 64, 64)
+                self.b3 = Block("b3", 64, 64)
                 self.head = nn.Linear(64, 4)
                 self.blocks = [self.b1, self.b2, self.b3]
 
@@ -205,7 +206,7 @@ EXPECTED = {  # pattern: (peak, end, runs per block); the notebook prints these
 @pytest.mark.parametrize("name", list(PATTERNS))
 def test_pattern_peak_end_and_runs_match_torch(measured, name):
     ours, theirs = measured[name]["ours"], measured[name]["torch"]
-    assert (ours["peak"], ours["end"], ours["runs"]) == (theirs["peak"], theirs["end"], theirs["runs"])
+    assert [ours[k] for k in ("peak", "end", "runs")] == [theirs[k] for k in ("peak", "end", "runs")]
     assert (theirs["peak"], theirs["end"], theirs["runs"]) == EXPECTED[name]
 
 
@@ -404,12 +405,14 @@ def test_notebook_summary_table_is_torchs(measured):
 
 def test_notebook_numbers_in_text():
     out = _outputs()
-    assert "saved buffers hold 61,440 B: 25,088 B only in the graph, 36,352 B shared" in out["l09-plain-graph"]
+    assert ("saved buffers hold 61,440 B: 25,088 B only in the graph, 36,352 B shared"
+            in out["l09-plain-graph"])
     assert "saved buffers hold 10,240 B" in out["l09-ckpt-graph"]
     assert "live_saved_bytes() grew by 28,672 B" in out["l09-ckpt-graph"]
     assert "✓ correct: peak 59,392 B, below 60,000 B, same gradients." in out["l09-ex2"]
-    assert out["l09-when"].splitlines() == ["after the forward:  ['b1', 'b2', 'b3']",
-                                            "after the backward: ['b1', 'b2', 'b3', 'b3', 'b2', 'b1']"]
+    assert out["l09-when"].splitlines() == [
+        "after the forward:  ['b1', 'b2', 'b3']",
+        "after the backward: ['b1', 'b2', 'b3', 'b3', 'b2', 'b1']"]
 
 
 def test_plain_forward_saves_no_first_layer_weight(torch):

@@ -83,5 +83,5 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "register_observer", "observe", "BackwardStarted",
-           "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "register_observer", "observe",
+           "BackwardStarted", "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]

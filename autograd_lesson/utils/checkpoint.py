@@ -43,7 +43,8 @@ USE_REENTRANT_WARNING = (
     "use_reentrant=False is recommended, but if you need to preserve the current default "
     "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
     "differences between the two variants.")
-NO_INPUT_REQUIRES_GRAD_WARNING = "None of the inputs have requires_grad=True. Gradients will be None"
+NO_INPUT_REQUIRES_GRAD_WARNING = ("None of the inputs have requires_grad=True. Gradients will "
+                                  "be None")
 REENTRANT_PARTIAL_ERROR = (
     "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an "
     "`inputs` parameter to .backward(). To resolve this error, you can either set "
