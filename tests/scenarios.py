@@ -652,6 +652,68 @@ class PeakMeter:
         return self._hooks.__exit__(*exc)
 
 
+class CheckpointPeakMeter(PeakMeter):
+    """PeakMeter, plus what a non-reentrant checkpoint holds during backward in PyTorch.
+
+    An outer pack hook never sees a checkpointed region's tensors: the checkpoint's own hooks
+    are innermost, in the forward and in the recomputation. In backward the recomputation
+    stores each tensor it saves until that tensor's node unpacks it; here, for torch, the
+    recomputation's pack hook and the checkpoint's unpack hook are wrapped to count exactly
+    that span (autograd_lesson counts the same span through its ``SavedTensor`` registry, so
+    this meter is only needed on the torch side). Storages count once, shared with PeakMeter's."""
+
+    def __enter__(self):
+        super().__enter__()
+        if self.lib.__name__ == "torch":
+            import torch.utils.checkpoint as ck
+            self._originals = ck._recomputation_hook.__init__, ck._checkpoint_hook.__init__
+            meter, (recompute_init, checkpoint_init) = self, self._originals
+
+            def recomputation(hook, *args):
+                recompute_init(hook, *args)
+                pack = hook.pack_hook
+
+                def counted_pack(x):
+                    meter._hold(x)
+                    return pack(x)
+                hook.pack_hook = counted_pack
+
+            def checkpoint(hook, *args):
+                checkpoint_init(hook, *args)
+                unpack = hook.unpack_hook
+
+                def counted_unpack(holder):
+                    x = unpack(holder)
+                    meter._drop(x)
+                    return x
+                hook.unpack_hook = counted_unpack
+            ck._recomputation_hook.__init__ = recomputation
+            ck._checkpoint_hook.__init__ = checkpoint
+        return self
+
+    def __exit__(self, *exc):
+        if self.lib.__name__ == "torch":
+            import torch.utils.checkpoint as ck
+            ck._recomputation_hook.__init__, ck._checkpoint_hook.__init__ = self._originals
+        return super().__exit__(*exc)
+
+    def _hold(self, t):
+        key, nbytes = self._storage(t)
+        held = self._held.setdefault(key, [nbytes, 0])
+        held[1] += 1
+        if held[1] == 1:
+            self.current += nbytes
+            self.peak = max(self.peak, self.current)
+
+    def _drop(self, t):
+        key, _ = self._storage(t)
+        held = self._held[key]
+        held[1] -= 1
+        if held[1] == 0:
+            del self._held[key]
+            self.current -= held[0]
+
+
 def conditional_loop(lib, retain_final, log=False, steps=6, on_step=lambda: None):
     """Lesson 07's training loop: a branch backward (retained) on even steps, then the final one."""
     nn, f32 = lib.nn, lib.float32
