@@ -413,3 +413,15 @@ def test_hidden_carried_across_batches(lib, detach):
     else:
         assert outcomes[0] is None and outcomes[1][0] == "RuntimeError"
         assert outcomes[1][1].startswith(FREED)
+
+
+def test_the_measuring_helpers_are_package_only(lib):
+    """The summary's precise claim: observe and saved_buffers() are autograd_lesson's own
+    (PyTorch has neither); the PyTorch equivalents the tests use exist in both."""
+    model = CellWithReadout(lib)
+    _, loss = model.step(0, model.h_init())
+    ours = lib is autograd_lesson
+    assert hasattr(lib.autograd.graph, "observe") is ours
+    assert hasattr(loss.grad_fn, "saved_buffers") is ours
+    assert hasattr(lib.autograd.graph, "saved_tensors_hooks")
+    assert hasattr(loss.grad_fn, "register_prehook")
