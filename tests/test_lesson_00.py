@@ -358,3 +358,61 @@ def test_notebook_grad_norms_are_torchs(torch):
     text = notebook_text()
     assert f"with zero_grad():    {[round(n, 2) for n in grad_norms(torch, True)]}" in text
     assert f"without zero_grad(): {[round(n, 2) for n in grad_norms(torch, False)]}" in text
+
+
+# -- the verdict on "grow without bound" (「loss.backward() 호출 시 내부 동작 3단계…」) -------------
+def _torch_norms(torch, batches, steps, reset, **sgd_options):
+    """The notebook's ``train`` in torch, on the notebook's data; all grad norms and the model."""
+    _, weight, bias = notebook_batches_and_weights()
+    model = torch.nn.Linear(10, 1)
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor(weight))
+        model.bias.copy_(torch.tensor(bias))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, **sgd_options)
+    data = [(torch.tensor(d), torch.tensor(t)) for d, t in batches]
+    norms = []
+    for step in range(steps):
+        x, target = data[step % len(data)]
+        if reset:
+            optimizer.zero_grad()
+        torch.nn.MSELoss()(model(x), target).backward()
+        norms.append(sum(p.grad.pow(2).sum() for p in model.parameters()).sqrt().item())
+        optimizer.step()
+    return np.array(norms), model
+
+
+def notebook_stream():
+    al.manual_seed(2)
+    return [(d.numpy(), t.numpy()) for d, t in
+            [(al.randn(4, 10), al.randn(4, 1) * 3) for _ in range(400)]]
+
+
+def test_no_zero_grad_is_sgd_with_momentum_one(torch):
+    batches = notebook_batches_and_weights()[0]
+    _, forgot = _torch_norms(torch, batches, 3, reset=False)
+    _, momentum = _torch_norms(torch, batches, 3, reset=True, momentum=1.0)
+    assert (forgot.weight - momentum.weight).abs().max().item() == 0.0
+
+
+def test_grow_without_bound_depends_on_the_loop(torch):
+    """Repeated batches: bounded (6.5..45 over 20,000 steps) but never settling; a new batch
+    every step: unbounded (past 18,000 by step 400); with the reset the norm falls."""
+    batches = notebook_batches_and_weights()[0]
+    repeated, _ = _torch_norms(torch, batches, 20000, reset=False)
+    assert 6.5 <= repeated[99:].min() < 7 and 44 < repeated[9:].max() <= 45
+    assert repeated[-1000:].min() > 6  # not converging either
+    stream, _ = _torch_norms(torch, notebook_stream(), 400, reset=False)
+    assert stream[399] > 18000 and np.all(np.diff(stream[[0, 9, 99, 199, 399]]) > 0)
+    reset, _ = _torch_norms(torch, batches, 400, reset=True)
+    assert reset[399] < reset[0] / 5
+
+
+def test_notebook_train_norms_are_torchs(torch):
+    text = notebook_text()
+    pick = lambda norms: {s: round(float(norms[s - 1]), 1) for s in (1, 10, 100, 400)}
+    batches = notebook_batches_and_weights()[0]
+    for name, data in [("the same 3 batches, repeated", batches),
+                       ("a new batch every step", notebook_stream())]:
+        for reset in (True, False):
+            norms, _ = _torch_norms(torch, data, 400, reset)
+            assert f"{name:28} zero_grad={str(reset):5}  grad norm at step {pick(norms)}" in text
