@@ -36,12 +36,16 @@ FLOAT_ONLY_FACTORY_ERROR = "Only Tensors of floating point and complex dtype can
 
 
 class Storage:
-    """Identity of a block of memory: views and saved outputs share it; bytes count once."""
+    """Identity of a block of memory: views and saved outputs share it; bytes count once.
 
-    __slots__ = ("nbytes", "__weakref__")
+    Memory allocated in inference mode belongs to *inference tensors*, and so do its views and
+    detaches wherever they are made, as in PyTorch."""
+
+    __slots__ = ("nbytes", "inference", "__weakref__")
 
     def __init__(self, nbytes):
         self.nbytes = nbytes
+        self.inference = _grad_mode._inference
 
 
 class VersionCounter:
@@ -183,7 +187,13 @@ class Tensor(TensorOps):
 
     @property
     def _version(self):
+        if self._storage.inference:
+            raise RuntimeError(_grad_mode.INFERENCE_VERSION_ERROR)
         return self._version_counter.value
+
+    def is_inference(self):
+        """True for tensors made in ``inference_mode`` (and their views): autograd can't save them."""
+        return self._storage.inference
 
     @property
     def requires_grad(self):
@@ -195,6 +205,8 @@ class Tensor(TensorOps):
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
         if value and not _is_float(self.dtype):
             raise RuntimeError(FLOAT_ONLY_ERROR)
+        if value and self._storage.inference and not _grad_mode._inference:
+            raise RuntimeError(_grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -328,12 +340,17 @@ class Tensor(TensorOps):
 
     # -- in-place ops --------------------------------------------------------------------------
     def _check_inplace(self):
-        if _grad_mode._enabled:
+        if _grad_mode._recording():
             if self._requires_grad and self.grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE_ERROR)
             base = self._base
             if base is not None and base._requires_grad and base.grad_fn is None:
                 raise RuntimeError(LEAF_VIEW_INPLACE_ERROR)
+        self._check_inference_inplace()
+
+    def _check_inference_inplace(self):
+        if self._storage.inference and not _grad_mode._inference:
+            raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
 
     def _apply_inplace(self, result):
         """Write ``result`` (an out-of-place op on self) into self and take over its history."""
@@ -373,11 +390,13 @@ class Tensor(TensorOps):
         return self._apply_inplace(self / other)
 
     def zero_(self):
+        self._check_inference_inplace()  # PyTorch checks this first for zero_ and fill_
         self._check_inplace()
         return self._apply_inplace(self * 0 if _grad_mode._enabled and self.requires_grad
                                    else Tensor._make(np.zeros_like(self._data)))
 
     def fill_(self, value):
+        self._check_inference_inplace()
         self._check_inplace()
         return self._apply_inplace(Tensor._make(np.full_like(self._data, value)))
 
@@ -410,7 +429,8 @@ class Tensor(TensorOps):
         return self.div_(other)
 
     def __setitem__(self, key, value):
-        if _grad_mode._enabled and (self.requires_grad or
+        self._check_inference_inplace()
+        if _grad_mode._recording() and (self.requires_grad or
                                     (isinstance(value, Tensor) and value.requires_grad)):
             raise NotImplementedError(
                 "assigning into a tensor that takes part in autograd is not supported by "

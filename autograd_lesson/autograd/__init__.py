@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 
-from .._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .._tensor import Tensor
 from . import graph
 from .function import Function
@@ -199,4 +199,4 @@ def Variable(data, requires_grad=False, volatile=False):
 
 
 __all__ = ["backward", "grad", "Function", "Variable", "graph", "no_grad", "enable_grad",
-           "set_grad_enabled", "is_grad_enabled"]
+           "set_grad_enabled", "is_grad_enabled", "inference_mode"]
