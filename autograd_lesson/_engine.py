@@ -18,6 +18,16 @@ from ._node import AccumulateGrad, GraphRoot
 from .autograd import graph as _graph
 from .ops._util import is_expandable_to, sum_to
 
+_task_ids = itertools.count()
+_tasks = []  # (id, runs only part of the graph) of the backwards running now, innermost last
+
+
+def current_graph_task():
+    """``(id, partial)`` of the backward running now, ``(-1, False)`` outside one. A checkpoint
+    recomputes once per id; ``partial`` (``autograd.grad``, ``inputs=``) is what the reentrant
+    checkpoint refuses."""
+    return _tasks[-1] if _tasks else (-1, False)
+
 
 def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumulate=True):
     """Backpropagate ``grad_roots`` from the root edges.
@@ -47,6 +57,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
     node = None
     anomaly = _anomaly_mode._enabled
     check_nan = anomaly and _anomaly_mode._check_nan
+    _tasks.append((next(_task_ids), bool(targets)))
     try:
         with _grad_mode.set_grad_enabled(create_graph):
             while ready:
@@ -80,6 +91,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
         if observers:
             _graph._emit(_graph.BackwardFinished(error, node))
         raise
+    finally:
+        _tasks.pop()
     if observers:
         _graph._emit(_graph.BackwardFinished(None, None))
     return captured

@@ -10,7 +10,7 @@ import itertools
 import re
 import weakref
 
-from . import _anomaly_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
+from . import _anomaly_mode, _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -28,6 +28,23 @@ _creation_counter = itertools.count()
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
 _inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
 _all_saved = weakref.WeakSet()  # every SavedTensor not yet garbage: memory meters read it
+_saved_listeners = []  # memory meters (viz.timeline.track_saved_bytes): told of saves, releases
+
+
+class Placeholder:
+    """Base for what a pack hook returns when it keeps *no* tensor (checkpoint's holders):
+    the slot then holds 0 bytes as far as the ledger and ``live_saved_bytes`` can tell."""
+
+
+def _packed_storage(packed, storage, nbytes):
+    """The storage a pack hook's result keeps, and its bytes: a Tensor's (or the first one in a
+    tuple, as ``save_on_cpu`` packs ``(device, tensor)``), none for a Placeholder; for any other
+    object we can't look inside and assume it keeps the tensor (a box around ``t.detach()``)."""
+    if isinstance(packed, Placeholder):
+        return _tensor.Storage(0), 0
+    items = packed if isinstance(packed, (tuple, list)) else (packed,)
+    held = next((t for t in items if isinstance(t, _tensor.Tensor)), None)
+    return (storage, nbytes) if held is None else (held._storage, held._data.nbytes)
 
 
 def _type_string(tensor):
@@ -54,9 +71,11 @@ class SavedTensor:
     __slots__ = ("tensor", "packed", "unpack_hook", "is_output", "output_nr", "array",
                  "storage", "version_counter", "saved_version", "requires_grad",
                  "is_wrapped_scalar", "released", "shape", "dtype", "nbytes", "ref", "origin", "scalar",
-                 "view_fn", "__weakref__")
+                 "placeholder", "grad_edge", "view_fn", "__weakref__")
 
     def __init__(self, tensor, is_output=False, is_wrapped_scalar=False):
+        if tensor._storage.inference:
+            raise RuntimeError(_grad_mode.INFERENCE_SAVE_ERROR)
         self.is_output = is_output
         self.is_wrapped_scalar = is_wrapped_scalar
         self.released = False
@@ -68,24 +87,36 @@ class SavedTensor:
         self.output_nr = tensor._output_nr
         self.requires_grad = tensor.requires_grad
         self.packed = self.unpack_hook = self.tensor = self.array = None
+        self.placeholder = False
+        self.grad_edge = None
         # For introspection only: a weak reference (keeps nothing alive) and a scalar's value.
         self.ref = None if is_output else weakref.ref(tensor)
         self.origin = None if is_output or tensor.grad_fn is None else weakref.ref(tensor.grad_fn)
         self.scalar = tensor._data.item() if is_wrapped_scalar else None
         if _saved_tensors_hooks and not is_wrapped_scalar:
             pack, self.unpack_hook = _saved_tensors_hooks[-1]
+            if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
+                self.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
             self.packed = pack(tensor)
+            self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
+            self.placeholder = isinstance(self.packed, Placeholder)
         elif is_output:
             self.array = tensor._data
         else:
             self.tensor = tensor
         _all_saved.add(self)
+        if _saved_listeners:  # the only cost on the per-op path when nothing is measuring
+            for listener in list(_saved_listeners):
+                listener.saved(self)
 
     def unpack(self, node):
         if self.released:
             raise RuntimeError(FREED_MESSAGE)
         if self.unpack_hook is not None:
-            return self.unpack_hook(self.packed)
+            result = self.unpack_hook(self.packed)
+            if isinstance(result, _tensor.Tensor) and self.requires_grad:
+                result = self._reattach(result, node)
+            return result
         current = self.version_counter.value
         if current != self.saved_version:
             raise RuntimeError(self._version_message(node, current))
@@ -94,6 +125,24 @@ class SavedTensor:
                                         output_nr=self.output_nr, storage=self.storage,
                                         version_counter=self.version_counter)
         return self.tensor
+
+    def _reattach(self, data, node):
+        """As PyTorch: the hook's values, in the saved tensor's place in the graph (the node for
+        a saved output, else the original's grad_fn or leaf), whatever history they had."""
+        t = _tensor.Tensor._make(data._data, storage=data._storage,
+                                 version_counter=data._version_counter)
+        if self.is_output:
+            t.grad_fn, t._output_nr = node, self.output_nr
+        elif self.grad_edge is not None:
+            t.grad_fn, t._output_nr = self.grad_edge
+        else:
+            leaf = self.ref()
+            if leaf is None:
+                return data
+            accumulator = leaf._grad_accumulator()  # gradients reach the original leaf's .grad
+            t._accumulator_ref, t.__dict__["_accumulator"] = weakref.ref(accumulator), accumulator
+        t._requires_grad = True
+        return t
 
     def _version_message(self, node, current):
         if self.is_output:
@@ -111,8 +160,12 @@ class SavedTensor:
                 + (ANOMALY_HINT if _anomaly_mode._enabled else HINT))
 
     def release(self):
-        self.released = True
-        self.tensor = self.array = self.packed = self.storage = None
+        if _saved_listeners and not self.released:
+            for listener in list(_saved_listeners):
+                listener.released(self)
+        self.released = True  # the hooks go too, as PyTorch's reset_data(): a checkpoint dies
+        self.tensor = self.array = self.packed = self.storage = self.unpack_hook = None
+        self.grad_edge = None
 
     def held_tensor(self):
         """The user-visible tensor this slot holds (None for saved outputs and when freed)."""
@@ -127,7 +180,7 @@ class SavedBuffer:
 
     __slots__ = ("slot", "shape", "dtype", "nbytes", "saved_version", "is_output",
                  "is_wrapped_scalar", "scalar_value", "storage_ref", "tensor_ref", "origin_ref",
-                 "_slot_ref", "node_ref")
+                 "is_placeholder", "_slot_ref", "node_ref")
 
     def __init__(self, node, slot, saved):
         self.node_ref = weakref.ref(node)
@@ -140,6 +193,7 @@ class SavedBuffer:
         self.tensor_ref = saved.ref  # still names the tensor after release, if it lives on
         self.origin_ref = saved.origin  # the node that produced it (weak), for "output of #k"
         self.scalar_value = saved.scalar
+        self.is_placeholder = saved.placeholder  # checkpoint's: recomputed in backward
         self._slot_ref = weakref.ref(saved)
 
     @property

@@ -33,12 +33,16 @@ FLOAT_ONLY_FACTORY_ERROR = "Only Tensors of floating point and complex dtype can
 
 
 class Storage:
-    """Identity of a block of memory: views and saved outputs share it; bytes count once."""
+    """Identity of a block of memory: views and saved outputs share it; bytes count once.
 
-    __slots__ = ("nbytes", "__weakref__")
+    Memory allocated in inference mode belongs to *inference tensors*, and so do its views and
+    detaches wherever they are made, as in PyTorch."""
+
+    __slots__ = ("nbytes", "inference", "__weakref__")
 
     def __init__(self, nbytes):
         self.nbytes = nbytes
+        self.inference = _grad_mode._inference
 
 
 class VersionCounter:
@@ -102,8 +106,8 @@ class Tensor(TensorOps):
     """A multi-dimensional array that can record the ops applied to it."""
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_storage",
-                 "_version_counter", "_base", "_attr_version", "_creation_meta", "_retains_grad", "_hooks", "_accumulator_ref",
-                 "__weakref__", "__dict__")
+                 "_version_counter", "_base", "_attr_version", "_creation_meta", "_retains_grad",
+                 "_hooks", "_accumulator_ref", "__weakref__", "__dict__")
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
 
     def __init__(self, data=(), *, requires_grad=False):
@@ -193,7 +197,13 @@ class Tensor(TensorOps):
 
     @property
     def _version(self):
+        if self._storage.inference:
+            raise RuntimeError(_grad_mode.INFERENCE_VERSION_ERROR)
         return self._version_counter.value
+
+    def is_inference(self):
+        """True for tensors made in ``inference_mode`` and their views: autograd can't save them."""
+        return self._storage.inference
 
     @property
     def requires_grad(self):
@@ -206,6 +216,8 @@ class Tensor(TensorOps):
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
         if value and not _is_float(self.dtype):
             raise RuntimeError(FLOAT_ONLY_ERROR)
+        if value and self._storage.inference and not _grad_mode._inference:
+            raise RuntimeError(_grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -341,6 +353,10 @@ class Tensor(TensorOps):
     def _inplace(self, compute, *others):
         return _ops.inplace.apply(self, compute, others)
 
+    def _check_inference_inplace(self):
+        if self._storage.inference and not _grad_mode._inference:
+            raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
+
     def add_(self, other, *, alpha=1):
         return self._inplace(lambda x: x.add(other, alpha=alpha), other)
 
@@ -357,9 +373,11 @@ class Tensor(TensorOps):
         return self._inplace(lambda x: x.pow(exponent), exponent)
 
     def zero_(self):
+        self._check_inference_inplace()  # PyTorch checks this first for zero_ and fill_
         return self._inplace(_ops.elementwise.ZeroBackward0.apply)
 
     def fill_(self, value):
+        self._check_inference_inplace()
         return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value)
 
     def copy_(self, src):
@@ -425,11 +443,12 @@ class Tensor(TensorOps):
 
     def __setitem__(self, key, value):
         """``x[key] = value``: index_put_ for an int list or a mask, else ``x[key].copy_(value)``."""
+        self._check_inference_inplace()
         if isinstance(key, (list, np.ndarray)) or (isinstance(key, Tensor) and key.ndim > 0
                                                    and key.dtype.kind in "bi"):
             self._inplace(lambda x: _ops.shape.index_put(x, key, value), value)
-        elif _grad_mode._enabled and (self.requires_grad or
-                                      (isinstance(value, Tensor) and value.requires_grad)):
+        elif _grad_mode._recording() and (self.requires_grad or
+                                         (isinstance(value, Tensor) and value.requires_grad)):
             self[key].copy_(value)
         else:
             self._data[key._data if isinstance(key, Tensor) else key] = (

@@ -474,8 +474,8 @@ def s000_ex5_wgan_gp(lib, record):
                 ("create_no_retain", "linear", dict(create_graph=True, retain_graph=False))]
     for name, kind, kwargs in variants:
         label = f"{name} ({kind} D)"
-        if kind == "nonlinear":
-            D = lib.nn.Sequential(mlp(lib, [2, 4, 1], 3, act="leaky"), lib.nn.Sigmoid())
+        if kind == "nonlinear":  # a WGAN-GP critic: Linear-LeakyReLU-Linear, no Sigmoid
+            D = mlp(lib, [2, 4, 1], 3, act="leaky")
         else:
             D = lib.nn.Sequential(linear(lib, 2, 4, 3), linear(lib, 4, 1, 4))
         interpolated = _wgan_data(lib)
@@ -489,7 +489,7 @@ def s000_ex5_wgan_gp(lib, record):
         record.note(f"{label}: gradients", gradients)
         record.note(f"{label}: gradients has grad_fn", gradients.grad_fn is not None)
         gp = ((gradients.norm(2, dim=1) - 1) ** 2).mean()
-        record.graph(prob, gp)  # gp's graph holds double-backward nodes (SigmoidBackwardBackward0)
+        record.graph(prob, gp)  # gp's graph holds double-backward nodes (LeakyReluBackwardBackward0)
         seed_retain = name == "create_graph_seed_retain"
         record(f"{label}: gp.backward", lambda: gp.backward(retain_graph=seed_retain or None))
         record(f"{label}: prob.mean().backward", lambda: prob.mean().backward())
@@ -581,6 +581,170 @@ def _box_hooks(live=None):
         return sum(r() is not None for r in refs)
 
     return pack, (lambda box: box.t), count
+
+
+class PeakMeter:
+    """Saved bytes alive through pack hooks, with their peak: ``with PeakMeter(lib) as mem:``.
+
+    Works for torch and autograd_lesson. Each save gets a box (holding ``t.detach()``) that the
+    graph owns; a weak-reference callback on the box sees the release, when backward frees the
+    slot or the graph dies. Each storage counts once (the box keeps it, so its key is unique),
+    and wrapped Python scalars never reach the hooks, as in ``live_saved_bytes()``."""
+
+    class Box:
+        __slots__ = ("t", "__weakref__")
+
+        def __init__(self, t):
+            self.t = t.detach()
+
+    def __init__(self, lib):
+        self.lib, self.current, self.peak = lib, 0, 0
+        self._held, self._refs = {}, {}  # storage key -> [nbytes, boxes]; weakref -> key
+
+    def _storage(self, t):
+        if hasattr(t, "untyped_storage"):
+            storage = t.untyped_storage()
+            return storage.data_ptr(), storage.nbytes()
+        return id(t._storage), t._storage.nbytes
+
+    def pack(self, t):
+        box = self.Box(t)
+        key, nbytes = self._storage(t)
+        self._refs[weakref.ref(box, self._released)] = key
+        held = self._held.setdefault(key, [nbytes, 0])
+        held[1] += 1
+        if held[1] == 1:
+            self.current += nbytes
+            self.peak = max(self.peak, self.current)
+        return box
+
+    def _released(self, ref):
+        key = self._refs.pop(ref, None)
+        if key is None:
+            return
+        held = self._held[key]
+        held[1] -= 1
+        if held[1] == 0:
+            del self._held[key]
+            self.current -= held[0]
+
+    def reset_peak(self):
+        self.peak = self.current
+
+    def per_step(self, loop, *args, **kwargs):
+        """Run ``loop(lib, ..., on_step=...)`` under the hooks: (bytes after, peak) per step."""
+        after, peaks = [], []
+
+        def on_step():
+            after.append(self.current)
+            peaks.append(self.peak)
+            self.reset_peak()
+        with self:
+            loop(self.lib, *args, on_step=on_step, **kwargs)
+        return after, peaks
+
+    def __enter__(self):
+        self._hooks = self.lib.autograd.graph.saved_tensors_hooks(self.pack, lambda box: box.t)
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._hooks.__exit__(*exc)
+
+
+class CheckpointPeakMeter(PeakMeter):
+    """PeakMeter, plus what a non-reentrant checkpoint holds during backward in PyTorch.
+
+    An outer pack hook never sees a checkpointed region's tensors: the checkpoint's own hooks
+    are innermost, in the forward and in the recomputation. In backward the recomputation
+    stores each tensor it saves until that tensor's node unpacks it; here, for torch, the
+    recomputation's pack hook and the checkpoint's unpack hook are wrapped to count exactly
+    that span (autograd_lesson counts the same span through its ``SavedTensor`` registry, so
+    this meter is only needed on the torch side). Storages count once, shared with PeakMeter's."""
+
+    def __enter__(self):
+        super().__enter__()
+        if self.lib.__name__ == "torch":
+            import torch.utils.checkpoint as ck
+            self._originals = ck._recomputation_hook.__init__, ck._checkpoint_hook.__init__
+            meter, (recompute_init, checkpoint_init) = self, self._originals
+
+            def recomputation(hook, *args):
+                recompute_init(hook, *args)
+                pack = hook.pack_hook
+
+                def counted_pack(x):
+                    meter._hold(x)
+                    return pack(x)
+                hook.pack_hook = counted_pack
+
+            def checkpoint(hook, *args):
+                checkpoint_init(hook, *args)
+                unpack = hook.unpack_hook
+
+                def counted_unpack(holder):
+                    x = unpack(holder)
+                    meter._drop(x)
+                    return x
+                hook.unpack_hook = counted_unpack
+            ck._recomputation_hook.__init__ = recomputation
+            ck._checkpoint_hook.__init__ = checkpoint
+        return self
+
+    def __exit__(self, *exc):
+        if self.lib.__name__ == "torch":
+            import torch.utils.checkpoint as ck
+            ck._recomputation_hook.__init__, ck._checkpoint_hook.__init__ = self._originals
+        return super().__exit__(*exc)
+
+    def _hold(self, t):
+        key, nbytes = self._storage(t)
+        held = self._held.setdefault(key, [nbytes, 0])
+        held[1] += 1
+        if held[1] == 1:
+            self.current += nbytes
+            self.peak = max(self.peak, self.current)
+
+    def _drop(self, t):
+        key, _ = self._storage(t)
+        held = self._held[key]
+        held[1] -= 1
+        if held[1] == 0:
+            del self._held[key]
+            self.current -= held[0]
+
+
+def conditional_loop(lib, retain_final, log=False, steps=6, on_step=lambda: None):
+    """Lesson 07's training loop: a branch backward (retained) on even steps, then the final one."""
+    nn, f32 = lib.nn, lib.float32
+    model = init_params(lib, nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 5), nn.Tanh()),
+                        14)
+    history = []
+    for step in range(steps):
+        x, weights = randn(lib, 100 + step, 2, 4, dtype=f32), randn(lib, 200 + step, 2, 5, dtype=f32)
+        res = model(x)
+        if step % 2 == 0:
+            res.mean().backward(retain_graph=True)
+        final_loss = (res * weights).sum()
+        final_loss.backward(retain_graph=retain_final)
+        history += [final_loss] if log else []
+        on_step()
+
+
+def regression_loop(lib, retain, steps=6, on_step=lambda: None):
+    """Lesson 08's experiment 1: Linear(10, 64), ReLU, Linear(64, 1), MSE, SGD, batches of 32."""
+    f32 = lib.float32
+    model = mlp(lib, [10, 64, 1], 1, dtype=f32)
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.01)
+    total = 0.0
+    for step in range(steps):
+        x, y = randn(lib, 300 + step, 32, 10, dtype=f32), randn(lib, 400 + step, 32, 1, dtype=f32)
+        optimizer.zero_grad()
+        loss = lib.nn.functional.mse_loss(model(x), y)
+        loss.backward(retain_graph=retain)
+        optimizer.step()
+        total += loss.item()
+        on_step()
 
 
 def s000_sec4_memory(lib, record):

@@ -3,9 +3,15 @@
 The source article claims that after ``loss_a.backward(retain_graph=True); optimizer.step()``
 "the weights change but the graph buffers remain", so ``loss_b.backward()`` still works. That is
 wrong for any multi-layer net: the second layer's ``AddmmBackward0`` saved a view of its weight,
-``step()`` bumps the weight's version, and the backward raises. A single Linear on data raises
-nothing, but then silently uses the OLD weights. Checked in autograd_lesson and real PyTorch.
+the default (and ``foreach``) ``step()`` bumps the weight's version (AdamW with weight decay:
+twice), and the backward raises. A ``fused=True`` step or an update through ``p.data`` bumps
+nothing: the backward raises nothing and layer 1's gradient mixes the new W2 with the old
+activations. A single Linear on data raises nothing, but then silently uses the OLD weights.
+Checked in autograd_lesson and real PyTorch.
 """
+import pathlib
+
+import nbformat
 import numpy as np
 import pytest
 
@@ -39,17 +45,21 @@ def make_model(lib, layers=2, deterministic=True):
     return S.mlp(lib, [4, 5, 2], 50)
 
 
-def optimizer_for(lib, name, params):
-    if name == "sgd":
-        return lib.optim.SGD(params, lr=0.1)
-    if name == "momentum":
-        return lib.optim.SGD(params, lr=0.1, momentum=0.9)
-    return lib.optim.Adam(params, lr=0.1)
+OPTIMIZERS = {"sgd": ("SGD", dict(lr=0.1)), "momentum": ("SGD", dict(lr=0.1, momentum=0.9)),
+              "adam": ("Adam", dict(lr=0.1)), "adamw": ("AdamW", dict(lr=0.1)),
+              "adagrad": ("Adagrad", dict(lr=0.1))}
+BUMPS_PER_STEP = {"sgd": 1, "momentum": 1, "adam": 1, "adamw": 2, "adagrad": 1}
 
 
-def setup(lib, layers=2, opt="sgd", x_requires_grad=False, deterministic=True, params=None):
+def optimizer_for(lib, name, params, **flags):
+    cls, kwargs = OPTIMIZERS[name]
+    return getattr(lib.optim, cls)(params, **kwargs, **flags)
+
+
+def setup(lib, layers=2, opt="sgd", x_requires_grad=False, deterministic=True, params=None,
+          **flags):
     model = make_model(lib, layers, deterministic)
-    optimizer = optimizer_for(lib, opt, params(model) if params else model.parameters())
+    optimizer = optimizer_for(lib, opt, params(model) if params else model.parameters(), **flags)
     x = S.randn(lib, 51, 3, 4, requires_grad=x_requires_grad)
     ya, yb = S.randn(lib, 52, 3, 2), S.randn(lib, 53, 3, 2)
     out = model(x)
@@ -65,25 +75,124 @@ def raised(fn):
     return None
 
 
-@pytest.mark.parametrize("opt", ["sgd", "momentum", "adam"])
-def test_step_between_backwards_raises_for_an_mlp(lib, opt):
-    model, optimizer, _, _, out, loss_a, loss_b = setup(lib, opt=opt)
+@pytest.mark.parametrize("flags", [{}, {"foreach": True}], ids=["default", "foreach"])
+@pytest.mark.parametrize("opt", OPTIMIZERS)
+def test_step_between_backwards_raises_for_an_mlp(lib, opt, flags):
+    """The default and foreach steps bump every parameter (AdamW, decaying: twice per step)."""
+    model, optimizer, _, _, out, loss_a, loss_b = setup(lib, opt=opt, **flags)
     optimizer.zero_grad()
     loss_a.backward(retain_graph=True)
     optimizer.step()
-    expected = INPLACE.format(kind="Double", shape="[5, 2]", now=3, saved=2)
+    now = 2 + BUMPS_PER_STEP[opt]
+    assert [p._version for p in model.parameters()] == [now] * 4
+    expected = INPLACE.format(kind="Double", shape="[5, 2]", now=now, saved=2)
     assert raised(loss_b.backward) == expected
 
 
-def test_version_numbers_with_default_init(lib):
-    """A fresh Linear weight is at version 1 (init is in place); one step makes it 2."""
-    model, optimizer, _, _, _, loss_a, loss_b = setup(lib, deterministic=False)
+@pytest.mark.parametrize("opt, now", [("sgd", 2), ("adamw", 3)])
+def test_version_numbers_with_default_init(lib, opt, now):
+    """A fresh Linear weight is at version 1 (init is in place); one step makes it 2, or 3 with
+    AdamW (decay p.mul_, then the update): the lesson's 'version 3; expected version 1'."""
+    model, optimizer, _, _, _, loss_a, loss_b = setup(lib, opt=opt, deterministic=False)
     assert [p._version for p in model.parameters()] == [1, 1, 1, 1]
     loss_a.backward(retain_graph=True)
     optimizer.step()
-    assert [p._version for p in model.parameters()] == [2, 2, 2, 2]
-    expected = INPLACE.format(kind="Double", shape="[5, 2]", now=2, saved=1)
+    assert [p._version for p in model.parameters()] == [now] * 4
+    expected = INPLACE.format(kind="Double", shape="[5, 2]", now=now, saved=1)
     assert raised(loss_b.backward) == expected
+
+
+def data_step(model, lr=0.1):
+    """A hand-written SGD step through ``p.data`` (the lesson's cell)."""
+    for p in model.parameters():
+        p.data.add_(p.grad, alpha=-lr)
+
+
+def mixed_layer1_grads(lib, old, new, x, target):
+    """What the backward computes for layer 1 when W2 changed without a bump: the NEW W2 (read
+    through the saved view) with the OLD activations (ReLU mask, x, out)."""
+    F = lib.nn.functional
+    W1, b1, W2, b2 = old
+    h = F.relu(F.linear(x, W1, b1))
+    grad_out = 2 * (F.linear(h, W2, b2) - target) / target.numel()
+    grad_pre = (grad_out @ new[2]) * (h > 0)
+    return [S.as_array(grad_pre.t() @ x), S.as_array(grad_pre.sum(0))]
+
+
+@pytest.mark.parametrize("how", ["sgd", "momentum", "adam", "adamw", "adagrad", "p.data"])
+def test_fused_or_data_step_raises_nothing_and_mixes_old_and_new(lib, how):
+    fused = how != "p.data"
+    model, optimizer, x, yb, _, loss_a, loss_b = setup(
+        lib, opt=how if fused else "sgd", **({"fused": True} if fused else {}))
+    old = [p.detach().clone() for p in model.parameters()]
+    loss_a.backward(retain_graph=True)
+    grad_a = [S.as_array(p.grad) for p in model.parameters()]
+    if fused:
+        optimizer.step()
+    else:
+        data_step(model)
+    new = [p.detach().clone() for p in model.parameters()]
+    assert [p._version for p in model.parameters()] == [2] * 4  # copy_'d params: no bump
+    assert all(np.abs(S.as_array(n) - S.as_array(o)).max() > 1e-3 for n, o in zip(new, old))
+    assert raised(loss_b.backward) is None
+    grads = [S.as_array(p.grad) - a for p, a in zip(model.parameters(), grad_a)]
+    at_old, at_new = grads_at(lib, old, x, yb, mlp=True), grads_at(lib, new, x, yb, mlp=True)
+    for g, go, gn in zip(grads[2:], at_old[2:], at_new[2:]):  # layer 2: the old weights
+        np.testing.assert_allclose(g, go, atol=1e-10)
+        assert np.abs(g - gn).max() > 1e-3
+    for g, go, gn, gm in zip(grads[:2], at_old[:2], at_new[:2],
+                             mixed_layer1_grads(lib, old, new, x, yb)):  # layer 1: neither
+        assert np.abs(g - go).max() > 1e-3 and np.abs(g - gn).max() > 1e-3
+        np.testing.assert_allclose(g, gm, atol=1e-10)
+
+
+@pytest.mark.parametrize("flags, after", [({}, "AsStridedBackward0"),
+                                          ({"fused": True}, "TBackward0")],
+                         ids=["default", "fused"])
+def test_weight_view_grad_fn_is_t_until_the_weight_changes_in_place(lib, flags, after):
+    """'output 0 of AsStrided' is not the name of views: a fresh W.t() is TBackward0 and is
+    renamed AsStridedBackward0 only once its base was changed in place (not by a fused step)."""
+    model, optimizer, _, _, out, loss_a, _ = setup(lib, **flags)
+    view = model[2].weight.t()
+    before = view.grad_fn.name()
+    loss_a.backward()
+    optimizer.step()
+    assert (before, view.grad_fn.name()) == ("TBackward0", after)
+
+
+@pytest.mark.parity
+def test_conv2d_saves_its_weight_even_on_data(torch):
+    """Where 'the first layer's weight is never saved' stops: addmm's rule, not Conv2d's."""
+    torch.manual_seed(0)
+    linear, conv = torch.nn.Linear(4, 2), torch.nn.Conv2d(1, 1, 3)
+    assert linear(torch.randn(3, 4)).grad_fn._saved_mat2 is None
+    y = conv(torch.randn(1, 1, 5, 5))  # data: requires_grad=False
+    node = y.grad_fn
+    assert node.name() == "ConvolutionBackward0"
+    assert node._saved_weight is not None and node._saved_weight.shape == (1, 1, 3, 3)
+    optimizer = torch.optim.SGD(conv.parameters(), lr=0.1)
+    y.sum().backward(retain_graph=True)
+    optimizer.step()
+    assert raised(y.sum().backward) == INPLACE.format(
+        kind="Float", shape="[1, 1, 3, 3]", now=2, saved=1).replace(", which is output 0 of "
+                                                                    "AsStrided,", "")
+
+
+@pytest.mark.parametrize("opt", ["sgd", "adamw"])
+def test_correct_patterns_are_safe_with_a_fused_optimizer(lib, opt):
+    """Neither correct pattern backpropagates through a graph recorded before a step, so the
+    fused optimizer gives the default's parameters."""
+    results = []
+    for flags in ({}, {"fused": True}):
+        model, optimizer, x, yb, _, loss_a, loss_b = setup(lib, opt=opt, **flags)
+        (loss_a + loss_b).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        lib.nn.functional.mse_loss(model(x), yb).backward()  # pattern 2: a fresh forward after the step
+        optimizer.step()
+        results.append([S.as_array(p) for p in model.parameters()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
 def test_the_stale_buffer_is_the_second_layers_saved_weight_view(lib):
@@ -175,3 +284,32 @@ def grads_at(lib, values, x, target, mlp=False):
     else:
         out = F.linear(x, params[0], params[1])
     return [S.as_array(g) for g in lib.autograd.grad(F.mse_loss(out, target), params)]
+
+
+NOTEBOOK = pathlib.Path(__file__).parent.parent / "notebooks" / "06_sequential_optimization.ipynb"
+
+
+def _texts(cell):
+    """The cell's text, joined: how the kernel splits a stream into messages varies by run."""
+    return "".join(o.get("text") or o.get("data", {}).get("text/plain") or o.get("evalue") or ""
+                   for o in cell.get("outputs", []))
+
+
+def test_every_code_cell_run_twice_gives_the_same_output():
+    """Run top to bottom in a fresh kernel, each code cell twice in a row (cells rebuild the
+    state they backpropagate through, as make_graph does)."""
+    from nbclient import NotebookClient
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    client = NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOK.parent)}})
+    differing = []
+    with client.setup_kernel():
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            client.execute_cell(cell, index)
+            first = _texts(cell)
+            client.execute_cell(cell, index)
+            if _texts(cell) != first:
+                differing.append((cell.id, first, _texts(cell)))
+    assert differing == []

@@ -3,14 +3,22 @@ holds, then ``final_loss.backward()``.
 
 What the lesson claims, checked in autograd_lesson and in real PyTorch: retain is needed only
 when the branch runs; the final (non-retained) backward frees everything either way; putting
-``retain_graph=True`` on the final backward keeps the buffers until the graph is dropped; one
-backward of the summed loss gives the same grads with no retain at all.
+``retain_graph=True`` on the final backward keeps the buffers until the graph is dropped, so the
+next step's peak holds two graphs; one backward of the summed loss gives the same grads with no
+retain at all. Memory is counted in both libraries by ``scenarios.PeakMeter`` (pack hooks, each
+storage once), and the notebook's tables are compared with torch's numbers.
 """
+import json
+import pathlib
+
 import numpy as np
 import pytest
 
 import autograd_lesson
 import scenarios as S
+from autograd_lesson.viz.timeline import timeline_text
+
+NOTEBOOK = pathlib.Path(__file__).parent.parent / "notebooks" / "07_conditional_paths.ipynb"
 
 
 @pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
@@ -144,3 +152,92 @@ def test_a_fresh_forward_needs_no_retain(lib):
     res.mean().backward()
     (model(x) * weights).sum().backward()
     assert all(p.grad is not None for p in model.parameters())
+
+
+def nodes_run(lib, record, label, root, fn):
+    record.graph(root)(label, fn, count_nodes=True)
+    executed = record.entries[-1]["executed"]
+    return sum(executed.values()), record.entries[-1]["outcome"][0]
+
+
+def test_node_counts_the_notebook_prints(lib):
+    """12 nodes for the final backward alone, 11 for the branch; the naive final backward fails
+    after SumBackward0, MulBackward0 and the last TanhBackward0; article vs one backward: 23 vs
+    14 node runs when the branch runs, 12 vs 13 when it does not."""
+    record = S.Recorder(lib)
+    _, _, weights, res = make_graph(lib)
+    final_loss = (res * weights).sum()
+    assert nodes_run(lib, record, "final", final_loss, final_loss.backward) == (12, "ok")
+    model, _, weights, res = make_graph(lib)
+    branch = res.mean()
+    assert nodes_run(lib, record, "branch", branch, branch.backward) == (11, "ok")
+    final_loss = (res * weights).sum()
+    assert nodes_run(lib, record, "naive", final_loss, final_loss.backward) == (3, "RuntimeError")
+    assert all(p.grad is not None for p in model.parameters())  # the branch's gradient
+    for condition, article, summed in ((True, 23, 14), (False, 12, 13)):
+        record = S.Recorder(lib)
+        _, _, weights, res = make_graph(lib)
+        runs = 0
+        if condition:
+            branch = res.mean()
+            runs += nodes_run(lib, record, "b", branch, lambda: branch.backward(retain_graph=True))[0]
+        final_loss = (res * weights).sum()
+        runs += nodes_run(lib, record, "f", final_loss, final_loss.backward)[0]
+        _, _, weights, res = make_graph(lib)
+        loss = (res * weights).sum() + (res.mean() if condition else 0)
+        assert (runs, nodes_run(lib, record, "one", loss, loss.backward)[0]) == (article, summed)
+
+
+# -- the loop: bytes after each step and the peak during it --------------------------------------
+VARIANTS = {  # the notebook's rows: (retain_final, log)
+    "retain in the branch only": (False, False),
+    "retain on the final backward too": (True, False),
+    "final retain + logging the tensor": (True, True),
+    "logging the tensor, no final retain": (False, True),
+}
+AFTER = {"retain in the branch only": [0] * 6,
+         "retain on the final backward too": [336] * 6,
+         "final retain + logging the tensor": [336, 512, 688, 864, 1_040, 1_216],
+         "logging the tensor, no final retain": [0] * 6}
+PEAK = {"retain in the branch only": [336] * 6,
+        "retain on the final backward too": [336] + [512] * 5,   # the old graph + 176 B of the new
+        "final retain + logging the tensor": [336, 512, 688, 864, 1_040, 1_216],
+        "logging the tensor, no final retain": [336] * 6}
+
+
+def loop_bytes(lib):
+    runs = {name: S.PeakMeter(lib).per_step(S.conditional_loop, *args)
+            for name, args in VARIANTS.items()}
+    return ({name: a for name, (a, _) in runs.items()}, {name: p for name, (_, p) in runs.items()})
+
+
+def test_loop_bytes_after_each_step_and_peak(lib):
+    after, peak = loop_bytes(lib)
+    assert after == AFTER
+    assert peak == PEAK
+
+
+def test_a_final_retain_raises_the_peak_by_the_new_graphs_own_storages(lib):
+    """The old graph (336 B) is alive while the next forward builds the new one; the two share
+    only model.2.weight's storage (8 x 5 float32 = 160 B): 336 + (336 - 160) = 512."""
+    peaks = {}
+    for steps, retain in ((1, True), (2, True), (2, False)):
+        with S.PeakMeter(lib) as mem:
+            S.conditional_loop(lib, retain_final=retain, steps=steps)
+        peaks[steps, retain] = mem.peak
+    assert peaks[1, True] == peaks[2, False] == 336
+    assert peaks[2, True] == 336 + 336 - 8 * 5 * 4 == 512
+
+
+def test_notebook_tables_are_torchs(torch):
+    after, peak = loop_bytes(torch)
+    text = notebook_text()
+    assert timeline_text(after) in text
+    assert timeline_text(peak, what="peak saved-buffer bytes during each step") in text
+    assert "✓ final_loss.backward() ran 12 nodes" in text
+
+
+def notebook_text():
+    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    return "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", []))

@@ -1,8 +1,10 @@
 """The claims of notebooks/08_memory.ipynb, checked in autograd_lesson and in torch.
 
 Memory is measured the PyTorch way in both libraries: a ``saved_tensors_hooks`` meter whose boxes
-hold ``t.detach()`` and are counted through weak references, each storage once. In
-autograd_lesson the meter must also agree with ``live_saved_bytes()``, which the notebook uses.
+hold ``t.detach()`` and are counted through weak references, each storage once, with a
+weak-reference callback that keeps the peak (``scenarios.PeakMeter``). In autograd_lesson the
+meter must also agree with ``live_saved_bytes()``, which the notebook uses (with
+``track_saved_bytes()`` for the peaks).
 Bytes depend only on shapes and dtypes (float32, as in the notebook); gradients are compared in
 float64. The last tests tie the notebook's committed tables to the numbers torch gives here.
 """
@@ -16,6 +18,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
+import scenarios as S
 from autograd_lesson.viz.timeline import live_saved_bytes, timeline_text
 
 pytestmark = pytest.mark.parity
@@ -32,39 +35,29 @@ class _Box:
         self.t, self.key, self.nbytes = t.detach(), key, nbytes
 
 
-class Meter:
-    """Counts the saved storages alive, through pack hooks (one box per save, weakly held)."""
+class Meter(S.PeakMeter):
+    """Saved storages alive through pack hooks (weakly held boxes), and their peak.
+
+    In autograd_lesson it must agree with ``live_saved_bytes()``, which the notebook uses."""
 
     def __init__(self, lib):
-        self.lib, self.refs, self.baseline = lib, [], 0
+        super().__init__(lib)
+        self.baseline = 0
         if lib is al:
             gc.collect()  # graphs other tests left in cycles must not be freed while we count
             self.baseline = live_saved_bytes()
 
-    def _storage(self, t):
-        if self.lib is al:
-            return id(t._storage), t._storage.nbytes
-        storage = t.untyped_storage()
-        return storage.data_ptr(), storage.nbytes()
-
-    def pack(self, t):
-        box = _Box(t, *self._storage(t))  # the box keeps the storage, so keys stay unique
-        self.refs.append(weakref.ref(box))
-        return box
-
     def hooks(self):
-        return self.lib.autograd.graph.saved_tensors_hooks(self.pack, lambda box: box.t)
+        return self
+
+    @property
+    def refs(self):
+        return list(self._refs)  # weak references to the boxes not yet released
 
     def __call__(self):
-        sizes = {}
-        for ref in self.refs:
-            box = ref()
-            if box is not None:
-                sizes[box.key] = box.nbytes
-        total = sum(sizes.values())
         if self.lib is al:  # the notebook's meter must read the same
-            assert live_saved_bytes() - self.baseline == total
-        return total
+            assert live_saved_bytes() - self.baseline == self.current
+        return self.current
 
 
 def error_of(fn):
@@ -89,13 +82,14 @@ def data(lib, seed, shapes, dtype):
 
 
 # -- experiment 1: a training loop ------------------------------------------------------------
-def train(lib, accumulate, retain=True, steps=STEPS):
-    """The notebook's ``train``: bytes alive after each iteration, and the total."""
+def train(lib, accumulate, retain=True, steps=STEPS, drop=False):
+    """The notebook's ``train`` (``train_del`` with ``drop``): bytes alive after each iteration,
+    the peak during each, and the total."""
     model = init(lib, lib.nn.Sequential(lib.nn.Linear(10, 64), lib.nn.ReLU(), lib.nn.Linear(64, 1)),
                  1, lib.float32)
     batches = data(lib, 0, [(BATCH, 10), (BATCH, 1)] * steps, lib.float32)
     optimizer = lib.optim.SGD(model.parameters(), lr=0.01)
-    meter, total, alive = Meter(lib), 0.0, []
+    meter, total, alive, peaks = Meter(lib), 0.0, [], []
     with meter.hooks():
         for x, y in zip(batches[::2], batches[1::2]):
             optimizer.zero_grad()
@@ -103,13 +97,32 @@ def train(lib, accumulate, retain=True, steps=STEPS):
             loss.backward(retain_graph=retain)
             optimizer.step()
             total = total + (loss.item() if accumulate == "item" else loss)
+            if drop:
+                del loss
             alive.append(meter())
-    return alive, total
+            peaks.append(meter.peak - meter.baseline)
+            meter.reset_peak()
+    return alive, peaks, total
 
 
 def test_retain_with_fresh_forward_stays_at_one_graph(torch):
     for lib in (al, torch):
         assert train(lib, "item")[0] == [GRAPH] * STEPS
+
+
+def test_a_final_retain_nearly_doubles_the_peak(torch):
+    """The old graph lives until ``loss = ...`` rebinds the name, after the new forward saved
+    its buffers: two graphs at the peak, minus the weight view they share."""
+    for lib in (al, torch):
+        assert train(lib, "item")[1] == [GRAPH] + [GRAPH + PER_EXTRA_GRAPH] * (STEPS - 1)
+        assert train(lib, "item", retain=False)[1] == [GRAPH] * STEPS
+    assert GRAPH + PER_EXTRA_GRAPH == 19_712
+
+
+def test_exercise_3_del_loss_keeps_the_peak_at_one_graph(torch):
+    for lib in (al, torch):
+        alive, peaks, _ = train(lib, "item", drop=True)
+        assert peaks == [GRAPH] * STEPS and alive == [0] * STEPS
 
 
 def test_total_plus_loss_keeps_every_graph(torch):
@@ -127,7 +140,8 @@ def test_dropping_the_last_reference_frees_a_retained_graph(torch):
         with meter.hooks():
             loss = lib.nn.functional.mse_loss(model(x), y)
         assert meter() == GRAPH and len(meter.refs) == 6
-        assert sum(r().nbytes for r in meter.refs) == 18_176  # per pack: the ReLU output twice
+        per_pack = sum(r().t.numel() * r().t.element_size() for r in meter.refs)
+        assert per_pack == 18_176  # counted per pack: the ReLU output twice
         loss.backward(retain_graph=True)
         assert meter() == GRAPH
         del loss
@@ -136,7 +150,7 @@ def test_dropping_the_last_reference_frees_a_retained_graph(torch):
 
 def test_exercise_1_no_retain_frees_buffers_even_when_total_holds_the_graph(torch):
     for lib in (al, torch):
-        alive, total = train(lib, "tensor", retain=False, steps=3)
+        alive, _, total = train(lib, "tensor", retain=False, steps=3)
         assert alive == [0, 0, 0]
         assert str(error_of(total.backward)).startswith(FREED)
 
@@ -239,8 +253,10 @@ def rnn_results(torch):
         for lib in (al, torch):
             memory = Rnn(lib, lib.float32)
             alive, _ = memory.run(strategy)
+            assert memory.meter() == 0, strategy  # all freed once the strategy's h is dropped
             counting = Rnn(lib, lib.float64, count_nodes=True)
             _, grads = counting.run(strategy)
+            assert memory.meter.peak - memory.meter.baseline == max(memory.peaks), strategy
             results[strategy][lib] = (alive, max(memory.peaks), counting.nodes, grads)
             del memory, counting  # the counting hooks keep their graphs alive (in a cycle)
     return results
@@ -362,6 +378,11 @@ def test_notebook_tables_are_torchs(rnn_results, torch):
     loop = {"retain, total += loss.item()": train(torch, "item")[0],
             "retain, total = total + loss": train(torch, "tensor")[0]}
     assert timeline_text(loop) in text
+    peaks = {"retain, total += loss.item()": train(torch, "item")[1],
+             "no retain, total += loss.item()": train(torch, "item", retain=False)[1]}
+    assert timeline_text(peaks, what="peak saved-buffer bytes during each iteration") in text
+    assert "✓ correct: the peak of each iteration is [9984, 9984, 9984, 9984, 9984, 9984]." in text
+    assert "with loss:      9,984 B\nafter del loss: 0 B" in text
     names = {"per_step_retain": "(a) backward each step, retain",
              "sum_of_losses": "(b) sum of losses, one backward",
              "truncated": "(c) detach state (truncated BPTT)",

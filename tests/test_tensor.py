@@ -156,6 +156,43 @@ def test_views_share_storage_and_version(torch, view):
     assert run(al) == run(torch)
 
 
+VIEWS_OF_A_LEAF = {"t": lambda w: w.t(), "slice": lambda w: w[1:], "select": lambda w: w[0],
+                   "t_then_select": lambda w: w.t()[1], "view": lambda w: w.view(6),
+                   "transpose": lambda w: w.transpose(0, 1), "unsqueeze": lambda w: w.unsqueeze(0)}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("view", VIEWS_OF_A_LEAF)
+def test_view_grad_fn_becomes_as_strided_after_its_base_changes(torch, view):
+    """PyTorch regenerates a differentiable view's grad_fn, once its base was changed in place,
+    as AsStridedBackward0 (size, stride, offset) into the base's history; gradients still flow."""
+    def run(lib):
+        w = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        v = VIEWS_OF_A_LEAF[view](w)
+        before = v.grad_fn.name()
+        with lib.no_grad():
+            w.mul_(2)
+        node = v.grad_fn
+        saved = (node._saved_size, node._saved_stride, node._saved_storage_offset)
+        (v * lib.arange(float(v.numel())).reshape(v.shape)).sum().backward()
+        return (before, node.name(), v.grad_fn is node, node.next_functions[0][0].name(), saved,
+                w.grad.tolist())
+    ours, theirs = run(al), run(torch)
+    assert ours == theirs and ours[1] == "AsStridedBackward0"
+
+
+@pytest.mark.parity
+def test_view_of_a_non_leaf_regenerates_into_the_bases_new_history(torch):
+    def run(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        h = x * 2
+        v = h.t()
+        h.add_(1)
+        (v * lib.arange(6.0).reshape(3, 2)).sum().backward()
+        return v.grad_fn.name(), v.grad_fn.next_functions[0][0].name(), x.grad.tolist()
+    assert run(al) == run(torch)
+
+
 def test_view_storage_identity():
     x = al.ones(2, 3)
     for v in (x[1:], x.t(), x.view(6), x[0]):

@@ -99,7 +99,7 @@ class Function(metaclass=FunctionMeta):
             raw = cls.forward(ctx, *args, **kwargs)
         outputs = raw if isinstance(raw, tuple) else (raw,)
         inputs = [a for a in args if isinstance(a, Tensor)]
-        if not (_grad_mode._enabled and any(t.requires_grad for t in inputs)):
+        if not (_grad_mode._recording() and any(t.requires_grad for t in inputs)):
             return raw
         results = []
         for nr, out in enumerate(outputs):

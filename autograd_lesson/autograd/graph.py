@@ -61,5 +61,27 @@ class saved_tensors_hooks:
         return False
 
 
-__all__ = ["Node", "saved_tensors_hooks", "register_observer", "observe", "BackwardStarted",
-           "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]
+class save_on_cpu(saved_tensors_hooks):
+    """Store the tensors saved inside it "on the CPU" and bring them back for backward.
+
+    On a CPU-only machine (like this package) ``pin_memory=False`` keeps the tensor itself
+    (``tensor.cpu()`` is the tensor); ``pin_memory=True`` packs a copy, as PyTorch does when it
+    cannot pin. Like any saved-tensor hook it skips the version check on unpack.
+    """
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        from .._tensor import Tensor
+
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return ("cpu", tensor)
+            return ("cpu", Tensor._make(tensor._data.copy()))  # torch.empty(...).copy_(tensor)
+
+        def unpack_from_cpu(packed):
+            return packed[1]
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "register_observer", "observe",
+           "BackwardStarted", "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]

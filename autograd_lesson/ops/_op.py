@@ -78,7 +78,7 @@ class Op(Node):
     def apply(cls, *inputs, **params):
         tensors = _edge_inputs(cls, inputs)
         needs = tuple(t is not None and t.requires_grad for t in tensors)
-        record = _grad_mode._enabled and any(needs)
+        record = _grad_mode._recording() and any(needs)
         ctx = cls() if record else _Unrecorded(needs)
         ctx.needs_input_grad = needs
         result = cls.forward(ctx, *inputs, **params)

@@ -39,10 +39,15 @@ OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to
 
 
 def check_inplace(x, others=()):
-    """PyTorch's ``check_inplace``: only when grad mode is on and the op needs a gradient."""
-    if not _grad_mode._enabled or not (
+    """PyTorch's ``check_inplace`` (when recording and the op needs a gradient), then the
+    inference-tensor check."""
+    if _grad_mode._recording() and (
             x.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
-        return
+        _check_views_and_leaves(x)
+    x._check_inference_inplace()
+
+
+def _check_views_and_leaves(x):
     base = x._base
     if base is not None:
         if x._creation_meta:

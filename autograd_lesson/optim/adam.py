@@ -1,40 +1,56 @@
 """Adam (Kingma & Ba), PyTorch's single-tensor formulation."""
+import math
+
 import numpy as np
 
 from .._grad_mode import no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_betas, check_hyperparameter
 
 
 class Adam(Optimizer):
-    """m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
-    p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)."""
+    """m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2 (amsgrad: v_max = max(v_max, v));
+    p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
+
+    weight_decay adds ``wd * p`` to g; with ``decoupled_weight_decay`` (AdamW) it is instead a
+    separate write ``p *= 1 - lr * wd`` before the update: a second version bump per step."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, maximize=False):
-        if amsgrad:
-            raise NotImplementedError("autograd_lesson's Adam does not implement amsgrad")
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_hyperparameter("lr", lr, f"Invalid learning rate: {lr}")
+        check_hyperparameter("eps", eps, f"Invalid epsilon value: {eps}")
+        check_betas(betas)
+        check_hyperparameter("weight_decay", weight_decay)
+        if capturable:
+            raise NotImplementedError("autograd_lesson has no CUDA graphs: use capturable=False")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      maximize=maximize))
+                                      amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused, decoupled_weight_decay=decoupled_weight_decay))
 
     @no_grad()
     def step(self):
         for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                g = p._grad._data if not group["maximize"] else -p._grad._data
-                if group["weight_decay"]:
-                    g = g + group["weight_decay"] * p._data
+            (beta1, beta2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
+            for p, g in self._grads(group):
+                if wd and group["decoupled_weight_decay"]:
+                    self._write(p, p._data * (1 - lr * wd), group)
+                elif wd:
+                    g = g + wd * p._data
                 state = self._state(p)
                 if not state:
                     state.update(step=0, exp_avg=np.zeros_like(p._data),
                                  exp_avg_sq=np.zeros_like(p._data))
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"] = np.zeros_like(p._data)
                 state["step"] += 1
                 m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 m += (g - m) * (1 - beta1)
                 v *= beta2
                 v += (1 - beta2) * g * g
-                step_size = group["lr"] / (1 - beta1 ** t)
-                denom = np.sqrt(v) / np.sqrt(1 - beta2 ** t) + group["eps"]
-                self._write(p, p._data - step_size * m / denom)
+                if group["amsgrad"]:
+                    v = np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
+                step_size = lr / (1 - beta1 ** t)
+                # math.sqrt: a Python float keeps float32 arithmetic in float32 (NumPy's NEP 50)
+                denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + group["eps"]
+                self._write(p, p._data - step_size * m / denom, group)

@@ -181,6 +181,12 @@ def _node_name(node):
 
 
 def _holds(buffer, node, node_labels, tensor_names, ids):
+    if buffer.is_placeholder:  # checkpoint(): 0 bytes now, the tensor is recomputed in backward
+        return "placeholder: " + _what(buffer, node, node_labels, tensor_names, ids)
+    return _what(buffer, node, node_labels, tensor_names, ids)
+
+
+def _what(buffer, node, node_labels, tensor_names, ids):
     if buffer.is_wrapped_scalar:
         return f"scalar {buffer.scalar_value:g}"
     if buffer.is_output:

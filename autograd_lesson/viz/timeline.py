@@ -1,10 +1,13 @@
 """Saved-buffer memory over a sequence of steps (a training loop, an RNN unroll).
 
 ``live_saved_bytes()`` measures every saved buffer still alive in the process, each storage
-once, the way ``saved_tensors_hooks`` counting does in PyTorch; ``plot_timeline`` draws
-several such series to compare patterns (retain_graph vs summing losses vs detach).
+once, the way ``saved_tensors_hooks`` counting does in PyTorch; ``track_saved_bytes()`` follows
+the same count through a block of code and keeps its peak; ``plot_timeline`` draws several such
+series to compare patterns (retain_graph vs summing losses vs detach).
 """
-from .._node import _all_saved
+import weakref
+
+from .._node import _all_saved, _saved_listeners
 
 
 def live_saved_bytes():
@@ -22,8 +25,76 @@ def live_saved_count():
     return sum(1 for obj in list(_all_saved) if not obj.released and not obj.is_wrapped_scalar)
 
 
-def timeline_text(series, unit="B"):
-    """A deterministic table of the series (what nbval compares)."""
+class SavedBytesTracker:
+    """The bytes ``live_saved_bytes()`` would report, followed through a block of code.
+
+    ``start`` and ``end`` are the live bytes when the block begins and ends, ``peak`` the
+    largest value in between, ``current`` the value now. The engine tells the tracker of every
+    save (forward) and release (backward); a weak reference with a callback catches slots that
+    die with their graph. It holds weak references and byte counts only, never a buffer.
+    """
+
+    def __init__(self):
+        self.start = self.peak = self.current = 0
+        self.end = None
+        self._slots = {}     # weak ref to a SavedTensor -> id of the storage it holds
+        self._storages = {}  # storage id -> [nbytes, slots holding it]: each storage counts once
+
+    def __enter__(self):
+        _saved_listeners.append(self)
+        for saved in list(_all_saved):
+            self.saved(saved)
+        self.start = self.peak = self.current
+        return self
+
+    def __exit__(self, *exc):
+        _saved_listeners.remove(self)
+        self.end = self.current
+        self._slots.clear()  # drops the weak references: no callback after the block
+        self._storages.clear()
+        return False
+
+    # -- called by the engine (autograd_lesson._node.SavedTensor) --------------------------------
+    def saved(self, saved):
+        if saved.released or saved.is_wrapped_scalar:
+            return
+        ref = weakref.ref(saved, self._forget)
+        if ref in self._slots:
+            return
+        key = id(saved.storage)  # unique while a tracked slot keeps the storage alive
+        self._slots[ref] = key
+        held = self._storages.setdefault(key, [saved.storage.nbytes, 0])
+        held[1] += 1
+        if held[1] == 1:
+            self.current += held[0]
+            self.peak = max(self.peak, self.current)
+
+    def released(self, saved):
+        self._forget(weakref.ref(saved))
+
+    def _forget(self, ref):
+        key = self._slots.pop(ref, None)
+        if key is None:
+            return
+        held = self._storages[key]
+        held[1] -= 1
+        if held[1] == 0:
+            del self._storages[key]
+            self.current -= held[0]
+
+    def __repr__(self):
+        return (f"SavedBytesTracker(start={self.start:,}, peak={self.peak:,}, "
+                f"end={self.current if self.end is None else self.end:,})")
+
+
+def track_saved_bytes():
+    """``with track_saved_bytes() as mem: step()`` then ``mem.peak``, ``mem.start``, ``mem.end``:
+    saved bytes alive (storages once, wrapped scalars excluded), with the peak in between."""
+    return SavedBytesTracker()
+
+
+def timeline_text(series, unit="B", what="saved-buffer bytes alive after each step"):
+    """A deterministic table of the series (what nbval compares); ``what`` names the numbers."""
     names = list(series)
     steps = max(len(v) for v in series.values())
     width = max(len(n) for n in names)
@@ -31,7 +102,7 @@ def timeline_text(series, unit="B"):
     for name in names:
         cells = " ".join(f"{v:>9,}" for v in series[name])
         lines.append(f"{name:<{width}}  {cells}")
-    lines.append(f"(saved-buffer bytes alive after each step, in {unit})")
+    lines.append(f"({what}, in {unit})")
     return "\n".join(lines)
 
 

@@ -1,0 +1,4 @@
+"""``utils``: as in PyTorch, home of ``checkpoint``."""
+from . import checkpoint
+
+__all__ = ["checkpoint"]

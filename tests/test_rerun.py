@@ -1,0 +1,79 @@
+"""Every code cell of every lesson gives the same output when it is run again on its own.
+
+notebooks/README promises that any cell can be re-run. Each notebook is executed in a fresh
+kernel, every code cell twice in a row, and the text of the two runs is compared: stdout and
+stderr (each joined into one text), ``text/plain`` of results and displays, and errors (name and
+message). Pictures (PNG,
+SVG) are not compared; nbval's sanitizers (``tests/nbval_sanitize.cfg``) are applied first.
+Notebooks are found by glob, so a new lesson is checked as soon as it exists.
+"""
+import configparser
+import difflib
+import pathlib
+import re
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def sanitizers():
+    config = configparser.ConfigParser()
+    config.read(ROOT / "tests" / "nbval_sanitize.cfg")
+    return [(re.compile(config[s]["regex"]), config[s]["replace"]) for s in config.sections()]
+
+
+SANITIZERS = sanitizers()
+
+
+def text_of(outputs):
+    """The comparable text of one run of a cell.
+
+    Each stream is joined into one text: where the kernel splits printed text around a display
+    depends on when it flushes, which differs from run to run."""
+    parts, streams = [], {}
+    for out in outputs:
+        if out.output_type == "stream":
+            streams[out.name] = streams.get(out.name, "") + out.text
+        elif out.output_type in ("execute_result", "display_data"):
+            if "text/plain" in out.get("data", {}):
+                parts.append(f"[{out.output_type}]\n{out.data['text/plain']}")
+        elif out.output_type == "error":
+            parts.append(f"[error]\n{out.ename}: {out.evalue}")
+    parts += [f"[{name}]\n{text}" for name, text in sorted(streams.items())]
+    text = "\n".join(parts)
+    for regex, replace in SANITIZERS:
+        text = regex.sub(replace, text)
+    return text
+
+
+def rerun_differences(path, timeout=120):
+    """(cell index, diff) for each code cell whose second run prints something else."""
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(path.parent)}})
+    differences = []
+    with client.setup_kernel():
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            client.execute_cell(cell, index)
+            first = text_of(cell.outputs)
+            client.execute_cell(cell, index)
+            second = text_of(cell.outputs)
+            if first != second:
+                diff = difflib.unified_diff(first.splitlines(), second.splitlines(), "first run",
+                                            "second run", lineterm="", n=1)
+                differences.append((index, "\n".join(diff)))
+    return differences
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_code_cell_can_be_run_again(path):
+    differences = rerun_differences(path)
+    report = "\n\n".join(f"{path.name} cell {index}: a second run differs\n{diff}"
+                         for index, diff in differences)
+    assert not differences, report
