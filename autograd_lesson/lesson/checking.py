@@ -4,12 +4,12 @@ several calls raise, a value, and a verdict from a notebook's own checker).
 Every checker first checks the answer's form and says in one line what form is wanted (never a
 traceback), then gives the verdict, and only then what the engine did. Hints come from the
 catalogue (keyed by exercise id) and show after a wrong answer; attempts are counted
-(:mod:`.progress`); under nbgrader a checker that is not satisfied raises ``AssertionError``
+(:mod:`.attempts`); under nbgrader a checker that is not satisfied raises ``AssertionError``
 (:mod:`.grading`).
 """
 import numbers
 
-from . import progress
+from . import attempts
 from .catalogue import lookup
 from .grading import fail_if_grading
 from .showing import _as_call, _caller_namespace, _roots, verdict
@@ -41,12 +41,12 @@ def _malformed(message):
 
 def _verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
     """Print the verdict (with the attempt count), then ``after`` (what the engine did)."""
-    rec = progress.attempt(exercise, answer_key, correct)
+    rec = attempts.attempt(exercise, answer_key, correct)
     if correct:
-        when = "" if rec.attempts == 1 else f", on your {progress.ordinal(rec.attempts)} try"
+        when = "" if rec.attempts == 1 else f", on your {attempts.ordinal(rec.attempts)} try"
         lines = [f"✓ correct{when}" + (f": {right}" if right else ".")]
     else:
-        lines = [f"✗ not quite ({progress.ordinal(rec.attempts)} try)" +
+        lines = [f"✗ not quite ({attempts.ordinal(rec.attempts)} try)" +
                  (f": {wrong}" if wrong else ".")]
         if hint:
             lines.append(f"hint: {hint}")
@@ -54,7 +54,6 @@ def _verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
     print("\n".join(lines))
     if not correct:
         fail_if_grading("\n".join(lines))
-    return correct
 
 
 def not_done():
@@ -65,7 +64,7 @@ def not_done():
 def report(exercise, correct, right="", wrong="", answer_key=None):
     """The verdict of a checker written in a notebook (a write-code exercise's own test)."""
     _, hint = _exercise(exercise, "")
-    return _verdict(exercise, hint, answer_key, correct, right, wrong)
+    _verdict(exercise, hint, answer_key, correct, right, wrong)
 
 
 # -- which buffers does a call free? -----------------------------------------------------------
@@ -146,7 +145,7 @@ def check_freed(prediction, code, hint="", exercise=None, **names):
         wrong.append(f"{len(missing)} freed buffer{'s are' if len(missing) > 1 else ' is'} "
                      f"missing from your set")
     ran = f"{label}: {verdict(recording.error) if recording.error else 'ran'}"
-    return _verdict(exercise, hint, frozenset(guess), correct,
+    _verdict(exercise, hint, frozenset(guess), correct,
                     f"it freed {_listing(freed)}.", "; ".join(wrong) + ".",
                     after=[ran] if correct else [])
 
@@ -172,7 +171,7 @@ def check_raises(prediction, code, hint="", exercise=None):
     label, error = _outcome(code, _caller_namespace())
     correct = prediction == (error is not None)
     said = "raises" if error is not None else "runs"
-    return _verdict(exercise, hint, prediction, correct, f"it {said}.",
+    _verdict(exercise, hint, prediction, correct, f"it {said}.",
                     f"you predicted it would {'raise' if prediction else 'run'}.",
                     after=[f"{label}: {verdict(error)}"] if correct else [])
 
@@ -202,7 +201,7 @@ def check_which_raise(prediction, calls, hint="", exercise=None):
     after = [f"{n}: {verdict(e)}" for n, e in outcomes.items()] if correct else []
     right = (f"{_listing(raised)} raise{'s' if len(raised) == 1 else ''}."
              if raised else "none of them raises.")
-    return _verdict(exercise, hint, frozenset(prediction), correct, right,
+    _verdict(exercise, hint, frozenset(prediction), correct, right,
                     "at least one of them is the other way round.", after=after)
 
 
@@ -246,7 +245,7 @@ def check_value(answer, expected, what, hint="", atol=1e-6, exercise=None):
     if problem:
         return _malformed(problem)
     correct = bool(np.allclose(got, want, atol=atol))
-    return _verdict(exercise, hint, tuple(np.ravel(got)), correct,
+    _verdict(exercise, hint, tuple(np.ravel(got)), correct,
                     f"{what} is {_number(want)}.", f"{what} is not {_number(got)}.")
 
 
