@@ -5,12 +5,13 @@
 PY    ?= python3
 VENV  ?= .venv
 VPY   := $(VENV)/bin/python
-# Installs go through tools/install.py: uv (from the venv, PATH, or `pip install uv`) with pip's
-# settings handed over, else pip. INSTALLER=pip forces pip; INSTALLER=uv forbids the pip fallback.
+# The venv and installs go through tools/install.py: uv (from the venv, PATH, or `pip install uv`)
+# with pip's settings handed over, else python -m venv and pip. INSTALLER=pip forces pip;
+# INSTALLER=uv forbids the fallback.
 # Off a machine with local torch wheels, `make test` takes torch from PyPI (CUDA on Linux, GBs);
 # for the CPU build: PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu make test
 INSTALLER ?= auto
-INSTALL := $(VPY) tools/install.py --installer $(INSTALLER)
+INSTALL := $(VPY) tools/install.py --installer $(INSTALLER) install
 
 # JupyterLab refuses to start as root unless told; add the flag only then.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -29,8 +30,7 @@ help:
 venv: $(VPY)
 
 $(VPY):
-	@$(PY) -m venv $(VENV) || { rm -rf $(VENV); \
-	  command -v uv >/dev/null 2>&1 && uv venv --seed --python $(PY) $(VENV); } || { rm -rf $(VENV); \
+	@$(PY) tools/install.py --installer $(INSTALLER) venv $(VENV) || { rm -rf $(VENV); \
 	  echo "Could not create $(VENV) with '$(PY) -m venv': on Debian/Ubuntu run 'apt-get install python3-venv' first." >&2; \
 	  exit 1; }
 

@@ -1,16 +1,21 @@
-"""Install the project into the venv this Python runs in: with uv when it can, else with pip.
+"""Make the venv and install the project into it: with uv when it can, else with pip.
 
-    .venv/bin/python tools/install.py [--installer auto|uv|pip] -e '.[test]'
+    python3 tools/install.py [--installer auto|uv|pip] venv .venv
+    .venv/bin/python tools/install.py [--installer auto|uv|pip] install -e '.[test]'
 
-The Makefile calls this for every install; pyproject.toml stays the only list of dependencies.
-uv is taken from the venv, then from PATH, else bootstrapped with `pip install uv`; if that or
-the uv install fails, pip does the install (`--installer uv` turns the fallback off).
+The Makefile calls this for the venv and every install; pyproject.toml stays the only list of
+dependencies. uv is taken from the venv, then from PATH, else bootstrapped with `pip install uv`;
+`uv venv --seed` makes the venv (with pip in it) in well under a second, where `python3 -m venv`
+spends seconds in ensurepip. If uv cannot be had or fails, `python3 -m venv` and pip do the work
+(`--installer uv` turns that fallback off, `--installer pip` skips uv).
 
 uv does not read pip's configuration, so the pip settings in force (pip.conf files and PIP_*
 variables, as `pip config list` shows them) are handed to uv. On a machine whose pip finds
 torch's CPU wheel in a local `find-links` directory, that is what makes uv take the same file
 instead of PyPI's multi-GB CUDA build.
 """
+from __future__ import annotations
+
 import argparse
 import ast
 import os
@@ -18,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 UV_SPEC = "uv>=0.5"
@@ -49,10 +55,11 @@ def pip_settings(config_list: str) -> dict[str, str]:
     return {option: value for option, (_, value) in best.items()}
 
 
-def uv_options(settings: dict[str, str], environ=os.environ) -> tuple[list[str], dict[str, str]]:
+def uv_options(settings: dict[str, str], environ=os.environ, constraints=True
+               ) -> tuple[list[str], dict[str, str]]:
     """pip settings -> (uv pip install arguments, environment variables to add)."""
     args: list[str] = []
-    for option in LIST_OPTIONS:
+    for option in LIST_OPTIONS if constraints else LIST_OPTIONS[:-1]:
         for value in settings.get(option, "").split():
             args += [f"--{option}", value]
     if settings.get("index-url", "").strip():
@@ -76,39 +83,74 @@ def run(cmd: list[str], env=None) -> int:
     return subprocess.run(cmd, env=env).returncode
 
 
-def find_uv(allow_bootstrap: bool) -> str | None:
-    """uv in the venv, else on PATH, else `pip install uv` into the venv."""
-    local = Path(sysconfig.get_path("scripts")) / "uv"
+def find_uv(scripts: Path, pip: list[str] | None) -> str | None:
+    """uv in the venv's scripts, else on PATH, else `pip install uv` (if `pip` is given)."""
+    local = scripts / "uv"
     if local.exists():
         return str(local)
     if shutil.which("uv"):
         return shutil.which("uv")
-    if allow_bootstrap and run([sys.executable, "-m", "pip", "install", "-q", UV_SPEC]) == 0 and local.exists():
-        return str(local)
-    return None
+    if pip is None:
+        return None
+    target = Path(tempfile.mkdtemp(prefix="uv-bootstrap-"))
+    if run([*pip, "install", "-q", "--target", str(target), UV_SPEC]) != 0 or not (target / "bin" / "uv").exists():
+        shutil.rmtree(target, ignore_errors=True)
+        return None
+    scripts.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(target / "bin" / "uv", local)  # a standalone binary: the rest is not needed
+    shutil.rmtree(target, ignore_errors=True)
+    return str(local)
 
 
-def read_pip_settings() -> dict[str, str]:
-    out = subprocess.run(
-        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True
-    )
+def make_venv(venv: Path, installer: str) -> int:
+    """`uv venv --seed` (pip included), else the standard library's `python -m venv`."""
+    if installer != "pip":
+        base_pip = [sys.executable, "-m", "pip"]
+        has_pip = subprocess.run([*base_pip, "--version"], capture_output=True).returncode == 0
+        # uv bootstrapped before the venv exists waits in a temporary scripts dir, then moves in.
+        staging = Path(tempfile.mkdtemp(prefix="uv-"))
+        uv = find_uv(staging, base_pip if has_pip else None)
+        if uv:
+            settings = read_pip_settings(base_pip) if has_pip else {}
+            args, extra_env = uv_options(settings, constraints=False)  # uv venv takes none
+            shutil.rmtree(venv, ignore_errors=True)  # a venv without its python is a broken one
+            status = run([uv, "venv", "--seed", "--python", sys.executable, *args, str(venv)],
+                         env={**os.environ, **extra_env})
+            if status == 0 and uv.startswith(str(staging)):
+                shutil.move(uv, venv / "bin" / "uv")
+            shutil.rmtree(staging, ignore_errors=True)
+            if status == 0:
+                return 0
+            shutil.rmtree(venv, ignore_errors=True)
+            if installer == "uv":
+                return status
+            print("install: uv venv failed, using python -m venv", flush=True)
+        else:
+            shutil.rmtree(staging, ignore_errors=True)
+            if installer == "uv":
+                print("install: uv is not on PATH and `pip install uv` failed", file=sys.stderr)
+                return 1
+    return run([sys.executable, "-m", "venv", str(venv)])
+
+
+def read_pip_settings(pip: list[str]) -> dict[str, str]:
+    out = subprocess.run([*pip, "config", "list"], capture_output=True, text=True)
     return pip_settings(out.stdout) if out.returncode == 0 else {}
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--installer", choices=("auto", "uv", "pip"), default="auto")
-    opts, pip_args = parser.parse_known_args(argv)
-    pip_cmd = [sys.executable, "-m", "pip", "install", *pip_args]
-    settings = read_pip_settings()
+def install(pip_args: list[str], installer: str) -> int:
+    """Install into the venv of this interpreter."""
+    pip = [sys.executable, "-m", "pip"]
+    pip_cmd = [*pip, "install", *pip_args]
+    settings = read_pip_settings(pip)
     wants_torch = any("test" in a or "bench" in a for a in pip_args)
     if wants_torch and not any(settings.get(k) for k in ("find-links", "index-url", "extra-index-url")):
         print(TORCH_HINT, flush=True)
-    if opts.installer == "pip":
+    if installer == "pip":
         return run(pip_cmd)
-    uv = find_uv(allow_bootstrap=True)
+    uv = find_uv(Path(sysconfig.get_path("scripts")), pip)
     if uv is None:
-        if opts.installer == "uv":
+        if installer == "uv":
             print("install: uv is not on PATH and `pip install uv` failed", file=sys.stderr)
             return 1
         print("install: uv unavailable, installing with pip", flush=True)
@@ -116,10 +158,22 @@ def main(argv=None) -> int:
     args, extra_env = uv_options(settings)
     status = run([uv, "pip", "install", "--python", sys.executable, *args, *pip_args],
                  env={**os.environ, **extra_env})
-    if status == 0 or opts.installer == "uv":
+    if status == 0 or installer == "uv":
         return status
     print(f"install: uv failed (exit {status}), installing with pip", flush=True)
     return run(pip_cmd)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--installer", choices=("auto", "uv", "pip"), default="auto")
+    parser.add_argument("command", choices=("venv", "install"))
+    opts, rest = parser.parse_known_args(argv)
+    if opts.command == "venv":
+        if len(rest) != 1:
+            parser.error("venv takes one argument: the venv's directory")
+        return make_venv(Path(rest[0]), opts.installer)
+    return install(rest, opts.installer)
 
 
 if __name__ == "__main__":
