@@ -93,7 +93,9 @@ def find_uv(scripts: Path, pip: list[str] | None) -> str | None:
     if pip is None:
         return None
     target = Path(tempfile.mkdtemp(prefix="uv-bootstrap-"))
-    if run([*pip, "install", "-q", "--target", str(target), UV_SPEC]) != 0 or not (target / "bin" / "uv").exists():
+    quiet = {**os.environ, "PIP_ROOT_USER_ACTION": "ignore", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    status = run([*pip, "install", "-q", "--target", str(target), UV_SPEC], env=quiet)
+    if status != 0 or not (target / "bin" / "uv").exists():
         shutil.rmtree(target, ignore_errors=True)
         return None
     scripts.mkdir(parents=True, exist_ok=True)
