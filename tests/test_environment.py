@@ -217,3 +217,81 @@ def test_ci_runs_make_test():
 )
 def test_ci_check_can_fail(script, expected):
     assert calls_make_test(script) is expected
+
+
+# ---------------------------------------------------------------- (e) installs go through uv with pip's settings
+
+def load_installer():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("install_tool", ROOT / "tools" / "install.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def installer():
+    return load_installer()
+
+
+# `pip config list` as printed on a machine whose pip finds torch's CPU wheel in /opt/wheels.
+PIP_CONFIG_LIST = """\
+:env:.cert='/etc/ssl/certs/ca-certificates.crt'
+:env:.default-timeout='180'
+:env:.find-links='/opt/wheels'
+global.constraint='/etc/xdg/pip/constraints.txt'
+global.extra-index-url='file:///opt/pypi/simple file:///opt/pypi-more/simple'
+global.find-links='/somewhere/else'
+install.index-url='https://mirror.example/simple'
+"""
+
+
+def test_pip_settings_follow_pips_precedence(installer):
+    settings = installer.pip_settings(PIP_CONFIG_LIST)
+    assert settings["find-links"] == "/opt/wheels"  # PIP_FIND_LINKS over pip.conf
+    assert settings["index-url"] == "https://mirror.example/simple"  # [install] over [global]
+    assert settings["constraint"] == "/etc/xdg/pip/constraints.txt"
+
+
+def test_uv_gets_pips_find_links_indexes_and_constraints(installer):
+    args, env = installer.uv_options(installer.pip_settings(PIP_CONFIG_LIST), environ={})
+    pairs = list(zip(args, args[1:]))
+    assert ("--find-links", "/opt/wheels") in pairs
+    assert ("--extra-index-url", "file:///opt/pypi/simple") in pairs
+    assert ("--extra-index-url", "file:///opt/pypi-more/simple") in pairs
+    assert ("--constraint", "/etc/xdg/pip/constraints.txt") in pairs
+    assert ("--index-url", "https://mirror.example/simple") in pairs
+    assert ("--index-strategy", "unsafe-best-match") in pairs  # pip's best match over all indexes
+    assert env == {"SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt", "UV_HTTP_TIMEOUT": "180"}
+    venv_args, _ = installer.uv_options(installer.pip_settings(PIP_CONFIG_LIST), constraints=False)
+    assert "--constraint" not in venv_args and "--find-links" in venv_args
+
+
+def test_uv_option_check_can_fail(installer):
+    # Without pip's settings uv would take PyPI's CUDA torch: nothing is passed on.
+    assert installer.uv_options(installer.pip_settings(""), environ={}) == ([], {})
+    lost = installer.pip_settings(PIP_CONFIG_LIST.replace(":env:.find-links", "user.find-links"))
+    assert lost["find-links"] == "/somewhere/else"
+
+
+def install_recipes(makefile: str) -> list[str]:
+    """Recipe lines that install packages, with the Makefile's variables not expanded."""
+    return [line.strip() for line in makefile.splitlines()
+            if line.startswith("\t") and re.search(r"\$\(INSTALL\)|\b(pip|uv)\b.*\binstall\b", line)]
+
+
+def bypasses_installer(makefile: str) -> list[str]:
+    return [line for line in install_recipes(makefile)
+            if not line.startswith("$(INSTALL) ") and "tools/install.py" not in line]
+
+
+def test_make_installs_only_through_the_installer():
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^INSTALL\s*:?=.*tools/install\.py .*install$", makefile, re.M)
+    assert len(install_recipes(makefile)) >= 4  # base, test, e2e, bench
+    assert bypasses_installer(makefile) == []
+
+
+def test_installer_check_can_fail():
+    assert bypasses_installer("x: y\n\t$(VPY) -m pip install -e '.[test]'\n") != []
