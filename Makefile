@@ -6,13 +6,13 @@
 PY    ?= python3
 VENV  ?= .venv
 VPY   := $(VENV)/bin/python
-# The venv and installs go through tools/install.py: uv (from the venv, PATH, or `pip install uv`)
+# The venv and installs go through .ci/install.py: uv (from the venv, PATH, or `pip install uv`)
 # with pip's settings handed over, else python -m venv and pip. INSTALLER=pip forces pip;
 # INSTALLER=uv forbids the fallback.
 # Off a machine with local torch wheels, `make test` takes torch from PyPI (CUDA on Linux, GBs);
 # for the CPU build: PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu make test
 INSTALLER ?= auto
-INSTALL := $(VPY) tools/install.py --installer $(INSTALLER) install
+INSTALL := $(VPY) .ci/install.py --installer $(INSTALLER) install
 
 # JupyterLab refuses to start as root unless told; add the flag only then.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -39,7 +39,7 @@ help:
 venv: $(VPY)
 
 $(VPY):
-	@$(PY) tools/install.py --installer $(INSTALLER) venv $(VENV) || { rm -rf $(VENV); \
+	@$(PY) .ci/install.py --installer $(INSTALLER) venv $(VENV) || { rm -rf $(VENV); \
 	  echo "Could not create $(VENV) with '$(PY) -m venv': on Debian/Ubuntu run 'apt-get install python3-venv' first." >&2; \
 	  exit 1; }
 
@@ -90,7 +90,7 @@ student: install
 install-classroom: $(VENV)/.installed-classroom
 
 $(VENV)/.installed-classroom: pyproject.toml | $(VPY)
-	$(PIP) install -e '.[classroom]'
+	$(INSTALL) -e '.[classroom]'
 	@touch $@ $(VENV)/.installed
 
 course: install-classroom dot

@@ -224,7 +224,7 @@ def test_ci_check_can_fail(script, expected):
 def load_installer():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("install_tool", ROOT / "tools" / "install.py")
+    spec = importlib.util.spec_from_file_location("install_tool", ROOT / ".ci" / "install.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -278,17 +278,17 @@ def test_uv_option_check_can_fail(installer):
 def install_recipes(makefile: str) -> list[str]:
     """Recipe lines that install packages, with the Makefile's variables not expanded."""
     return [line.strip() for line in makefile.splitlines()
-            if line.startswith("\t") and re.search(r"\$\(INSTALL\)|\b(pip|uv)\b.*\binstall\b", line)]
+            if line.startswith("\t") and re.search(r"\$\(INSTALL\)|\b(pip|uv)\b.*\binstall\b", line, re.IGNORECASE)]
 
 
 def bypasses_installer(makefile: str) -> list[str]:
     return [line for line in install_recipes(makefile)
-            if not line.startswith("$(INSTALL) ") and "tools/install.py" not in line]
+            if not line.startswith("$(INSTALL) ") and ".ci/install.py" not in line]
 
 
 def test_make_installs_only_through_the_installer():
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^INSTALL\s*:?=.*tools/install\.py .*install$", makefile, re.M)
+    assert re.search(r"^INSTALL\s*:?=.*\.ci/install\.py .*install$", makefile, re.M)
     assert len(install_recipes(makefile)) >= 4  # base, test, e2e, bench
     assert bypasses_installer(makefile) == []
 

@@ -1,7 +1,7 @@
 """Make the venv and install the project into it: with uv when it can, else with pip.
 
-    python3 tools/install.py [--installer auto|uv|pip] venv .venv
-    .venv/bin/python tools/install.py [--installer auto|uv|pip] install -e '.[test]'
+    python3 .ci/install.py [--installer auto|uv|pip] venv .venv
+    .venv/bin/python .ci/install.py [--installer auto|uv|pip] install -e '.[test]'
 
 The Makefile calls this for the venv and every install; pyproject.toml stays the only list of
 dependencies. uv is taken from the venv, then from PATH, else bootstrapped with `pip install uv`;
