@@ -1,4 +1,5 @@
 """``autograd``: ``backward``, ``grad``, ``Function``, ``Variable`` and grad mode, as in PyTorch."""
+import operator
 import warnings
 
 import numpy as np
@@ -63,18 +64,31 @@ def _root_edges(outputs):
     return edges
 
 
+def _flag(value):
+    """A ``retain_graph``/``create_graph`` flag as PyTorch's C++ engine reads it: a bool or an
+    integer (``'no'`` and ``None`` are refused with Python's own message)."""
+    return value if isinstance(value, bool) else bool(operator.index(value))
+
+
+def _prepare(outputs, grad_outputs, retain_graph, create_graph):
+    """Root gradients (shape-checked, zipped as PyTorch's ``_make_grads``), then the engine's
+    checks: counts, flags, and that every root requires grad. Returns (edges, grads, flags)."""
+    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    grads = _make_grads(outputs, grads)
+    create_graph = _flag(create_graph)
+    retain_graph = create_graph if retain_graph is None else _flag(retain_graph)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    return _root_edges(outputs), grads, retain_graph, create_graph
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
              *, _from_tensor_method=False):
     """Accumulate d(tensors)/d(leaf) into every reachable leaf's ``.grad`` (or only ``inputs``')."""
     from .._engine import run_backward
     outputs = _as_tuple(tensors)
-    grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
-    if retain_graph is None:
-        retain_graph = create_graph
-    edges = _root_edges(outputs)
-    grads = _make_grads(outputs, grads)
+    edges, grads, retain_graph, create_graph = _prepare(outputs, grad_tensors, retain_graph,
+                                                        create_graph)
     global _create_graph_warned
     if create_graph and not _create_graph_warned:  # PyTorch's TORCH_WARN_ONCE: once per process
         _create_graph_warned = True
@@ -108,16 +122,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if retain_graph is None:
-        retain_graph = create_graph
     for t in inputs:
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
+    edges, grads, retain_graph, create_graph = _prepare(outputs, grad_outputs, retain_graph,
+                                                        create_graph)
+    for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    edges = _root_edges(outputs)
-    grads = _make_grads(outputs, grads)
     targets = tuple(t._gradient_edge() for t in inputs)
     captured = run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=False)
     result = []
@@ -127,8 +139,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    f"been used in the graph. Set allow_unused=True if this is the "
                                    f"desired behavior.")
-            if materialize_grads:
-                g = Tensor._make(np.zeros(t.shape, dtype=t.dtype))
+            if materialize_grads:  # zeros_like(input, requires_grad=create_graph)
+                g = Tensor._make(np.zeros(t.shape, dtype=t.dtype), requires_grad=create_graph)
         result.append(g)
     return tuple(result)
 

@@ -13,6 +13,8 @@
 
 ``MyReLU.apply(x)`` records a node named ``MyReLUBackward`` that doubles as ``ctx``.
 """
+import warnings
+
 from .. import _grad_mode
 from .._node import Node
 from .._tensor import Tensor
@@ -22,6 +24,7 @@ class BackwardCFunction(Node):
     """The node (and ``ctx``) of one call of a custom Function."""
 
     _forward_cls = None
+    _static_needs_input_grad = True
 
     def __init__(self):
         super().__init__()
@@ -43,13 +46,20 @@ class BackwardCFunction(Node):
     def saved_tensors(self):
         return tuple(self.saved(f"saved_tensors[{i}]") for i in range(len(self._saved_slots)))
 
+    @property
+    def _raw_saved_tensors(self):
+        return tuple(self._saved_slots[f"saved_tensors[{i}]"] for i in range(len(self._saved_slots)))
+
     def _backward(self, grad_outputs):
-        if self._materialize_grads:
-            grad_outputs = [g if g is not None else _zeros(meta)
+        if self._materialize_grads:  # a non-Tensor output's gradient stays None
+            grad_outputs = [g if g is not None or meta[1] is None else _zeros(meta)
                             for g, meta in zip(grad_outputs, self._output_metadata)]
         result = self._forward_cls.backward(self, *grad_outputs)
         result = result if isinstance(result, tuple) else (result,)
-        if len(result) != len(self._arg_is_tensor):
+        expected = len(self._arg_is_tensor)
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]  # PyTorch accepts (and drops) extra trailing Nones
+        if len(result) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {len(self._arg_is_tensor)}, got {len(result)})")
         grads = []
@@ -90,6 +100,18 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for your "
                                   "custom autograd.Function to use it with backward mode AD.")
 
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+                      f"functions are all static, so you should invoke them on the class itself. "
+                      f"Instantiating an autograd function will raise an error in a future "
+                      f"version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
@@ -101,13 +123,17 @@ class Function(metaclass=FunctionMeta):
         inputs = [a for a in args if isinstance(a, Tensor)]
         if not (_grad_mode._recording() and any(t.requires_grad for t in inputs)):
             return raw
-        results = []
+        results, done = [], {}
         for nr, out in enumerate(outputs):
-            if isinstance(out, Tensor) and not any(out is t for t in ctx._non_differentiable):
+            if id(out) in done:  # returned twice: one object, numbered by its last position
+                out = done[id(out)]
+                out._output_nr = nr
+            elif isinstance(out, Tensor) and not any(out is t for t in ctx._non_differentiable):
                 if any(out is t for t in inputs) or out.grad_fn is not None:
                     out = Tensor._make(out._data, storage=out._storage,
                                        version_counter=out._version_counter)
                 out.grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
+                done[id(outputs[nr])] = out
             results.append(out)
         ctx.next_functions = tuple(t._gradient_edge() for t in inputs)
         ctx._input_metadata = tuple((t.shape, t.dtype) for t in inputs)
