@@ -1,5 +1,6 @@
 """Stochastic gradient descent with optional momentum and weight decay."""
 from .._grad_mode import no_grad
+from .._tensor import Tensor
 from .optimizer import Optimizer, check_hyperparameter
 
 
@@ -29,10 +30,11 @@ class SGD(Optimizer):
                     g = g + group["weight_decay"] * p._data
                 if momentum:
                     state = self._state(p)
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = g.copy()
+                    if state.get("momentum_buffer") is None:  # PyTorch's clone(grad).detach()
+                        buf = g.copy()
+                        state["momentum_buffer"] = Tensor._make(buf)
                     else:
+                        buf = state["momentum_buffer"]._data
                         buf *= momentum
                         buf += (1 - group["dampening"]) * g
                     g = g + momentum * buf if group["nesterov"] else buf
