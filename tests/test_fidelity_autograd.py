@@ -538,6 +538,116 @@ w = lib.tensor([1., 2.], requires_grad=True)
 lib.autograd.grad(F.apply(x, w).sum(), x)
 out = (seen, w.grad)
 """,
+    "save_for_backward of a non-Tensor": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x, 3)
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g
+out = F.apply(lib.ones(1)).tolist()
+F.apply(lib.ones(1, requires_grad=True))
+""",
+    "mark_dirty": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        before = x._version
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+x = lib.ones(2, requires_grad=True)
+h = x * 1
+y = F.apply(h)
+y.sum().backward()
+out = (y is h, h._version, x.grad.tolist(), type(h.grad_fn).__name__)
+""",
+    "mark_dirty on a leaf that requires grad": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+F.apply(lib.ones(2, requires_grad=True))
+""",
+    "mark_dirty on a tensor that is not an input": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * 2
+        ctx.mark_dirty(y)
+        return y
+    @staticmethod
+    def backward(ctx, g):
+        return g
+out = F.apply(lib.ones(2, requires_grad=True) * 1).tolist()
+""",
+    "setup_context": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(x, k):
+        return x * k
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+        ctx.save_for_backward(output)
+    @staticmethod
+    def backward(ctx, g):
+        y, = ctx.saved_tensors
+        return g * ctx.k + y * 0, None
+x = lib.ones(2, requires_grad=True)
+F.apply(x, 3).sum().backward()
+out = x.grad.tolist()
+""",
+    "vjp instead of backward": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def vjp(ctx, g):
+        return g * 5
+x = lib.ones(2, requires_grad=True)
+F.apply(x).sum().backward()
+out = x.grad.tolist()
+""",
+    "both vjp and backward": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g
+    @staticmethod
+    def vjp(ctx, g):
+        return g
+F.apply(lib.ones(2, requires_grad=True)).sum().backward()
+""",
+    "double backward through a custom Function": """
+class Cube(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * 3 * x ** 2
+x = lib.tensor(2., requires_grad=True)
+g, = lib.autograd.grad(Cube.apply(x), x, create_graph=True)
+gg, = lib.autograd.grad(g, x)
+out = (g.item(), gg.item())
+""",
 }
 for _kind, _value in {"float": "1.0", "ndarray": "np.ones(2)", "list": "[g]",
                       "str": "'no'", "int": "3"}.items():
