@@ -146,6 +146,190 @@ out = x.grad.tolist()
 """,
 }
 
+# -- the arguments of backward/grad, and autograd.graph's helpers --------------------------------
+ARGS = {
+    "backward inputs dict": """
+x = lib.ones(2, requires_grad=True)
+(x * 3).sum().backward(inputs={'x': x})
+out = x.grad
+""",
+    "backward inputs gen": """
+x = lib.ones(2, requires_grad=True)
+(x * 3).sum().backward(inputs=(t for t in [x]))
+out = x.grad
+""",
+    "backward inputs unreached": """
+x = lib.ones(2, requires_grad=True); z = lib.ones(2, requires_grad=True)
+(x * 3).sum().backward(inputs=[z])
+out = (x.grad, z.grad)
+""",
+    "grad inputs dict": """
+x = lib.ones(2, requires_grad=True)
+out = lib.autograd.grad((x * 3).sum(), {'x': x})
+""",
+    "grad output nontensor": """
+x = lib.ones(2, requires_grad=True)
+out = lib.autograd.grad((x * 3).sum(), x, grad_outputs=1.0)
+""",
+    "grad outputs wrong dtype": """
+x = lib.ones(2, requires_grad=True)
+out = lib.autograd.grad((x * 3).sum(), x, grad_outputs=lib.tensor(2., dtype=lib.float64))
+""",
+    "grad on nonrequire": """
+x = lib.ones(2, requires_grad=True)
+out = lib.autograd.grad(lib.ones(1).sum(), x)
+""",
+    "grad only inputs": """
+x = lib.ones(2, requires_grad=True)
+out = lib.autograd.grad((x * 3).sum(), x, only_inputs=False)
+""",
+    "backward nonscalar": """
+x = lib.ones(2, requires_grad=True)
+(x*3).backward()
+""",
+    "backward grad variables": """
+x = lib.ones(2, requires_grad=True)
+lib.autograd.backward([(x*3).sum()], grad_variables=[lib.tensor(2.)])
+out = x.grad
+""",
+    "hook registered in backward": """
+log = []
+x = lib.ones(2, requires_grad=True)
+h = x * 2
+def outer(g):
+    x.register_hook(lambda g2: log.append('late'))
+h.register_hook(outer)
+(h*1).sum().backward()
+out = log
+""",
+    "hook on inference": """
+with lib.inference_mode():
+    x = lib.ones(2)
+x.register_hook(lambda g: g)
+""",
+    "retain grad twice hooks": """
+x = lib.ones(2, requires_grad=True)
+h = x * 2
+h.retain_grad(); h.retain_grad()
+h.register_hook(lambda g: g * 10)
+(h*1).sum().backward()
+out = (h.grad.tolist(), x.grad.tolist())
+""",
+    "retain grad order hook before": """
+x = lib.ones(2, requires_grad=True)
+h = x * 2
+h.register_hook(lambda g: g * 10)
+h.retain_grad()
+(h*1).sum().backward()
+out = (h.grad.tolist(), x.grad.tolist())
+""",
+    "grad outputs empty": """
+x = lib.ones(2, requires_grad=True)
+out = lib.autograd.grad((x * 3).sum(), x, grad_outputs=[])
+""",
+    "backward inputs norg": """
+x = lib.ones(2, requires_grad=True)
+(x*3).sum().backward(inputs=[lib.ones(1)])
+""",
+    "backward inputs int": """
+x = lib.ones(2, requires_grad=True)
+(x*3).sum().backward(inputs=[x, 3])
+""",
+    "grad inputs int": """
+x = lib.ones(2, requires_grad=True)
+lib.autograd.grad((x*3).sum(), [x, 3])
+""",
+    "grad inputs norg": """
+x = lib.ones(2, requires_grad=True)
+lib.autograd.grad((x*3).sum(), [x, lib.ones(1)])
+""",
+    "backward int": """
+lib.autograd.backward(3)
+""",
+    "grad inputs ordereddict": """
+import collections
+x = lib.ones(2, requires_grad=True)
+lib.autograd.grad((x*3).sum(), collections.OrderedDict(x=x))
+""",
+    "grad dict batched": """
+x = lib.ones(2, requires_grad=True)
+out = lib.autograd.grad(x * 3, {'x': x}, lib.eye(2), is_grads_batched=True)
+""",
+    "disable_saved_tensors_hooks while hooks are active": """
+n=[0]
+def pack(t): n[0]+=1; return t
+x = lib.ones(2, requires_grad=True)
+with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    with lib.autograd.graph.disable_saved_tensors_hooks('nope'):
+        pass
+""",
+    "saved_tensors_hooks inside disable_saved_tensors_hooks": """
+n=[0]
+def pack(t): n[0]+=1; return t
+try:
+    with lib.autograd.graph.disable_saved_tensors_hooks('outer'):
+        with lib.autograd.graph.disable_saved_tensors_hooks('inner'):
+            pass
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t): pass
+except RuntimeError as e:
+    a = str(e)
+with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    y = lib.ones(2, requires_grad=True).exp()
+out = (a, n[0])
+""",
+    "disable_saved_tensors_hooks as a decorator": """
+@lib.autograd.graph.disable_saved_tensors_hooks('deco')
+def f():
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t): pass
+f()
+""",
+    "get_gradient_edge leaf": """
+x = lib.ones(1, requires_grad=True)
+e = lib.autograd.graph.get_gradient_edge(x)
+out = (e.node.name(), e.output_nr)
+""",
+    "get_gradient_edge norg": """
+lib.autograd.graph.get_gradient_edge(lib.ones(1))
+""",
+    "get_gradient_edge grad": """
+x = lib.ones(2, requires_grad=True)
+y = x * 2
+g = lib.autograd.grad((y * 3).sum(), lib.autograd.graph.get_gradient_edge(y))
+out = [t.tolist() for t in g]
+""",
+    "get_gradient_edge backward": """
+x = lib.ones(2, requires_grad=True)
+y = x * 2
+(y * 3).sum().backward(inputs=[lib.autograd.graph.get_gradient_edge(x)])
+out = x.grad.tolist()
+""",
+    "get_gradient_edge materialize": """
+x = lib.ones(2, requires_grad=True)
+z = lib.ones(2, requires_grad=True)
+y = x * 2
+lib.autograd.grad((y * 3).sum(), [x, lib.autograd.graph.get_gradient_edge(z)], materialize_grads=True)
+""",
+    "increment_version": """
+x = lib.ones(2, requires_grad=True)
+v = x * 1
+lib.autograd.graph.increment_version(v)
+lib.autograd.graph.increment_version([v, x])
+out = (v._version, x._version)
+""",
+    "increment_version makes a saved tensor stale": """
+x = lib.ones(2, requires_grad=True)
+y = x * 1
+z = y * y
+lib.autograd.graph.increment_version(y)
+z.sum().backward()
+""",
+    "grad fn call": """
+x = lib.ones(2, requires_grad=True)
+y = x * 3
+out = y.grad_fn(lib.ones(2))
+""",
+}
+
 # -- hooks: what they may return (checked once, in the engine) --------------------------------
 RETURNS = {"float": "1.0", "ndarray": "np.ones(2, dtype=np.float32)", "list": "[g]",
            "str": "'no'", "tuple": "(g,)", "shape": "lib.ones(3)",
@@ -1011,7 +1195,10 @@ lib.optim.SGD([x], lr=0.1).add_param_group({'params': {lib.ones(1, requires_grad
 
 
 def _plain(value):
-    """Floats to 6 significant digits, tuples to lists: what both libraries can agree on."""
+    """Floats to 6 significant digits, tuples to lists, tensors to ``['tensor', values]``: what
+    both libraries can agree on."""
+    if hasattr(value, "grad_fn") and hasattr(value, "tolist"):
+        return ["tensor", _plain(value.tolist())]
     if isinstance(value, float):
         return float(f"{value:.6g}") if math.isfinite(value) else value
     if isinstance(value, (list, tuple)):
@@ -1046,6 +1233,12 @@ def _cases(table):
 @pytest.mark.parity
 @_cases(ENGINE)
 def test_engine(torch, source):
+    assert run(al, source) == run(torch, source)
+
+
+@pytest.mark.parity
+@_cases(ARGS)
+def test_backward_and_grad_arguments(torch, source):
     assert run(al, source) == run(torch, source)
 
 

@@ -13,6 +13,7 @@ from collections import namedtuple
 from contextlib import contextmanager
 
 from .._node import Node, _RemovableHandle, _saved_tensors_hooks
+from .._tensor import Tensor
 
 BackwardStarted = namedtuple("BackwardStarted", "root retain_graph create_graph accumulate")
 NodeStarted = namedtuple("NodeStarted", "node grad_outputs")
@@ -45,6 +46,45 @@ def _emit(event):
         callback(event)
 
 
+GradientEdge = namedtuple("GradientEdge", "node output_nr")
+GradientEdge.__doc__ = "An edge of the graph: ``node``'s input number ``output_nr``."
+
+
+def get_gradient_edge(tensor):
+    """The edge a gradient for ``tensor`` flows into: its grad_fn (or AccumulateGrad for a leaf)
+    and its output number. ``autograd.grad`` and ``backward`` accept it as an input."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    return GradientEdge(*tensor._gradient_edge())
+
+
+def increment_version(tensor):
+    """Bump the version counter of a tensor (or of each tensor in an iterable), as an in-place
+    op does, so that graphs which saved it refuse to use the old values."""
+    from .._grad_mode import INFERENCE_VERSION_ERROR
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if t._storage.inference:
+            raise RuntimeError(INFERENCE_VERSION_ERROR)
+        t._version_counter.value += 1
+
+
+_hooks_disabled = []  # the error messages of the disable_saved_tensors_hooks blocks, innermost last
+
+
+@contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Inside, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)`` (and so
+    does entering this while hooks are active)."""
+    if _saved_tensors_hooks:
+        raise RuntimeError(error_message)
+    _hooks_disabled.append(error_message)
+    try:
+        yield
+    finally:
+        _hooks_disabled.pop()
+
+
 class saved_tensors_hooks:
     """Replace how saved tensors are stored: ``pack_hook(tensor)`` at save time, ``unpack_hook``
     when backward needs it back. As in PyTorch, wrapped Python scalars (``x * 2``) skip them."""
@@ -53,6 +93,8 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
+        if _hooks_disabled:
+            raise RuntimeError(_hooks_disabled[-1])
         _saved_tensors_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 
@@ -83,5 +125,6 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "register_observer", "observe",
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "GradientEdge", "get_gradient_edge", "increment_version", "register_observer", "observe",
            "BackwardStarted", "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]
