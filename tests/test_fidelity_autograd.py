@@ -1191,6 +1191,35 @@ x = lib.tensor([1., 2.], requires_grad=True)
 lib.optim.SGD([x], lr=0.1).add_param_group({'params': {lib.ones(1, requires_grad=True)}})
 """,
     "repr": "out = repr(lib.optim.SGD([lib.tensor([1., 2.], requires_grad=True)], lr=0.1))",
+    "step(closure)": """
+x = lib.tensor([1., 2.], requires_grad=True)
+out = []
+for make in (lambda: lib.optim.SGD([x], lr=0.1, momentum=0.5), lambda: lib.optim.Adam([x], lr=0.1),
+             lambda: lib.optim.AdamW([x], lr=0.1), lambda: lib.optim.Adagrad([x], lr=0.1)):
+    o = make()
+    def closure():
+        o.zero_grad()
+        loss = (x ** 2).sum()
+        loss.backward()
+        return loss
+    with lib.no_grad():
+        loss = o.step(closure)
+    out.append((round(loss.item(), 4), [round(v, 5) for v in x.tolist()], o.step()))
+""",
+    "step pre- and post-hooks": """
+log = []
+x = lib.tensor([1., 2.], requires_grad=True)
+o = lib.optim.SGD([x], lr=0.1)
+def pre(opt, args, kwargs):
+    log.append(('pre', opt is o, len(args), kwargs))
+    return args, {'closure': lambda: 7}
+handle = o.register_step_pre_hook(pre)
+o.register_step_post_hook(lambda opt, args, kwargs: log.append(('post', sorted(kwargs))))
+first = o.step()
+handle.remove()
+second = o.step()
+out = (log, first, second)
+""",
 }
 
 
@@ -1290,3 +1319,14 @@ def test_hook_checks_live_in_the_engine():
     source = "".join(inspect.getsource(m) for m in (ops.elementwise, ops.shape, ops.reduce))
     assert "hook returned" not in source
     assert "hook returned" in inspect.getsource(_engine)
+
+
+def test_step_pre_hook_bad_return(torch):
+    """A pre-hook must return None or (args, kwargs); the message names the step function."""
+    for lib in (al, torch):
+        o = lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)
+        o.register_step_pre_hook(lambda opt, args, kwargs: 3)
+        with pytest.raises(RuntimeError, match=r"^<function SGD\.step at 0x[0-9a-f]+> must return "
+                                               r"None or a tuple of \(new_args, new_kwargs\), "
+                                               r"but got 3\.$"):
+            o.step()

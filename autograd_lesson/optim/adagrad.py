@@ -27,7 +27,8 @@ class Adagrad(Optimizer):
                                       sum=new_buffer(p, group["initial_accumulator_value"]))
 
     @no_grad()
-    def step(self):
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             for p, g in self._grads(group):
                 if group["weight_decay"]:
@@ -39,3 +40,4 @@ class Adagrad(Optimizer):
                 total += g * g
                 std = np.sqrt(total) + group["eps"]
                 self._write(p, p._data - clr * g / std, group)
+        return loss

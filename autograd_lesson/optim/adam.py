@@ -29,7 +29,8 @@ class Adam(Optimizer):
                                       fused=fused, decoupled_weight_decay=decoupled_weight_decay))
 
     @no_grad()
-    def step(self):
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             (beta1, beta2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
             for p, g in self._grads(group):
@@ -55,3 +56,4 @@ class Adam(Optimizer):
                 # math.sqrt: a Python float keeps float32 arithmetic in float32 (NumPy's NEP 50)
                 denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + group["eps"]
                 self._write(p, p._data - step_size * m / denom, group)
+        return loss

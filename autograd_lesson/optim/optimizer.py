@@ -1,14 +1,36 @@
 """The optimizer base: parameter groups, per-parameter state, ``zero_grad``, and the one place
 that writes new values into a parameter (with or without a version bump)."""
 import copy
+import functools
 import warnings
 from collections import defaultdict
 
 import numpy as np
 
 from .._engine import _typename
-from .._node import _type_string
+from .._grad_mode import enable_grad
+from .._node import _RemovableHandle, _type_string
 from .._tensor import Tensor
+
+
+def _with_step_hooks(step):
+    """Wrap a subclass's ``step`` so the step pre- and post-hooks run around it."""
+    @functools.wraps(step)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        pre_hooks, post_hooks = self._step_hooks
+        for hook in list(pre_hooks):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in list(post_hooks):
+            hook(self, args, kwargs)
+        return out
+    return wrapper
 
 
 def _cast(p, name, value):
@@ -157,6 +179,34 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
         return "\n".join(lines) + "\n)"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])
+
+    @property
+    def _step_hooks(self):
+        return self.__dict__.setdefault("_hooks", ([], []))
+
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`` before ``step``
+        (``args`` starts with the optimizer, as in PyTorch)."""
+        self._step_hooks[0].append(hook)
+        return _RemovableHandle(self._step_hooks[0], hook)
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` after each ``step``."""
+        self._step_hooks[1].append(hook)
+        return _RemovableHandle(self._step_hooks[1], hook)
+
+    @staticmethod
+    def _closure_loss(closure):
+        """``step(closure)``: re-evaluate the loss (with grad mode on) before updating."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
 
     def zero_grad(self, set_to_none=True):
         """Set every ``.grad`` to None (PyTorch 2.x default) or, with set_to_none=False, to zeros."""

@@ -22,7 +22,8 @@ class SGD(Optimizer):
                                       differentiable=differentiable, fused=fused))
 
     @no_grad()
-    def step(self):
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             momentum = group["momentum"]
             for p, g in self._grads(group):
@@ -39,3 +40,4 @@ class SGD(Optimizer):
                         buf += (1 - group["dampening"]) * g
                     g = g + momentum * buf if group["nesterov"] else buf
                 self._write(p, p._data - group["lr"] * g, group)
+        return loss
