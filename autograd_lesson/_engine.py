@@ -192,7 +192,9 @@ def _check_hook_tuple(previous, result, hook):
     if len(result) != len(previous):
         raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
                            f"(got {len(result)}, but expected {len(previous)})")
-    return [_check_hook_value(old, new, hook) for old, new in zip(previous, result)]
+    # a None in the tuple replaces the gradient with None (only a hook's bare None keeps it)
+    return [None if new is None else _check_hook_value(old, new, hook)
+            for old, new in zip(previous, result)]
 
 
 def _run_tensor_hooks(node, grads):

@@ -330,6 +330,136 @@ out = y.grad_fn(lib.ones(2))
 """,
 }
 
+# -- the engine's walk: reentrant calls, several roots, hooks under create_graph ----------------
+WALK = {
+    "reentrant in hook": """
+x = lib.tensor([1., 2.], requires_grad=True)
+w = lib.tensor([3., 4.], requires_grad=True)
+inner = []
+def hook(g):
+    z = (w ** 2).sum()
+    inner.append(lib.autograd.grad(z, w)[0].tolist())
+    return g
+h = x * 2
+h.register_hook(hook)
+h.sum().backward()
+out = (inner, x.grad.tolist())
+""",
+    "reentrant backward in fn": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        with lib.enable_grad():
+            w = lib.ones(1, requires_grad=True)
+            (w * 3).sum().backward()
+        return g * w.grad
+x = lib.tensor([1., 2.], requires_grad=True)
+F.apply(x).sum().backward()
+out = x.grad.tolist()
+""",
+    "hook raises": """
+x = lib.tensor([1., 2.], requires_grad=True)
+def hook(g): raise ValueError('from hook')
+x.register_hook(hook)
+(x * 2).sum().backward()
+""",
+    "acc posthook": """
+log = []
+x = lib.tensor([1., 2.], requires_grad=True)
+acc = (x * 1).grad_fn.next_functions[0][0]
+acc.register_hook(lambda gi, go: log.append((len(gi), [g.tolist() for g in go])))
+(x * 2).sum().backward()
+out = log
+""",
+    "acc posthook return": """
+x = lib.tensor([1., 2.], requires_grad=True)
+acc = (x * 1).grad_fn.next_functions[0][0]
+acc.register_hook(lambda gi, go: (lib.ones(2),))
+(x * 2).sum().backward()
+out = x.grad.tolist()
+""",
+    "hook create graph": """
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * x
+h.register_hook(lambda g: g * h)
+g, = lib.autograd.grad(h.sum(), x, create_graph=True)
+gg, = lib.autograd.grad(g.sum(), x)
+out = (g.tolist(), gg.tolist())
+""",
+    "two roots shared": """
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * 3
+lib.autograd.backward([h.sum(), (h * h).sum()])
+out = x.grad.tolist()
+""",
+    "same root twice": """
+x = lib.tensor([1., 2.], requires_grad=True)
+y = (x * 3).sum()
+lib.autograd.backward([y, y], [lib.tensor(1.), lib.tensor(2.)])
+out = x.grad.tolist()
+""",
+    "grad same input twice": """
+x = lib.tensor([1., 2.], requires_grad=True)
+out = [t.tolist() for t in lib.autograd.grad((x * 3).sum(), [x, x])]
+""",
+    "grad root is input": """
+x = lib.tensor([1., 2.], requires_grad=True)
+y = x * 3
+out = [t.tolist() for t in lib.autograd.grad(y, y, lib.ones(2))]
+""",
+    "grad leaf is output": """
+x = lib.tensor([1., 2.], requires_grad=True)
+out = [t.tolist() for t in lib.autograd.grad(x, x, lib.ones(2))]
+""",
+    "backward leaf": """
+x = lib.tensor(1., requires_grad=True)
+x.backward()
+out = x.grad.tolist()
+""",
+    "prehook all none": """
+log = []
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * 2
+h.grad_fn.register_prehook(lambda go: (None,))
+(h * 2).sum().backward()
+out = x.grad
+""",
+    "tensor hook nonleaf twice used": """
+log = []
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * 2
+h.register_hook(lambda g: log.append(g.tolist()))
+(h * 2 + h * 3).sum().backward()
+out = log
+""",
+    "retain grad accumulates": """
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * 2
+h.retain_grad()
+(h * 2).sum().backward(retain_graph=True)
+g1 = h.grad
+(h * 2).sum().backward()
+out = (h.grad.tolist(), g1 is h.grad)
+""",
+    "leaf grad inplace accum": """
+x = lib.tensor([1., 2.], requires_grad=True)
+(x * 2).sum().backward()
+g1 = x.grad
+(x * 2).sum().backward()
+out = (x.grad.tolist(), g1 is x.grad)
+""",
+    "leaf grad create graph accum": """
+x = lib.tensor([1., 2.], requires_grad=True)
+(x * 2).sum().backward()
+g1 = x.grad
+(x * x).sum().backward(create_graph=True)
+out = (x.grad.tolist(), g1 is x.grad, x.grad.requires_grad)
+""",
+}
+
 # -- hooks: what they may return (checked once, in the engine) --------------------------------
 RETURNS = {"float": "1.0", "ndarray": "np.ones(2, dtype=np.float32)", "list": "[g]",
            "str": "'no'", "tuple": "(g,)", "shape": "lib.ones(3)",
@@ -1268,6 +1398,12 @@ def test_engine(torch, source):
 @pytest.mark.parity
 @_cases(ARGS)
 def test_backward_and_grad_arguments(torch, source):
+    assert run(al, source) == run(torch, source)
+
+
+@pytest.mark.parity
+@_cases(WALK)
+def test_engine_walk(torch, source):
     assert run(al, source) == run(torch, source)
 
 
