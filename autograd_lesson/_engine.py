@@ -28,6 +28,19 @@ _task_ids = itertools.count()
 _tasks = []  # (id, runs only part of the graph) of the backwards running now, innermost last
 
 
+_plans = []  # (reachable nodes, nodes that run or are captured or None) per running backward
+
+
+def will_engine_execute_node(node):
+    """Whether the backward running now will run ``node`` (PyTorch's
+    ``_will_engine_execute_node``, which ``register_multi_grad_hook`` counts with)."""
+    if not _plans:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the backward "
+                           "pass")
+    reachable, executed = _plans[-1]
+    return node in (reachable if executed is None else executed)
+
+
 def current_graph_task():
     """``(id, partial)`` of the backward running now, ``(-1, False)`` outside one. A checkpoint
     recomputes once per id; ``partial`` (``autograd.grad``, ``inputs=``) is what the reentrant
@@ -64,6 +77,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
     anomaly = _anomaly_mode._enabled
     check_nan = anomaly and _anomaly_mode._check_nan
     _tasks.append((next(_task_ids), bool(targets)))
+    _plans.append((dependencies.keys() | {root},
+                   None if needed is None else needed | capture.keys()))
     try:
         with _grad_mode.set_grad_enabled(create_graph):
             while ready:
@@ -101,6 +116,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
         raise
     finally:
         _tasks.pop()
+        _plans.pop()
     if observers:
         _graph._emit(_graph.BackwardFinished(None, None))
     return captured

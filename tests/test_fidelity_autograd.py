@@ -309,6 +309,43 @@ z = lib.ones(2, requires_grad=True)
 y = x * 2
 lib.autograd.grad((y * 3).sum(), [x, lib.autograd.graph.get_gradient_edge(z)], materialize_grads=True)
 """,
+    "register_multi_grad_hook: all one": """
+log = []
+a = lib.ones(1, requires_grad=True); b = lib.ones(1, requires_grad=True)
+lib.autograd.graph.register_multi_grad_hook((a, b), lambda gs: log.append([None if g is None else g.tolist() for g in gs]))
+(a * 2).sum().backward()
+(a * 2 + b * 3).sum().backward()
+out = log
+""",
+    "register_multi_grad_hook: all nonleaf grad": """
+log = []
+x = lib.ones(2, requires_grad=True)
+a = x * 2; b = x * 3
+lib.autograd.graph.register_multi_grad_hook([a, b], lambda gs: log.append([None if g is None else g.tolist() for g in gs]))
+lib.autograd.grad((a * b).sum(), a)
+lib.autograd.grad((a * b).sum(), x)
+out = log
+""",
+    "register_multi_grad_hook: any": """
+log = []
+a = lib.ones(1, requires_grad=True); b = lib.ones(1, requires_grad=True)
+lib.autograd.graph.register_multi_grad_hook((a, b), lambda g: log.append(g.tolist()), mode="any")
+(a * 2 + b * 3).sum().backward()
+(b * 5).sum().backward()
+out = log
+""",
+    "register_multi_grad_hook: bad mode": """
+a = lib.ones(1, requires_grad=True)
+lib.autograd.graph.register_multi_grad_hook((a,), lambda g: None, mode="some")
+""",
+    "register_multi_grad_hook: remove": """
+log = []
+a = lib.ones(1, requires_grad=True); b = lib.ones(1, requires_grad=True)
+h = lib.autograd.graph.register_multi_grad_hook((a, b), lambda gs: log.append(1))
+h.remove()
+(a * 2 + b).sum().backward()
+out = log
+""",
     "increment_version": """
 x = lib.ones(2, requires_grad=True)
 v = x * 1

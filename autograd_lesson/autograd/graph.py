@@ -69,6 +69,50 @@ def increment_version(tensor):
         t._version_counter.value += 1
 
 
+class _MultiHandle:
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """``mode="all"``: ``fn(grads)`` once per backward, after the gradients of all ``tensors``
+    that this backward computes are known (None for the others); ``mode="any"``: ``fn(grad)``
+    with the first of them to be computed."""
+    from .._engine import current_graph_task, will_engine_execute_node
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    if mode == "any":
+        ran = set()
+
+        def once(grad):
+            task = current_graph_task()[0]
+            if task not in ran:
+                ran.add(task)
+                fn(grad)
+        return _MultiHandle(tuple(t.register_hook(once) for t in tensors if t.requires_grad))
+    nodes = [t._gradient_edge()[0] for t in tensors]
+    buffers, counts = {}, {}
+
+    def inner_hook(idx):
+        def hook(grad):
+            task = current_graph_task()[0]
+            if task == -1:
+                raise AssertionError("expected this hook to be called inside a backward call")
+            buffer = buffers.setdefault(task, [None] * len(tensors))
+            count = counts[task] = counts.get(task, 0) + 1
+            buffer[idx] = grad
+            if count == sum(map(will_engine_execute_node, nodes)):
+                del buffers[task], counts[task]
+                fn(buffer)
+        return hook
+    return _MultiHandle(tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors)))
+
+
 _hooks_disabled = []  # the error messages of the disable_saved_tensors_hooks blocks, innermost last
 
 
@@ -126,5 +170,5 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "GradientEdge", "get_gradient_edge", "increment_version", "register_observer", "observe",
+           "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook", "register_observer", "observe",
            "BackwardStarted", "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]
