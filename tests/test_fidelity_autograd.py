@@ -1145,6 +1145,17 @@ class M:
         return x * 2
 out = M().f(lib.ones(1, requires_grad=True)).requires_grad
 """,
+    "set_detect_anomaly('yes')": "lib.autograd.set_detect_anomaly('yes')",
+    "set_detect_anomaly(True, check_nan=1)": "lib.autograd.set_detect_anomaly(True, check_nan=1)",
+    "detect_anomaly(check_nan='x')": """
+with lib.autograd.detect_anomaly(check_nan='x'):
+    pass
+""",
+    "set_detect_anomaly restores on exit": """
+with lib.autograd.set_detect_anomaly(True, check_nan=False):
+    inside = (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())
+out = (inside, lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())
+""",
     "clone": """
 lib.set_grad_enabled(True)
 c = lib.set_grad_enabled(False).clone()
