@@ -346,6 +346,27 @@ h.remove()
 (a * 2 + b).sum().backward()
 out = log
 """,
+    "is_grads_batched with create_graph": """
+x = lib.tensor([1., 2., 3.], requires_grad=True)
+y = x ** 3
+J, = lib.autograd.grad(y, x, lib.eye(3), is_grads_batched=True, create_graph=True)
+J.sum().backward()
+out = (J.tolist(), J.requires_grad, x.grad.tolist())
+""",
+    "is_grads_batched with create_graph: grad_outputs that require grad": """
+x = lib.tensor([1., 2.], requires_grad=True)
+v = lib.ones(2, 2, requires_grad=True)
+y = x ** 2
+J, = lib.autograd.grad(y, x, v * 3, is_grads_batched=True, create_graph=True)
+J.sum().backward()
+out = (J.tolist(), v.grad.tolist(), x.grad.tolist())
+""",
+    "is_grads_batched with create_graph: materialized zeros": """
+x = lib.tensor([1., 2.], requires_grad=True)
+z = lib.tensor([1., 2.], requires_grad=True)
+J = lib.autograd.grad(x * 2, [x, z], lib.eye(2), is_grads_batched=True, create_graph=True, materialize_grads=True)
+out = [(t.tolist(), t.requires_grad) for t in J]
+""",
     "increment_version": """
 x = lib.ones(2, requires_grad=True)
 v = x * 1

@@ -203,9 +203,6 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     """
     outputs = _as_tuple(outputs)
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if create_graph:
-        raise NotImplementedError("autograd_lesson supports is_grads_batched=True only with "
-                                  "create_graph=False; loop over the rows yourself instead")
     for i, (out, go) in enumerate(zip(outputs, grads)):
         if go is None:
             if out.requires_grad and out.numel() != 1:
@@ -221,10 +218,11 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     if retain_graph is None:
         retain_graph = create_graph
     rows = []
-    for b in range(sizes[0]):
+    for b in range(sizes[0]):  # with create_graph the rows and the stacking are recorded too
         last = b == sizes[0] - 1
-        rows.append(grad(outputs, inputs, tuple(Tensor._make(g._data[b]) for g in grads),
-                         retain_graph=retain_graph if last else True, allow_unused=True))
+        row = tuple(g[b] if create_graph else Tensor._make(g._data[b]) for g in grads)
+        rows.append(grad(outputs, inputs, row, retain_graph=retain_graph if last else True,
+                         create_graph=create_graph, allow_unused=True))
     result = []
     for i, (t, column) in enumerate(zip(_as_tuple(inputs), zip(*rows))):
         if column[0] is None:
@@ -233,10 +231,14 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                                    f"been used in the graph. Set allow_unused=True if this is the "
                                    f"desired behavior.")
             # as PyTorch 2.13: materialized zeros have the input's shape, without a batch dim
-            result.append(Tensor._make(np.zeros(t.shape, dtype=t.dtype)) if materialize_grads
-                          else None)
+            result.append(Tensor._make(np.zeros(t.shape, dtype=t.dtype),
+                                       requires_grad=create_graph) if materialize_grads else None)
             continue
-        result.append(Tensor._make(np.stack([g._data for g in column])))
+        if create_graph:
+            from .. import stack
+            result.append(stack(column))
+        else:
+            result.append(Tensor._make(np.stack([g._data for g in column])))
     return tuple(result)
 
 
