@@ -1390,6 +1390,23 @@ x = lib.tensor([1., 2.], requires_grad=True)
 lib.optim.SGD([x], lr=0.1).add_param_group({'params': {lib.ones(1, requires_grad=True)}})
 """,
     "repr": "out = repr(lib.optim.SGD([lib.tensor([1., 2.], requires_grad=True)], lr=0.1))",
+    "named parameters": """
+m = lib.nn.Linear(2, 1)
+o = lib.optim.SGD(m.named_parameters(), lr=0.1)
+out = (o.param_groups[0]['param_names'], o.state_dict()['param_groups'], repr(o))
+""",
+    "named and unnamed groups": """
+m = lib.nn.Linear(2, 1)
+o = lib.optim.SGD(m.named_parameters(), lr=0.1)
+o.add_param_group({'params': [lib.ones(1, requires_grad=True)]})
+""",
+    "unnamed then named group": """
+o = lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)
+o.add_param_group({'params': [('a', lib.ones(1, requires_grad=True))]})
+""",
+    "some names missing": """
+lib.optim.SGD([('a', lib.ones(1, requires_grad=True)), lib.ones(1, requires_grad=True)], lr=0.1)
+""",
     "step(closure)": """
 x = lib.tensor([1., 2.], requires_grad=True)
 out = []

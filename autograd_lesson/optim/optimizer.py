@@ -118,7 +118,14 @@ class Optimizer:
             raise TypeError("optimizer parameters need to be organized in ordered collections, "
                             "but the ordering of tensors in sets will change between runs. "
                             "Please use a list instead.")
-        param_group["params"] = params = list(params)
+        params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]  # named_parameters() pairs
+        params = param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            param_group["param_names"] = names
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params "
@@ -132,6 +139,11 @@ class Optimizer:
                           "future, this will cause an error; see "
                           "github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                kind = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(f"all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
         seen = {id(p) for group in self.param_groups for p in group["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -171,6 +183,8 @@ class Optimizer:
                 state[key] = value
         for group, saved in zip(self.param_groups, saved_groups):
             saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
         self.state, self.param_groups = state, saved_groups
 
     def __repr__(self):
