@@ -390,6 +390,67 @@ out = y.grad_fn(lib.ones(2))
 
 # -- the engine's walk: reentrant calls, several roots, hooks under create_graph ----------------
 WALK = {
+    "hook before inplace": """
+log = []
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * 1
+h.register_hook(lambda g: log.append(('before', g.tolist())))
+h.mul_(3)
+h.register_hook(lambda g: log.append(('after', g.tolist())))
+(h * 2).sum().backward()
+out = (log, x.grad.tolist())
+""",
+    "retain grad view inplace": """
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * 1
+v = h[:1]
+v.retain_grad()
+v.mul_(3)
+(h * 2).sum().backward()
+out = (v.grad.tolist(), x.grad.tolist())
+""",
+    "hook on view then base inplace": """
+log = []
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * 1
+v = h[:1]
+v.register_hook(lambda g: log.append(g.tolist()))
+h.mul_(2)
+(v * 5).sum().backward()
+out = (log, x.grad.tolist())
+""",
+    "post acc hook create graph": """
+log = []
+x = lib.tensor([1., 2.], requires_grad=True)
+x.register_post_accumulate_grad_hook(lambda p: log.append(p.grad.requires_grad))
+(x * x).sum().backward(create_graph=True)
+out = log
+""",
+    "post acc hook modify grad": """
+x = lib.tensor([1., 2.], requires_grad=True)
+def hook(p):
+    p.grad.mul_(10)
+x.register_post_accumulate_grad_hook(hook)
+(x * 2).sum().backward()
+out = x.grad.tolist()
+""",
+    "post acc hook optimizer in backward": """
+x = lib.tensor([1., 2.], requires_grad=True)
+opt = lib.optim.SGD([x], lr=0.5)
+def hook(p):
+    opt.step(); opt.zero_grad()
+x.register_post_accumulate_grad_hook(hook)
+(x * 2).sum().backward()
+out = (x.tolist(), x.grad)
+""",
+    "post acc inputs excluded": """
+log = []
+x = lib.tensor([1., 2.], requires_grad=True)
+w = lib.tensor([1., 2.], requires_grad=True)
+w.register_post_accumulate_grad_hook(lambda p: log.append('w'))
+(x * w).sum().backward(inputs=[x])
+out = log
+""",
     "reentrant in hook": """
 x = lib.tensor([1., 2.], requires_grad=True)
 w = lib.tensor([3., 4.], requires_grad=True)
