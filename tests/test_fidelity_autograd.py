@@ -971,6 +971,96 @@ w = lib.tensor([1., 2.], requires_grad=True)
 lib.autograd.grad(F.apply(x, w).sum(), x)
 out = (seen, w.grad)
 """,
+    "fn saved inplace": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * x
+x = lib.ones(2, requires_grad=True)
+h = x * 1
+y = F.apply(h)
+with lib.no_grad():
+    h.add_(1)
+y.sum().backward()
+""",
+    "fn saved output inplace": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * 2
+        ctx.save_for_backward(y)
+        return y
+    @staticmethod
+    def backward(ctx, g):
+        y, = ctx.saved_tensors
+        return g * y
+x = lib.ones(2, requires_grad=True)
+y = F.apply(x)
+with lib.no_grad():
+    y.add_(1)
+y.sum().backward()
+""",
+    "fn saved intermediate": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        t = x * 3
+        ctx.save_for_backward(t)
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        t, = ctx.saved_tensors
+        return g * t
+x = lib.ones(2, requires_grad=True)
+F.apply(x).sum().backward()
+out = x.grad.tolist()
+""",
+    "fn saved tensors in forward ctx": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.saved_tensors
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g
+F.apply(lib.ones(2, requires_grad=True))
+""",
+    "fn saved after backward retain": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * x
+x = lib.ones(2, requires_grad=True)
+y = F.apply(x)
+y.sum().backward(retain_graph=True)
+out = [t.tolist() for t in y.grad_fn.saved_tensors]
+""",
+    "fn ctx attr": """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.k = 3
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k
+x = lib.ones(2, requires_grad=True)
+y = F.apply(x)
+y.sum().backward()
+out = (x.grad.tolist(), y.grad_fn.k)
+""",
     "save_for_backward of a non-Tensor": """
 class F(lib.autograd.Function):
     @staticmethod
