@@ -375,13 +375,28 @@ class Node:
         return tuple(grads) if len(grads) != 1 else grads[0]
 
 
-class _RemovableHandle:
+class RemovableHandle:
+    """What registering a hook returns: ``remove()`` unregisters it (twice is harmless), and
+    ``with handle:`` removes it when the block ends, as PyTorch's ``RemovableHandle``."""
+
+    _ids = itertools.count()
+
     def __init__(self, container, item):
         self._container, self._item = container, item
+        self.id = next(self._ids)
 
     def remove(self):
         if self._item in self._container:
             self._container.remove(self._item)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+_RemovableHandle = RemovableHandle
 
 
 class AccumulateGrad(Node):

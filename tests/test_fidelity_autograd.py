@@ -451,6 +451,71 @@ w.register_post_accumulate_grad_hook(lambda p: log.append('w'))
 (x * w).sum().backward(inputs=[x])
 out = log
 """,
+    "backward in no grad": """
+x = lib.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+with lib.no_grad():
+    y.backward()
+out = x.grad.tolist()
+""",
+    "grad create graph in no grad": """
+x = lib.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+with lib.no_grad():
+    g, = lib.autograd.grad(y, x, create_graph=True)
+out = (g.requires_grad, g.tolist(), lib.is_grad_enabled())
+""",
+    "backward in inference": """
+x = lib.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+with lib.inference_mode():
+    y.backward()
+out = x.grad.tolist()
+""",
+    "grad in inference create graph": """
+x = lib.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+with lib.inference_mode():
+    g, = lib.autograd.grad(y, x, create_graph=True)
+out = (g.requires_grad, g.is_inference())
+""",
+    "grad mode in backward": """
+seen = []
+x = lib.tensor([1., 2.], requires_grad=True)
+h = x * x
+h.register_hook(lambda g: seen.append(lib.is_grad_enabled()))
+lib.autograd.grad(h.sum(), x)
+lib.autograd.grad((x * x).sum(), x, create_graph=True)
+y = x * x
+y.register_hook(lambda g: seen.append(lib.is_grad_enabled()))
+lib.autograd.grad(y.sum(), x, create_graph=True)
+out = seen
+""",
+    "handle cm": """
+x = lib.tensor([1., 2.], requires_grad=True)
+with x.register_hook(lambda g: g * 10) as h:
+    (x * 1).sum().backward()
+a = x.grad.tolist()
+x.grad = None
+(x * 1).sum().backward()
+out = (a, x.grad.tolist(), type(h).__name__)
+""",
+    "node handle cm": """
+x = lib.tensor([1., 2.], requires_grad=True)
+y = x * 1
+with y.grad_fn.register_prehook(lambda g: (g[0] * 10,)):
+    pass
+y.sum().backward()
+out = x.grad.tolist()
+""",
+    "multi-grad hook handle as a context manager": """
+log = []
+a = lib.ones(1, requires_grad=True)
+with lib.autograd.graph.register_multi_grad_hook((a,), lambda gs: log.append(1)):
+    (a * 2).sum().backward()
+(a * 2).sum().backward()
+out = log
+""",
     "reentrant in hook": """
 x = lib.tensor([1., 2.], requires_grad=True)
 w = lib.tensor([3., 4.], requires_grad=True)

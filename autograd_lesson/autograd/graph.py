@@ -12,7 +12,7 @@ alive that the backward released.
 from collections import namedtuple
 from contextlib import contextmanager
 
-from .._node import Node, _RemovableHandle, _saved_tensors_hooks
+from .._node import Node, RemovableHandle, _RemovableHandle, _saved_tensors_hooks
 from .._tensor import Tensor
 
 BackwardStarted = namedtuple("BackwardStarted", "root retain_graph create_graph accumulate")
@@ -69,9 +69,10 @@ def increment_version(tensor):
         t._version_counter.value += 1
 
 
-class _MultiHandle:
+class _MultiHandle(RemovableHandle):
     def __init__(self, handles):
         self.handles = handles
+        self.id = next(RemovableHandle._ids)
 
     def remove(self):
         for handle in self.handles:
