@@ -1606,6 +1606,36 @@ x = lib.tensor([1., 2.], requires_grad=True)
 lib.optim.SGD([x], lr=0.1).add_param_group({'params': {lib.ones(1, requires_grad=True)}})
 """,
     "repr": "out = repr(lib.optim.SGD([lib.tensor([1., 2.], requires_grad=True)], lr=0.1))",
+    "custom optimizer": """
+class MySGD(lib.optim.Optimizer):
+    def __init__(self, params, lr=0.1, momentum=0.9):
+        super().__init__(params, dict(lr=lr, momentum=momentum))
+    @lib.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group['params']:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if 'buf' not in state:
+                    state['buf'] = lib.zeros_like(p)
+                state['buf'].mul_(group['momentum']).add_(p.grad)
+                p.add_(state['buf'], alpha=-group['lr'])
+x = lib.tensor([1., 2.], requires_grad=True)
+o = MySGD([x])
+log = []
+o.register_step_post_hook(lambda opt, a, k: log.append(1))
+for _ in range(3):
+    o.zero_grad()
+    (x ** 2).sum().backward()
+    o.step()
+sd = o.state_dict()
+out = ([round(v, 5) for v in x.tolist()], log, sd['param_groups'], {k: {n: [round(v, 5) for v in t.tolist()] for n, t in v.items()} for k, v in sd['state'].items()}, repr(o))
+""",
+    "optimizer base step": """
+o = lib.optim.Optimizer([lib.ones(1, requires_grad=True)], {})
+o.step()
+""",
     "named parameters": """
 m = lib.nn.Linear(2, 1)
 o = lib.optim.SGD(m.named_parameters(), lr=0.1)

@@ -222,6 +222,10 @@ class Optimizer:
         with enable_grad():
             return closure()
 
+    def step(self, closure=None):
+        """Update the parameters (each optimizer defines it)."""
+        raise NotImplementedError
+
     def zero_grad(self, set_to_none=True):
         """Set every ``.grad`` to None (PyTorch 2.x default) or, with set_to_none=False, to zeros."""
         for group in self.param_groups:
