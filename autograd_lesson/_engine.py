@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _anomaly_mode, _grad_mode
 from ._node import AccumulateGrad, GraphRoot, _type_string
+from ._tensor import Tensor
 from .autograd import graph as _graph
 from .ops._util import is_expandable_to, sum_to
 
@@ -37,8 +38,10 @@ def will_engine_execute_node(node):
     if not _plans:
         raise RuntimeError("_get_should_execute_nodes should only be called during the backward "
                            "pass")
-    reachable, executed = _plans[-1]
-    return node in (reachable if executed is None else executed)
+    root, dependencies, needed, capture = _plans[-1]
+    if needed is None:  # every node reachable from the roots runs
+        return node is root or node in dependencies
+    return node in needed or node in capture
 
 
 def current_graph_task():
@@ -77,8 +80,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
     anomaly = _anomaly_mode._enabled
     check_nan = anomaly and _anomaly_mode._check_nan
     _tasks.append((next(_task_ids), bool(targets)))
-    _plans.append((dependencies.keys() | {root},
-                   None if needed is None else needed | capture.keys()))
+    _plans.append((root, dependencies, needed, capture))
     try:
         with _grad_mode.set_grad_enabled(create_graph):
             while ready:
@@ -164,9 +166,11 @@ def _needed_nodes(root, targets, accumulate):
 
 
 def _should_compute(node, needed, capture):
-    """Which of the node's gradients lead to an input (``task_should_compute_output``)."""
-    return tuple(child is not None and (child in needed or child in capture)
+    """Which of the node's gradients lead to an input (``task_should_compute_output``); None
+    when all of them do."""
+    mask = tuple(child is None or child in needed or child in capture  # None: needs no grad
                  for child, _ in node.next_functions)
+    return None if all(mask) else mask
 
 
 def _typename(value):
@@ -185,7 +189,6 @@ def _hook_name(hook):
 def _check_hook_value(original, result, hook):
     """PyTorch's ``check_single_result``: a hook may return None or a Tensor of the same type
     and size as the value it was given."""
-    from ._tensor import Tensor
     if result is None:
         return original
     if original is None:
@@ -235,7 +238,7 @@ def _run_tensor_hooks(node, grads):
 def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
     if observers:
         _graph._emit(_graph.NodeStarted(node, tuple(grads)))
-    for hook in list(node._pre_hooks):  # PyTorch runs node hooks for AccumulateGrad too
+    for hook in node._pre_hooks and list(node._pre_hooks):  # AccumulateGrad's run too
         new = hook(tuple(grads))
         if new is not None:
             grads = _check_hook_tuple(tuple(grads), new, hook)
@@ -251,7 +254,7 @@ def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
         outputs = []
     else:
         outputs = _validate(node, _call_backward(node, grads, mask))
-    for hook in list(node._post_hooks):
+    for hook in node._post_hooks and list(node._post_hooks):
         new = hook(tuple(outputs), tuple(grads))
         if new is not None:
             outputs = _check_hook_tuple(tuple(outputs), new, hook)
@@ -284,7 +287,6 @@ def _call_backward(node, grads, mask):
 def _validate(node, outputs):
     """PyTorch's ``validate_outputs``: count, type, then shape (sum broadcast grads back) and
     dtype."""
-    from ._tensor import Tensor
     expected = len(node.next_functions)
     if len(outputs) != expected:
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
@@ -313,7 +315,6 @@ def _accumulate_into(tensor, grad, create_graph):
     if create_graph:
         tensor._grad = grad if old is None else old + grad
     elif old is None:
-        from ._tensor import Tensor
         tensor._grad = Tensor._make(np.array(grad._data, dtype=tensor.dtype, copy=True))
     else:
         np.add(old._data, grad._data, out=old._data, casting="unsafe")
