@@ -64,6 +64,77 @@ with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: 3):
     y = x.exp()
 y.sum().backward()
 """,
+    "saved_tensors_hooks: nested innermost": """
+log = []
+x = lib.ones(2, requires_grad=True)
+with lib.autograd.graph.saved_tensors_hooks(lambda t: log.append('outer') or t, lambda t: t):
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: log.append('inner') or t, lambda t: t):
+        y = x.exp()
+out = log
+""",
+    "saved_tensors_hooks: unpack each access": """
+log = []
+x = lib.ones(2, requires_grad=True)
+with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: log.append(1) or t):
+    y = x.exp()
+y.grad_fn._saved_result; y.grad_fn._saved_result
+y.sum().backward()
+out = len(log)
+""",
+    "saved_tensors_hooks: pack identity": """
+seen = []
+x = lib.ones(2, requires_grad=True)
+w = lib.ones(2, requires_grad=True)
+h = x * 1
+with lib.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+    y = h * w
+out = [(s is h, s is w) for s in seen]
+""",
+    "saved_tensors_hooks: pack output identity": """
+seen = []
+x = lib.ones(2, requires_grad=True)
+with lib.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+    y = x.exp()
+out = [(s is y, s.grad_fn is None, s.requires_grad) for s in seen]
+""",
+    "saved_tensors_hooks: unpack after free": """
+x = lib.ones(2, requires_grad=True)
+with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    y = x.exp()
+y.sum().backward()
+y.grad_fn._saved_result
+""",
+    "saved_tensors_hooks: pack returns none": """
+x = lib.ones(2, requires_grad=True)
+with lib.autograd.graph.saved_tensors_hooks(lambda t: None, lambda t: lib.ones(2)):
+    y = x.exp()
+y.sum().backward()
+out = x.grad.tolist()
+""",
+    "saved_tensors_hooks: unpack wrong shape": """
+x = lib.ones(2, requires_grad=True)
+with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: lib.ones(3)):
+    y = x.exp()
+y.sum().backward()
+""",
+    "saved_tensors_hooks: no version check": """
+x = lib.ones(2, requires_grad=True)
+h = x * 1
+with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    y = h * h
+with lib.no_grad():
+    h.add_(1)
+y.sum().backward()
+out = x.grad.tolist()
+""",
+    "saved_tensors_hooks: hooks in backward create graph": """
+log = []
+x = lib.tensor(2., requires_grad=True)
+y = x ** 3
+with lib.autograd.graph.saved_tensors_hooks(lambda t: log.append(tuple(t.shape)) or t, lambda t: t):
+    g, = lib.autograd.grad(y, x, create_graph=True)
+out = (len(log), g.item())
+""",
     "materialize_grads with create_graph": """
 x = lib.tensor([1., 2.], requires_grad=True)
 z = lib.tensor([1., 2.], requires_grad=True)
