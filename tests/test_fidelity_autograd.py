@@ -824,6 +824,22 @@ handle.remove()
 (x * 1).sum().backward()
 out = x.grad.tolist()
 """,
+    "the same hook twice: each handle removes its own": """
+x = lib.tensor([1., 2.], requires_grad=True)
+def double(g):
+    return g * 2
+first = x.register_hook(double)
+x.register_hook(lambda g: g + 1)
+second = x.register_hook(double)
+second.remove()
+(x * 1).sum().backward()
+a = x.grad.tolist()
+second.remove()
+first.remove()
+x.grad = None
+(x * 1).sum().backward()
+out = (a, x.grad.tolist(), first.id < second.id)
+""",
     "post-accumulate-grad hook": """
 log = []
 x = lib.tensor([1., 2.], requires_grad=True)
