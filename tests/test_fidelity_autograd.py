@@ -326,6 +326,36 @@ lib.autograd.grad((x*3).sum(), collections.OrderedDict(x=x))
 x = lib.ones(2, requires_grad=True)
 out = lib.autograd.grad(x * 3, {'x': x}, lib.eye(2), is_grads_batched=True)
 """,
+    "backward(gradient): float64": """
+x = lib.ones(2, requires_grad=True)
+(x * 2).backward(lib.ones(2, dtype=lib.float64))
+out = (x.grad.tolist(), str(x.grad.dtype)[-7:])
+""",
+    "backward(gradient): int": """
+x = lib.ones(2, requires_grad=True)
+(x * 2).backward(lib.tensor([1, 2]))
+out = (x.grad.tolist(), str(x.grad.dtype)[-7:])
+""",
+    "backward(gradient): list": """
+x = lib.ones(2, requires_grad=True)
+(x * 2).backward([1., 1.])
+""",
+    "backward(gradient): shape": """
+x = lib.ones(2, requires_grad=True)
+(x * 2).backward(lib.ones(3))
+""",
+    "backward(gradient): requires grad create graph": """
+x = lib.ones(2, requires_grad=True)
+v = lib.ones(2, requires_grad=True)
+g, = lib.autograd.grad(x * 3, x, v, create_graph=True)
+g.sum().backward()
+out = (g.requires_grad, v.grad.tolist())
+""",
+    "backward(gradient): 0dim for 1elem": """
+x = lib.ones(1, requires_grad=True)
+(x * 2).backward()
+out = x.grad.tolist()
+""",
     "disable_saved_tensors_hooks while hooks are active": """
 n=[0]
 def pack(t): n[0]+=1; return t
