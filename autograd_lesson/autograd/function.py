@@ -11,7 +11,9 @@
             x, = ctx.saved_tensors
             return grad_output * (x > 0)
 
-``MyReLU.apply(x)`` records a node named ``MyReLUBackward`` that doubles as ``ctx``.
+``MyReLU.apply(x)`` records a node named ``MyReLUBackward`` that doubles as ``ctx``. As in
+PyTorch, ``forward`` may instead take no ctx when ``setup_context(ctx, inputs, output)`` is
+defined, and ``vjp`` is another name for ``backward``.
 """
 import warnings
 
@@ -35,15 +37,19 @@ class BackwardCFunction(Node):
         self._arg_is_tensor = ()
 
     def save_for_backward(self, *tensors):
+        """Tensors (or None) that backward reads back from ``ctx.saved_tensors``."""
         self._to_save = tensors
 
     def mark_dirty(self, *tensors):
+        """Inputs that forward changed in place (and returns): they take this node's history."""
         self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors):
+        """Outputs that get no gradient (indices, masks): they do not require grad."""
         self._non_differentiable = tensors
 
     def set_materialize_grads(self, value):
+        """False: backward receives None (not zeros) for outputs that got no gradient."""
         self._materialize_grads = bool(value)
 
     @property
