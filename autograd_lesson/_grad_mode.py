@@ -72,6 +72,14 @@ class _DecoratorContextManager:
     """A context manager that is also a decorator (each call enters ``self.clone()``)."""
 
     def __call__(self, func):
+        if inspect.isclass(func):  # PyTorch still allows it, with a warning: wraps the constructor
+            import warnings
+            warnings.warn("Decorating classes is deprecated and will be disabled in future "
+                          "versions. You should only decorate functions or methods. To preserve "
+                          "the current behavior of class decoration, you can directly decorate "
+                          "the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731
         return context_decorator(self.clone, func)
 
     def clone(self):

@@ -1510,6 +1510,14 @@ with lib.autograd.set_detect_anomaly(True, check_nan=False):
     inside = (lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())
 out = (inside, lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled())
 """,
+    "decorating a class": """
+@lib.no_grad()
+class C:
+    def __init__(self, x):
+        self.y = x * 2
+c = C(lib.ones(1, requires_grad=True))
+out = (type(c).__name__, c.y.requires_grad)
+""",
     "clone": """
 lib.set_grad_enabled(True)
 c = lib.set_grad_enabled(False).clone()
