@@ -7,6 +7,12 @@
 3. Run the node (under grad mode = ``create_graph``), check its gradients against its inputs'
    shapes, route them to ``next_functions`` and, unless the graph is kept, release the node's
    saved tensors right away. A failure stops the walk where it is: what already ran stays run.
+4. With ``inputs`` (``autograd.grad``, ``backward(inputs=...)``) only nodes that lead to them
+   run, and a node computes only the gradients that lead there (PyTorch's exec_info and
+   ``task_should_compute_output``): no other node is queued, so no other hook fires.
+
+What hooks and backward formulas return is checked here, once, for every node (the messages
+are PyTorch's).
 """
 import heapq
 import itertools
@@ -14,12 +20,28 @@ import itertools
 import numpy as np
 
 from . import _anomaly_mode, _grad_mode
-from ._node import AccumulateGrad, GraphRoot
+from ._node import AccumulateGrad, GraphRoot, _type_string
+from ._tensor import Tensor
 from .autograd import graph as _graph
 from .ops._util import is_expandable_to, sum_to
 
 _task_ids = itertools.count()
 _tasks = []  # (id, runs only part of the graph) of the backwards running now, innermost last
+
+
+_plans = []  # (reachable nodes, nodes that run or are captured or None) per running backward
+
+
+def will_engine_execute_node(node):
+    """Whether the backward running now will run ``node`` (PyTorch's
+    ``_will_engine_execute_node``, which ``register_multi_grad_hook`` counts with)."""
+    if not _plans:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the backward "
+                           "pass")
+    root, dependencies, needed, capture = _plans[-1]
+    if needed is None:  # every node reachable from the roots runs
+        return node is root or node in dependencies
+    return node in needed or node in capture
 
 
 def current_graph_task():
@@ -58,6 +80,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
     anomaly = _anomaly_mode._enabled
     check_nan = anomaly and _anomaly_mode._check_nan
     _tasks.append((next(_task_ids), bool(targets)))
+    _plans.append((root, dependencies, needed, capture))
     try:
         with _grad_mode.set_grad_enabled(create_graph):
             while ready:
@@ -67,15 +90,17 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
                     captured[index] = grads[nr]
                 if needed is not None and node not in needed:
                     continue
+                mask = None if needed is None else _should_compute(node, needed, capture)
                 if anomaly:  # nodes the backward creates (create_graph) remember this one
                     outputs = _anomaly_mode.run_as_parent(node, _execute, grads, keep_graph,
-                                                          create_graph, observers)
+                                                          create_graph, observers, mask)
                 else:
-                    outputs = _execute(node, grads, keep_graph, create_graph, observers)
+                    outputs = _execute(node, grads, keep_graph, create_graph, observers, mask)
                 if check_nan:
                     _anomaly_mode.check_nan(node, outputs)
                 for (child, nr), grad in zip(node.next_functions, outputs):
-                    if child is None:
+                    if child is None or (needed is not None and child not in needed
+                                         and child not in capture):
                         continue
                     slots = buffers.get(child)
                     if slots is None:
@@ -93,6 +118,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
         raise
     finally:
         _tasks.pop()
+        _plans.pop()
     if observers:
         _graph._emit(_graph.BackwardFinished(None, None))
     return captured
@@ -139,17 +165,66 @@ def _needed_nodes(root, targets, accumulate):
     return needed
 
 
+def _should_compute(node, needed, capture):
+    """Which of the node's gradients lead to an input (``task_should_compute_output``); None
+    when all of them do."""
+    mask = tuple(child is None or child in needed or child in capture  # None: needs no grad
+                 for child, _ in node.next_functions)
+    return None if all(mask) else mask
+
+
+def _typename(value):
+    """Python's ``tp_name``, as PyTorch's messages print it (``float``, ``numpy.ndarray``)."""
+    cls = type(value)
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # a class written in Python
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+def _hook_name(hook):
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _check_hook_value(original, result, hook):
+    """PyTorch's ``check_single_result``: a hook may return None or a Tensor of the same type
+    and size as the value it was given."""
+    if result is None:
+        return original
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{_typename(result)}'")
+    if result.dtype != original.dtype:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                           f"{_type_string(original)} got {_type_string(result)})")
+    if result.shape != original.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return result
+
+
+def _check_hook_tuple(previous, result, hook):
+    """PyTorch's ``check_result`` for node hooks: a tuple of the same length, each entry as
+    :func:`_check_hook_value`."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{_typename(result)}'")
+    if len(result) != len(previous):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {len(previous)})")
+    # a None in the tuple replaces the gradient with None (only a hook's bare None keeps it)
+    return [None if new is None else _check_hook_value(old, new, hook)
+            for old, new in zip(previous, result)]
+
+
 def _run_tensor_hooks(node, grads):
     if isinstance(node, AccumulateGrad):
         hooks = {0: node.variable._hooks} if node.variable._hooks else {}
     else:
         hooks = node._tensor_pre_hooks
     for nr, fns in hooks.items():
-        for fn in fns:
+        for fn in list(fns):
             if grads[nr] is not None:
-                new = fn(grads[nr])
-                if new is not None:
-                    grads[nr] = new
+                grads[nr] = _check_hook_value(grads[nr], fn(grads[nr]), fn)
     for nr, ref in node._retain_grad_refs.items():
         tensor = ref()
         if tensor is not None and grads[nr] is not None:
@@ -160,25 +235,29 @@ def _run_tensor_hooks(node, grads):
     return grads
 
 
-def _execute(node, grads, keep_graph, create_graph, observers):
+def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
     if observers:
         _graph._emit(_graph.NodeStarted(node, tuple(grads)))
-    for hook in node._pre_hooks:  # PyTorch runs node hooks for AccumulateGrad too
+    for hook in node._pre_hooks and list(node._pre_hooks):  # AccumulateGrad's run too
         new = hook(tuple(grads))
         if new is not None:
-            grads = list(new)
+            grads = _check_hook_tuple(tuple(grads), new, hook)
     if isinstance(node, AccumulateGrad):
         if grads[0] is not None:
-            _accumulate_into(node.variable, grads[0], create_graph)
+            variable = node.variable
+            _accumulate_into(variable, grads[0], create_graph)
             if observers:
-                _graph._emit(_graph.GradAccumulated(node, node.variable, node.variable._grad))
+                _graph._emit(_graph.GradAccumulated(node, variable, variable._grad))
+            for hook in list(variable.__dict__.get("_post_accumulate_grad_hooks", ())):
+                if hook(variable) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         outputs = []
     else:
-        outputs = _validate(node, node._backward(grads))
-    for hook in node._post_hooks:
+        outputs = _validate(node, _call_backward(node, grads, mask))
+    for hook in node._post_hooks and list(node._post_hooks):
         new = hook(tuple(outputs), tuple(grads))
         if new is not None:
-            outputs = list(new)
+            outputs = _check_hook_tuple(tuple(outputs), new, hook)
     released = ()
     if keep_graph:
         node._retained = True
@@ -191,14 +270,31 @@ def _execute(node, grads, keep_graph, create_graph, observers):
     return outputs
 
 
+def _call_backward(node, grads, mask):
+    """Run the node's formula; in a partial backward a built-in op sees ``needs_input_grad``
+    narrowed to the gradients that lead to an input (a custom Function's stays as set at
+    forward time, as in PyTorch)."""
+    if mask is None or node._static_needs_input_grad or "needs_input_grad" not in node.__dict__:
+        return node._backward(grads)
+    needs = node.needs_input_grad
+    node.needs_input_grad = tuple(n and m for n, m in zip(needs, mask))
+    try:
+        return node._backward(grads)
+    finally:
+        node.needs_input_grad = needs
+
+
 def _validate(node, outputs):
-    """PyTorch's ``validate_outputs``: count, then shape (sum broadcast grads back) and dtype."""
+    """PyTorch's ``validate_outputs``: count, type, then shape (sum broadcast grads back) and
+    dtype."""
     expected = len(node.next_functions)
     if len(outputs) != expected:
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {expected}, got {len(outputs)})")
     metadata = node._input_metadata
     for i, grad in enumerate(outputs):
+        if grad is not None and not isinstance(grad, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {_typename(grad)})")
         if grad is None or i >= len(metadata) or node.next_functions[i][0] is None:
             continue
         shape, dtype = metadata[i]
@@ -219,7 +315,6 @@ def _accumulate_into(tensor, grad, create_graph):
     if create_graph:
         tensor._grad = grad if old is None else old + grad
     elif old is None:
-        from ._tensor import Tensor
         tensor._grad = Tensor._make(np.array(grad._data, dtype=tensor.dtype, copy=True))
     else:
         np.add(old._data, grad._data, out=old._data, casting="unsafe")

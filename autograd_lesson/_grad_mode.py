@@ -1,5 +1,12 @@
-"""Grad mode: whether ops record a graph (``no_grad``, ``enable_grad``, ``set_grad_enabled``)."""
+"""Grad mode: whether ops record a graph (``no_grad``, ``enable_grad``, ``set_grad_enabled``).
+
+Each is a context manager and a decorator, as in PyTorch (``torch/utils/_contextlib.py``):
+``@no_grad`` and ``@enable_grad`` work with or without parentheses, and a decorated generator
+function runs in the mode each time it is resumed, not only when it is created.
+"""
 import functools
+import inspect
+import sys
 
 _enabled = True
 
@@ -8,64 +15,138 @@ def is_grad_enabled():
     return _enabled
 
 
-class set_grad_enabled:
-    """Context manager (and decorator) that sets grad mode, restoring the old mode on exit.
-
-    Like PyTorch, ``set_grad_enabled(False)`` also takes effect when called as a plain function.
-    """
-
-    def __init__(self, mode=True):
-        global _enabled
-        self.prev = _enabled
-        self.mode = bool(mode)
-        _enabled = self.mode
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        global _enabled
-        _enabled = self.prev
-        return False
-
-    def __call__(self, fn):
-        global _enabled
-        if type(self) is set_grad_enabled:
-            _enabled = self.prev  # used as a decorator: __init__ must not leak the mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with type(self)(self.mode) if type(self) is set_grad_enabled else type(self)():
-                return fn(*args, **kwargs)
-        return wrapper
+def _set_enabled(mode):
+    global _enabled
+    if not isinstance(mode, bool):  # PyTorch's argument parser takes a Python bool only
+        from ._engine import _typename
+        raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                        f"not {_typename(mode)}")
+    _enabled = mode
 
 
-class no_grad(set_grad_enabled):
+def _wrap_generator(ctx_factory, func):
+    """Enter a fresh context around every step of the generator (send, throw, close)."""
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with ctx_factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+    return generator_context
+
+
+def context_decorator(ctx_factory, func):
+    """``func`` run inside ``ctx_factory()`` (a new context per call)."""
+    if inspect.isclass(func):
+        raise RuntimeError("Cannot decorate classes; it is ambiguous whether or not only the "
+                           "constructor or all methods should have the context manager applied; "
+                           "additionally, decorating a class at definition-site will prevent use "
+                           "of the identifier as a conventional type.  To specify which methods "
+                           "to decorate, decorate each of them individually.")
+    if inspect.isgeneratorfunction(func):
+        return _wrap_generator(ctx_factory, func)
+
+    @functools.wraps(func)
+    def decorate_context(*args, **kwargs):
+        with ctx_factory():
+            return func(*args, **kwargs)
+    return decorate_context
+
+
+class _DecoratorContextManager:
+    """A context manager that is also a decorator (each call enters ``self.clone()``)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):  # PyTorch still allows it, with a warning: wraps the constructor
+            import warnings
+            warnings.warn("Decorating classes is deprecated and will be disabled in future "
+                          "versions. You should only decorate functions or methods. To preserve "
+                          "the current behavior of class decoration, you can directly decorate "
+                          "the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731
+        return context_decorator(self.clone, func)
+
+    def clone(self):
+        return self.__class__()
+
+
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """...that also decorates without parentheses: ``@no_grad``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable graph recording: results of ops have no ``grad_fn``."""
 
     def __init__(self):
-        self.prev = _enabled
-        self.mode = False
+        self.prev = False
 
     def __enter__(self):
-        global _enabled
         self.prev = _enabled
-        _enabled = False
-        return self
+        _set_enabled(False)
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
 
 
-class enable_grad(set_grad_enabled):
+class enable_grad(_NoParamDecoratorContextManager):
     """Re-enable graph recording inside a ``no_grad`` block."""
 
-    def __init__(self):
+    def __enter__(self):
         self.prev = _enabled
-        self.mode = True
+        _set_enabled(True)
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode to ``mode`` (a bool) now, restoring the old mode when the block exits.
+
+    Like PyTorch it takes effect when called as a plain function; used as a decorator it
+    undoes that and applies the mode around each call instead.
+    """
+
+    def __init__(self, mode):
+        self.prev = _enabled
+        self.mode = mode
+        _set_enabled(mode)
+
+    def __call__(self, func):
+        _set_enabled(self.prev)
+        return super().__call__(func)
 
     def __enter__(self):
-        global _enabled
-        self.prev = _enabled
-        _enabled = True
-        return self
+        _set_enabled(self.mode)
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+    def __repr__(self):
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
 
 _inference = False
@@ -92,7 +173,7 @@ def _recording():
     return _enabled and not _inference
 
 
-class inference_mode:
+class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and tensors made inside are *inference tensors* (``is_inference()``)
     that autograd may never save; ``inference_mode(False)`` switches it off (grad mode on).
 
@@ -101,31 +182,22 @@ class inference_mode:
     """
 
     def __new__(cls, mode=True):
-        if callable(mode) and not isinstance(mode, bool):  # @inference_mode without parentheses
-            return cls()(mode)
-        return super().__new__(cls)
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # @inference_mode without parentheses
 
     def __init__(self, mode=True):
-        self.mode = bool(mode)
+        self.mode = mode
         self._prev = []
 
     def __enter__(self):
         global _enabled, _inference
         self._prev.append((_enabled, _inference))
         _enabled, _inference = not self.mode, self.mode
-        return self
 
     def __exit__(self, *exc):
         global _enabled, _inference
         _enabled, _inference = self._prev.pop()
-        return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(self.mode):
-                return fn(*args, **kwargs)
-        return wrapper
 
     def clone(self):
-        return inference_mode(self.mode)
+        return self.__class__(self.mode)

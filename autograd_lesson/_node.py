@@ -114,7 +114,10 @@ class SavedTensor:
             raise RuntimeError(FREED_MESSAGE)
         if self.unpack_hook is not None:
             result = self.unpack_hook(self.packed)
-            if isinstance(result, _tensor.Tensor) and self.requires_grad:
+            if not isinstance(result, _tensor.Tensor):
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
+                                f"got result of type {type(result).__name__}")
+            if self.requires_grad:
                 result = self._reattach(result, node)
             return result
         current = self.version_counter.value
@@ -125,6 +128,33 @@ class SavedTensor:
                                         output_nr=self.output_nr, storage=self.storage,
                                         version_counter=self.version_counter)
         return self.tensor
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """PyTorch's ``SavedTensor.register_hooks``: pack the saved value now, unpack it in
+        backward (like ``saved_tensors_hooks`` for this one slot; no version check then)."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments: expected two "
+                            "callables (pack_hook, unpack_hook)")
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        if self.released:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. "
+                               "Saved intermediate values of the graph are freed when you call "
+                               ".backward() or autograd.grad(). Specify retain_graph=True if you "
+                               "need to backward through the graph a second time or if you need "
+                               "to access saved variables after calling backward.")
+        if self.is_output:  # the hook sees the saved data, outside the graph
+            tensor = _tensor.Tensor._make(self.array, storage=self.storage,
+                                          version_counter=self.version_counter)
+        else:
+            tensor = self.tensor
+            if tensor.requires_grad and tensor.grad_fn is not None:
+                self.grad_edge = (tensor.grad_fn, tensor._output_nr)
+        self.packed, self.unpack_hook = pack_hook(tensor), unpack_hook
+        self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
+        self.placeholder = isinstance(self.packed, Placeholder)
+        self.tensor = self.array = None
 
     def _reattach(self, data, node):
         """As PyTorch: the hook's values, in the saved tensor's place in the graph (the node for
@@ -232,6 +262,7 @@ class Node:
     """
 
     _declared_saves = ()
+    _static_needs_input_grad = False  # custom Functions: the engine leaves needs_input_grad alone
 
     def __init__(self):
         self._id = next(_creation_counter)
@@ -344,13 +375,44 @@ class Node:
         return tuple(grads) if len(grads) != 1 else grads[0]
 
 
-class _RemovableHandle:
+class RemovableHandle:
+    """What registering a hook returns: ``remove()`` unregisters it (twice is harmless), and
+    ``with handle:`` removes it when the block ends, as PyTorch's ``RemovableHandle``."""
+
+    _ids = itertools.count()
+
     def __init__(self, container, item):
+        if container and container[-1] is item and any(x is item for x in container[:-1]):
+            item = container[-1] = _Alias(item)  # one hook registered twice: two entries
         self._container, self._item = container, item
+        self.id = next(self._ids)
 
     def remove(self):
-        if self._item in self._container:
-            self._container.remove(self._item)
+        for i, entry in enumerate(self._container):
+            if entry is self._item:  # this registration, not the first equal one
+                del self._container[i]
+                return
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+_RemovableHandle = RemovableHandle
+
+
+class _Alias:
+    """A second registration of the same hook, so that each handle removes its own."""
+
+    def __init__(self, fn):
+        self._fn = fn
+        if hasattr(fn, "__name__"):
+            self.__name__ = fn.__name__
+
+    def __call__(self, *args):
+        return self._fn(*args)
 
 
 class AccumulateGrad(Node):

@@ -22,6 +22,18 @@ NON_LEAF_GRAD_WARNING = (
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
+GRAD_DTYPE_ERROR = (
+    "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype '{}'. The "
+    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+    "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+    "downstream systems that assume they match.")
+# how that message names dtypes: the C++ type of the value, the ScalarType of the tensor
+_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+             "int32": "int", "int16": "short int", "int8": "signed char",
+             "uint8": "unsigned char", "bool": "bool"}
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 REQUIRES_GRAD_LEAF_ERROR = "you can only change requires_grad flags of leaf variables."
 REQUIRES_GRAD_DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't "
                              "require differentiation use var_no_grad = var.detach().")
@@ -231,19 +243,31 @@ class Tensor(TensorOps):
 
     @property
     def grad(self):
-        if not self.is_leaf and not self._retains_grad:
+        if self._grad is None and not self.is_leaf and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
     def grad(self, value):
+        """PyTorch's checks, in its order: a Tensor, of this dtype, not itself, of this size."""
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value.dtype != self.dtype:
+                raise RuntimeError(GRAD_DTYPE_ERROR.format(_CPP_TYPE.get(str(value.dtype), value.dtype),
+                                                           _SCALAR_TYPE.get(str(self.dtype), self.dtype)))
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' "
+                                   f"to a tensor of size '{list(self.shape)}'. Please ensure that "
+                                   f"the gradient and the tensor are the same size")
         self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
 
     @property
     def retains_grad(self):
@@ -268,8 +292,9 @@ class Tensor(TensorOps):
     def tolist(self):
         return self._data.tolist()
 
-    def numpy(self):
-        if self.requires_grad:
+    def numpy(self, *, force=False):
+        """The array itself (shared memory); refused while grad mode records this tensor."""
+        if not force and self.requires_grad and _grad_mode._enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
@@ -330,6 +355,17 @@ class Tensor(TensorOps):
             hooks = self._hooks
         else:
             hooks = self.grad_fn._tensor_pre_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor) -> None``, called once a backward has accumulated into ``.grad``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not self.is_leaf:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", [])
         hooks.append(hook)
         return _RemovableHandle(hooks, hook)
 

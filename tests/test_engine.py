@@ -422,9 +422,21 @@ def test_is_grads_batched_unused_input_and_bad_shape_match_torch(torch):
     assert outcomes[0][2] == ((2,), [0.0, 0.0])  # materialized zeros carry no batch dimension
 
 
-def test_is_grads_batched_with_create_graph_says_it_is_not_supported():
-    with pytest.raises(NotImplementedError, match="create_graph=False"):
-        _per_loss_grads(al, create_graph=True)
+@pytest.mark.parity
+def test_is_grads_batched_with_create_graph_records_the_rows(torch):
+    """The per-loss gradients can be differentiated again: same values and second-order grads."""
+    results = []
+    for lib in (al, torch):
+        w = lib.tensor(np.array([0.3, -1.2, 0.8]), requires_grad=True)
+        h = (w * 2).tanh()
+        losses = lib.stack([(h ** 2).sum(), h.exp().sum()])
+        gw, = lib.autograd.grad(losses, [w], grad_outputs=lib.eye(2, dtype=lib.float64),
+                                is_grads_batched=True, create_graph=True)
+        (gw ** 2).sum().backward()
+        results.append((gw.requires_grad, np.round(gw.tolist(), 6).tolist(),
+                        np.round(w.grad.tolist(), 6).tolist()))
+    assert results[0] == results[1]
+    assert results[0][0] is True
 
 
 def test_retain_grad_on_non_leaf():

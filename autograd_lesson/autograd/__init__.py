@@ -1,5 +1,7 @@
 """``autograd``: ``backward``, ``grad``, ``Function``, ``Variable`` and grad mode, as in PyTorch."""
+import operator
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -20,9 +22,37 @@ _create_graph_warned = False
 
 
 def _as_tuple(value):
+    """PyTorch's reading of ``tensors``/``outputs`` and ``grad_tensors``: one Tensor, or any
+    iterable of them (``None`` stays None)."""
     if value is None:
         return None
-    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    return (value,) if isinstance(value, Tensor) else tuple(value)
+
+
+def _inputs_tuple(inputs, fn):
+    """``inputs=`` as PyTorch reads it: a Tensor, a dict (its values) or any iterable."""
+    if isinstance(inputs, (Tensor, graph.GradientEdge)):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{fn}()` must be a dict, not "
+                        f"{type(inputs).__name__}. Other Mapping types are not supported.")
+    inputs = tuple(inputs)
+    if not inputs:
+        raise RuntimeError(f"`inputs` argument to `{fn}()` cannot be empty.")
+    return inputs
+
+
+def _check_inputs(inputs):
+    for t in inputs:
+        if not isinstance(t, (Tensor, graph.GradientEdge)):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+
+
+def _edge(t):
+    return tuple(t) if isinstance(t, graph.GradientEdge) else t._gradient_edge()
 
 
 def _size(shape):
@@ -63,62 +93,79 @@ def _root_edges(outputs):
     return edges
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
-             *, _from_tensor_method=False):
+def _flag(value):
+    """A ``retain_graph``/``create_graph`` flag as PyTorch's C++ engine reads it: a bool or an
+    integer (``'no'`` and ``None`` are refused with Python's own message)."""
+    return value if isinstance(value, bool) else bool(operator.index(value))
+
+
+def _prepare(outputs, grad_outputs, retain_graph, create_graph):
+    """Root gradients (shape-checked, zipped as PyTorch's ``_make_grads``), then the engine's
+    checks: counts, flags, and that every root requires grad. Returns (edges, grads, flags)."""
+    grads = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
+    grads = _make_grads(outputs, grads)
+    create_graph = _flag(create_graph)
+    retain_graph = create_graph if retain_graph is None else _flag(retain_graph)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    return _root_edges(outputs), grads, retain_graph, create_graph
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None, *, _from_tensor_method=False):
     """Accumulate d(tensors)/d(leaf) into every reachable leaf's ``.grad`` (or only ``inputs``')."""
     from .._engine import run_backward
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                               "passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
+    inputs = None if inputs is None else _inputs_tuple(inputs, "backward")
     outputs = _as_tuple(tensors)
-    grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
-    if retain_graph is None:
-        retain_graph = create_graph
-    edges = _root_edges(outputs)
-    grads = _make_grads(outputs, grads)
+    edges, grads, retain_graph, create_graph = _prepare(outputs, grad_tensors, retain_graph,
+                                                        create_graph)
     global _create_graph_warned
     if create_graph and not _create_graph_warned:  # PyTorch's TORCH_WARN_ONCE: once per process
         _create_graph_warned = True
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3 if _from_tensor_method else 2)
     targets = ()
     if inputs is not None:
-        inputs = _as_tuple(inputs)
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        _check_inputs(inputs)
         for t in inputs:
-            if not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-        for t in inputs:
-            t.retain_grad()  # as PyTorch: a non-leaf input's gradient lands in its own .grad
-        targets = tuple(t._gradient_edge() for t in inputs)
+            if isinstance(t, Tensor):  # as PyTorch: a non-leaf input's gradient lands in .grad
+                t.retain_grad()
+        targets = tuple(_edge(t) for t in inputs)
     run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Return d(outputs)/d(inputs) without touching any ``.grad``."""
+    """Return d(outputs)/d(inputs) without touching any ``.grad`` (a dict for a dict of inputs)."""
     from .._engine import run_backward
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
                          "True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    outputs, names = _as_tuple(outputs), inputs.keys() if type(inputs) is dict else None
+    inputs = _inputs_tuple(inputs, "grad")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
+                      "To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if is_grads_batched:
-        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                             allow_unused, materialize_grads)
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if retain_graph is None:
-        retain_graph = create_graph
+        result = _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                               allow_unused, materialize_grads)
+        return result if names is None else dict(zip(names, result))
+    edges, grads, retain_graph, create_graph = _prepare(outputs, grad_outputs, retain_graph,
+                                                        create_graph)
+    _check_inputs(inputs)
     for t in inputs:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
-        if not t.requires_grad:
+        if isinstance(t, Tensor) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    edges = _root_edges(outputs)
-    grads = _make_grads(outputs, grads)
-    targets = tuple(t._gradient_edge() for t in inputs)
+    targets = tuple(_edge(t) for t in inputs)
     captured = run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=False)
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
@@ -127,10 +174,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
                                    f"been used in the graph. Set allow_unused=True if this is the "
                                    f"desired behavior.")
-            if materialize_grads:
-                g = Tensor._make(np.zeros(t.shape, dtype=t.dtype))
+            if materialize_grads and not isinstance(t, Tensor):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                                   "GradientEdge")
+            if materialize_grads:  # zeros_like(input, requires_grad=create_graph)
+                g = Tensor._make(np.zeros(t.shape, dtype=t.dtype), requires_grad=create_graph)
         result.append(g)
-    return tuple(result)
+    return tuple(result) if names is None else dict(zip(names, result))
 
 
 BATCHED_SHAPE_MESSAGE = (
@@ -153,9 +203,6 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     """
     outputs = _as_tuple(outputs)
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if create_graph:
-        raise NotImplementedError("autograd_lesson supports is_grads_batched=True only with "
-                                  "create_graph=False; loop over the rows yourself instead")
     for i, (out, go) in enumerate(zip(outputs, grads)):
         if go is None:
             if out.requires_grad and out.numel() != 1:
@@ -171,10 +218,11 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     if retain_graph is None:
         retain_graph = create_graph
     rows = []
-    for b in range(sizes[0]):
+    for b in range(sizes[0]):  # with create_graph the rows and the stacking are recorded too
         last = b == sizes[0] - 1
-        rows.append(grad(outputs, inputs, tuple(Tensor._make(g._data[b]) for g in grads),
-                         retain_graph=retain_graph if last else True, allow_unused=True))
+        row = tuple(g[b] if create_graph else Tensor._make(g._data[b]) for g in grads)
+        rows.append(grad(outputs, inputs, row, retain_graph=retain_graph if last else True,
+                         create_graph=create_graph, allow_unused=True))
     result = []
     for i, (t, column) in enumerate(zip(_as_tuple(inputs), zip(*rows))):
         if column[0] is None:
@@ -183,10 +231,14 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                                    f"been used in the graph. Set allow_unused=True if this is the "
                                    f"desired behavior.")
             # as PyTorch 2.13: materialized zeros have the input's shape, without a batch dim
-            result.append(Tensor._make(np.zeros(t.shape, dtype=t.dtype)) if materialize_grads
-                          else None)
+            result.append(Tensor._make(np.zeros(t.shape, dtype=t.dtype),
+                                       requires_grad=create_graph) if materialize_grads else None)
             continue
-        result.append(Tensor._make(np.stack([g._data for g in column])))
+        if create_graph:
+            from .. import stack
+            result.append(stack(column))
+        else:
+            result.append(Tensor._make(np.stack([g._data for g in column])))
     return tuple(result)
 
 

@@ -6,6 +6,15 @@ from .. import _anomaly_mode as _mode
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
 
 
+def _set(mode, check_nan):
+    for position, (name, value) in enumerate((("enabled", mode), ("check_nan", check_nan)), 1):
+        if not isinstance(value, bool):  # PyTorch's argument parser takes a bool only
+            from .._engine import _typename
+            raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {position}) "
+                            f"must be bool, not {_typename(value)}")
+    _mode.set_anomaly_enabled(mode, check_nan)
+
+
 class detect_anomaly:
     """Context manager: anomaly detection on inside the block (warns that it is slow).
 
@@ -20,7 +29,7 @@ class detect_anomaly:
                       "and should only be enabled for debugging.", stacklevel=2)
 
     def __enter__(self):
-        _mode.set_anomaly_enabled(True, self.check_nan)
+        _set(True, self.check_nan)
 
     def __exit__(self, *args):
         _mode.set_anomaly_enabled(self.prev, self.prev_check_nan)
@@ -32,7 +41,7 @@ class set_detect_anomaly:
     def __init__(self, mode, check_nan=True):
         self.prev = _mode.is_anomaly_enabled()
         self.prev_check_nan = _mode.is_anomaly_check_nan_enabled()
-        _mode.set_anomaly_enabled(mode, check_nan)
+        _set(mode, check_nan)
 
     def __enter__(self):
         pass

@@ -11,8 +11,12 @@
             x, = ctx.saved_tensors
             return grad_output * (x > 0)
 
-``MyReLU.apply(x)`` records a node named ``MyReLUBackward`` that doubles as ``ctx``.
+``MyReLU.apply(x)`` records a node named ``MyReLUBackward`` that doubles as ``ctx``. As in
+PyTorch, ``forward`` may instead take no ctx when ``setup_context(ctx, inputs, output)`` is
+defined, and ``vjp`` is another name for ``backward``.
 """
+import warnings
+
 from .. import _grad_mode
 from .._node import Node
 from .._tensor import Tensor
@@ -22,34 +26,55 @@ class BackwardCFunction(Node):
     """The node (and ``ctx``) of one call of a custom Function."""
 
     _forward_cls = None
+    _static_needs_input_grad = True
 
     def __init__(self):
         super().__init__()
         self._to_save = ()
         self._non_differentiable = ()
+        self._dirty = ()
         self._materialize_grads = True
         self._arg_is_tensor = ()
 
     def save_for_backward(self, *tensors):
+        """Tensors (or None) that backward reads back from ``ctx.saved_tensors``."""
         self._to_save = tensors
 
+    def mark_dirty(self, *tensors):
+        """Inputs that forward changed in place (and returns): they take this node's history."""
+        self._dirty = tensors
+
     def mark_non_differentiable(self, *tensors):
+        """Outputs that get no gradient (indices, masks): they do not require grad."""
         self._non_differentiable = tensors
 
     def set_materialize_grads(self, value):
+        """False: backward receives None (not zeros) for outputs that got no gradient."""
         self._materialize_grads = bool(value)
 
     @property
     def saved_tensors(self):
         return tuple(self.saved(f"saved_tensors[{i}]") for i in range(len(self._saved_slots)))
 
+    @property
+    def _raw_saved_tensors(self):
+        return tuple(self._saved_slots[f"saved_tensors[{i}]"] for i in range(len(self._saved_slots)))
+
     def _backward(self, grad_outputs):
-        if self._materialize_grads:
-            grad_outputs = [g if g is not None else _zeros(meta)
+        if self._materialize_grads:  # a non-Tensor output's gradient stays None
+            grad_outputs = [g if g is not None or meta[1] is None else _zeros(meta)
                             for g, meta in zip(grad_outputs, self._output_metadata)]
-        result = self._forward_cls.backward(self, *grad_outputs)
+        cls = self._forward_cls
+        backward, vjp = cls.backward, cls.vjp
+        if backward is not Function.backward and vjp is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        result = (vjp if vjp is not Function.vjp else backward)(self, *grad_outputs)
         result = result if isinstance(result, tuple) else (result,)
-        if len(result) != len(self._arg_is_tensor):
+        expected = len(self._arg_is_tensor)
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]  # PyTorch accepts (and drops) extra trailing Nones
+        if len(result) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {len(self._arg_is_tensor)}, got {len(result)})")
         grads = []
@@ -61,6 +86,16 @@ class BackwardCFunction(Node):
                                    f"None at position {position + 1}, but the corresponding "
                                    f"forward input was not a Variable")
         return grads
+
+
+def _mark_modified(tensor):
+    """An input the forward changed in place (``ctx.mark_dirty``): one more version, as PyTorch."""
+    if tensor.is_leaf and tensor.requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                           "operation.")
+    tensor._version_counter.value += 1
+    if tensor._base is not None:
+        tensor._attr_version = tensor._version_counter.value
 
 
 def _zeros(meta):
@@ -90,27 +125,69 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for your "
                                   "custom autograd.Function to use it with backward mode AD.")
 
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+                      f"functions are all static, so you should invoke them on the class itself. "
+                      f"Instantiating an autograd function will raise an error in a future "
+                      f"version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def vjp(ctx, *grad_outputs):
+        """Another name for ``backward``: define one of the two."""
+        return Function.backward(ctx, *grad_outputs)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Define it to write ``forward(*args)`` without ctx; it then fills ctx afterwards."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         with _grad_mode.no_grad():
-            raw = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is Function.setup_context:
+                raw = cls.forward(ctx, *args, **kwargs)
+            else:  # the "separate ctx" style
+                raw = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, raw)
         outputs = raw if isinstance(raw, tuple) else (raw,)
         inputs = [a for a in args if isinstance(a, Tensor)]
         if not (_grad_mode._recording() and any(t.requires_grad for t in inputs)):
             return raw
-        results = []
+        for i, t in enumerate(ctx._to_save):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
+                                f"of type {type(t).__name__}")
+        for t in ctx._dirty:
+            if not any(t is i for i in inputs):
+                warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only "
+                              "input Tensors that have been mutated should be passed to "
+                              "ctx.mark_dirty().", UserWarning, stacklevel=2)
+        # the edges first: a dirty input is about to become this node's output
+        ctx.next_functions = tuple(t._gradient_edge() for t in inputs)
+        ctx._input_metadata = tuple((t.shape, t.dtype) for t in inputs)
+        results, done = [], {}
         for nr, out in enumerate(outputs):
-            if isinstance(out, Tensor) and not any(out is t for t in ctx._non_differentiable):
-                if any(out is t for t in inputs) or out.grad_fn is not None:
+            if id(out) in done:  # returned twice: one object, numbered by its last position
+                out = done[id(out)]
+                out._output_nr = nr
+            elif isinstance(out, Tensor) and not any(out is t for t in ctx._non_differentiable):
+                if any(out is t for t in ctx._dirty) and any(out is t for t in inputs):
+                    _mark_modified(out)  # changed in place: the input itself gets the new history
+                elif any(out is t for t in inputs) or out.grad_fn is not None:
                     out = Tensor._make(out._data, storage=out._storage,
                                        version_counter=out._version_counter)
                 out.grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
+                done[id(outputs[nr])] = out
             results.append(out)
-        ctx.next_functions = tuple(t._gradient_edge() for t in inputs)
-        ctx._input_metadata = tuple((t.shape, t.dtype) for t in inputs)
         ctx._num_outputs = len(outputs)
         ctx._output_metadata = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
                                      for o in outputs)

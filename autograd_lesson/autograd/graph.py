@@ -12,7 +12,8 @@ alive that the backward released.
 from collections import namedtuple
 from contextlib import contextmanager
 
-from .._node import Node, _RemovableHandle, _saved_tensors_hooks
+from .._node import Node, RemovableHandle, _RemovableHandle, _saved_tensors_hooks
+from .._tensor import Tensor
 
 BackwardStarted = namedtuple("BackwardStarted", "root retain_graph create_graph accumulate")
 NodeStarted = namedtuple("NodeStarted", "node grad_outputs")
@@ -45,6 +46,90 @@ def _emit(event):
         callback(event)
 
 
+GradientEdge = namedtuple("GradientEdge", "node output_nr")
+GradientEdge.__doc__ = "An edge of the graph: ``node``'s input number ``output_nr``."
+
+
+def get_gradient_edge(tensor):
+    """The edge a gradient for ``tensor`` flows into: its grad_fn (or AccumulateGrad for a leaf)
+    and its output number. ``autograd.grad`` and ``backward`` accept it as an input."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    return GradientEdge(*tensor._gradient_edge())
+
+
+def increment_version(tensor):
+    """Bump the version counter of a tensor (or of each tensor in an iterable), as an in-place
+    op does, so that graphs which saved it refuse to use the old values."""
+    from .._grad_mode import INFERENCE_VERSION_ERROR
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if t._storage.inference:
+            raise RuntimeError(INFERENCE_VERSION_ERROR)
+        t._version_counter.value += 1
+
+
+class _MultiHandle(RemovableHandle):
+    def __init__(self, handles):
+        self.handles = handles
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """``mode="all"``: ``fn(grads)`` once per backward, after the gradients of all ``tensors``
+    that this backward computes are known (None for the others); ``mode="any"``: ``fn(grad)``
+    with the first of them to be computed."""
+    from .._engine import current_graph_task, will_engine_execute_node
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    if mode == "any":
+        ran = set()
+
+        def once(grad):
+            task = current_graph_task()[0]
+            if task not in ran:
+                ran.add(task)
+                fn(grad)
+        return _MultiHandle(tuple(t.register_hook(once) for t in tensors if t.requires_grad))
+    nodes = [t._gradient_edge()[0] for t in tensors]
+    buffers, counts = {}, {}
+
+    def inner_hook(idx):
+        def hook(grad):
+            task = current_graph_task()[0]
+            if task == -1:
+                raise AssertionError("expected this hook to be called inside a backward call")
+            buffer = buffers.setdefault(task, [None] * len(tensors))
+            count = counts[task] = counts.get(task, 0) + 1
+            buffer[idx] = grad
+            if count == sum(map(will_engine_execute_node, nodes)):
+                del buffers[task], counts[task]
+                fn(buffer)
+        return hook
+    return _MultiHandle(tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors)))
+
+
+_hooks_disabled = []  # the error messages of the disable_saved_tensors_hooks blocks, innermost last
+
+
+@contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Inside, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)`` (and so
+    does entering this while hooks are active)."""
+    if _saved_tensors_hooks:
+        raise RuntimeError(error_message)
+    _hooks_disabled.append(error_message)
+    try:
+        yield
+    finally:
+        _hooks_disabled.pop()
+
+
 class saved_tensors_hooks:
     """Replace how saved tensors are stored: ``pack_hook(tensor)`` at save time, ``unpack_hook``
     when backward needs it back. As in PyTorch, wrapped Python scalars (``x * 2``) skip them."""
@@ -53,6 +138,8 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
+        if _hooks_disabled:
+            raise RuntimeError(_hooks_disabled[-1])
         _saved_tensors_hooks.append((self.pack_hook, self.unpack_hook))
         return self
 
@@ -83,5 +170,6 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "register_observer", "observe",
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook", "register_observer", "observe",
            "BackwardStarted", "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]

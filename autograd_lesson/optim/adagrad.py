@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._grad_mode import no_grad
-from .optimizer import Optimizer, check_hyperparameter
+from .optimizer import Optimizer, check_hyperparameter, new_buffer, new_step
 
 
 class Adagrad(Optimizer):
@@ -23,18 +23,21 @@ class Adagrad(Optimizer):
                                       differentiable=differentiable, fused=fused))
         for group in self.param_groups:
             for p in group["params"]:
-                self._state(p).update(step=0, sum=np.full_like(
-                    p._data, group["initial_accumulator_value"]))
+                self._state(p).update(step=new_step(),
+                                      sum=new_buffer(p, group["initial_accumulator_value"]))
 
     @no_grad()
-    def step(self):
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             for p, g in self._grads(group):
                 if group["weight_decay"]:
                     g = g + group["weight_decay"] * p._data
                 state = self._state(p)
-                state["step"] += 1
-                clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-                state["sum"] += g * g
-                std = np.sqrt(state["sum"]) + group["eps"]
+                state["step"]._data += 1
+                clr = group["lr"] / (1 + (float(state["step"]._data) - 1) * group["lr_decay"])
+                total = state["sum"]._data
+                total += g * g
+                std = np.sqrt(total) + group["eps"]
                 self._write(p, p._data - clr * g / std, group)
+        return loss

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from .._grad_mode import no_grad
-from .optimizer import Optimizer, check_betas, check_hyperparameter
+from .optimizer import Optimizer, check_betas, check_hyperparameter, new_buffer, new_step
 
 
 class Adam(Optimizer):
@@ -29,7 +29,8 @@ class Adam(Optimizer):
                                       fused=fused, decoupled_weight_decay=decoupled_weight_decay))
 
     @no_grad()
-    def step(self):
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             (beta1, beta2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
             for p, g in self._grads(group):
@@ -39,18 +40,20 @@ class Adam(Optimizer):
                     g = g + wd * p._data
                 state = self._state(p)
                 if not state:
-                    state.update(step=0, exp_avg=np.zeros_like(p._data),
-                                 exp_avg_sq=np.zeros_like(p._data))
+                    state.update(step=new_step(), exp_avg=new_buffer(p), exp_avg_sq=new_buffer(p))
                     if group["amsgrad"]:
-                        state["max_exp_avg_sq"] = np.zeros_like(p._data)
-                state["step"] += 1
-                m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+                        state["max_exp_avg_sq"] = new_buffer(p)
+                state["step"]._data += 1
+                m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+                t = float(state["step"]._data)
                 m += (g - m) * (1 - beta1)
                 v *= beta2
                 v += (1 - beta2) * g * g
                 if group["amsgrad"]:
-                    v = np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
+                    v_max = state["max_exp_avg_sq"]._data
+                    v = np.maximum(v_max, v, out=v_max)
                 step_size = lr / (1 - beta1 ** t)
                 # math.sqrt: a Python float keeps float32 arithmetic in float32 (NumPy's NEP 50)
                 denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + group["eps"]
                 self._write(p, p._data - step_size * m / denom, group)
+        return loss

@@ -1,7 +1,56 @@
 """The optimizer base: parameter groups, per-parameter state, ``zero_grad``, and the one place
 that writes new values into a parameter (with or without a version bump)."""
-from .._node import _type_string
+import copy
+import functools
+import warnings
+from collections import defaultdict
+
+import numpy as np
+
+from .._engine import _typename
+from .._grad_mode import enable_grad
+from .._node import _RemovableHandle, _type_string
 from .._tensor import Tensor
+
+
+def _with_step_hooks(step):
+    """Wrap a subclass's ``step`` so the step pre- and post-hooks run around it."""
+    @functools.wraps(step)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        pre_hooks, post_hooks = self._step_hooks
+        for hook in list(pre_hooks):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in list(post_hooks):
+            hook(self, args, kwargs)
+        return out
+    return wrapper
+
+
+def _cast(p, name, value):
+    """PyTorch's ``_process_value_according_to_param_policy`` on CPU: a buffer takes a float
+    parameter's dtype (the same Tensor when it already has it); ``step`` stays as it is."""
+    if not isinstance(value, Tensor) or name == "step" or value.dtype == p.dtype:
+        return value
+    if p.dtype.kind != "f":
+        return value
+    return Tensor._make(value._data.astype(p.dtype))
+
+
+def new_buffer(p, fill=0.0):
+    """A state buffer shaped like ``p`` (PyTorch's ``zeros_like(p)``)."""
+    return Tensor._make(np.full_like(p._data, fill))
+
+
+def new_step():
+    """The 0-dim float32 ``step`` tensor PyTorch keeps per parameter."""
+    return Tensor._make(np.zeros((), dtype=np.float32))
 
 
 def clear_grad(p, set_to_none=True):
@@ -31,28 +80,24 @@ def check_betas(betas):
 
 class Optimizer:
     """``defaults`` holds every hyperparameter, including PyTorch's implementation flags
-    ``foreach``, ``fused`` and ``differentiable``; a param group may override any of them."""
+    ``foreach``, ``fused`` and ``differentiable``; a param group may override any of them.
+    ``state[p]`` holds Tensors (``step`` a 0-dim float32, buffers shaped like ``p``), as in
+    PyTorch; ``step()`` updates them in place through their arrays."""
 
     def __init__(self, params, defaults):
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + _type_string(params))
-        params = list(params)
-        if not params:
-            raise ValueError("optimizer got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
         self.defaults = defaults
+        self.state = defaultdict(dict)
         self.param_groups = []
-        self.state = {}
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
         for group in groups:
-            group = {**defaults, **group, "params": list(group["params"])}
-            for p in group["params"]:
-                if not isinstance(p, Tensor):
-                    raise TypeError(f"optimizer can only optimize Tensors, but one of the params "
-                                    f"is {type(p).__name__}")
-                if not p.is_leaf:
-                    raise ValueError("can't optimize a non-leaf Tensor")
-            self.param_groups.append(group)
+            self.add_param_group(group)
         if defaults.get("fused"):  # PyTorch checks these after building the groups, in this order
             if defaults.get("differentiable"):
                 raise RuntimeError("`fused` does not support `differentiable`")
@@ -62,6 +107,125 @@ class Optimizer:
             raise NotImplementedError("autograd_lesson's optimizers do not record the step in the "
                                       "graph: use differentiable=False")
 
+    def add_param_group(self, param_group):
+        """Append a group (``{'params': ..., 'lr': ...}``); unset options take the defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]  # named_parameters() pairs
+        params = param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            param_group["param_names"] = names
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params "
+                                f"is {_typename(p)}")
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                kind = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(f"all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def state_dict(self):
+        """``{'state': {index: {name: tensor}}, 'param_groups': [{..., 'params': [index]}]}``:
+        parameters become their position (counting across groups); the state's Tensors are the
+        optimizer's own (not copies), as in PyTorch."""
+        index, groups = {}, []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Take hyperparameters and state from ``state_dict`` (as made by :meth:`state_dict`),
+        matching parameters by position; buffers are cast to each parameter's dtype."""
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(self.param_groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip((i for s in saved_groups for i in s["params"]),
+                          (p for g in self.param_groups for p in g["params"])))
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                p = id_map[key]
+                state[p] = {name: _cast(p, name, v) for name, v in value.items()}
+            else:
+                state[key] = value
+        for group, saved in zip(self.param_groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.state, self.param_groups = state, saved_groups
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
+        return "\n".join(lines) + "\n)"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])
+
+    @property
+    def _step_hooks(self):
+        return self.__dict__.setdefault("_hooks", ([], []))
+
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`` before ``step``
+        (``args`` starts with the optimizer, as in PyTorch)."""
+        self._step_hooks[0].append(hook)
+        return _RemovableHandle(self._step_hooks[0], hook)
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` after each ``step``."""
+        self._step_hooks[1].append(hook)
+        return _RemovableHandle(self._step_hooks[1], hook)
+
+    @staticmethod
+    def _closure_loss(closure):
+        """``step(closure)``: re-evaluate the loss (with grad mode on) before updating."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def step(self, closure=None):
+        """Update the parameters (each optimizer defines it)."""
+        raise NotImplementedError
+
     def zero_grad(self, set_to_none=True):
         """Set every ``.grad`` to None (PyTorch 2.x default) or, with set_to_none=False, to zeros."""
         for group in self.param_groups:
@@ -69,7 +233,7 @@ class Optimizer:
                 clear_grad(p, set_to_none)
 
     def _state(self, p):
-        return self.state.setdefault(p, {})
+        return self.state[p]
 
     @staticmethod
     def _grads(group):

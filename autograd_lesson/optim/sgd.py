@@ -1,5 +1,6 @@
 """Stochastic gradient descent with optional momentum and weight decay."""
 from .._grad_mode import no_grad
+from .._tensor import Tensor
 from .optimizer import Optimizer, check_hyperparameter
 
 
@@ -21,7 +22,8 @@ class SGD(Optimizer):
                                       differentiable=differentiable, fused=fused))
 
     @no_grad()
-    def step(self):
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             momentum = group["momentum"]
             for p, g in self._grads(group):
@@ -29,11 +31,13 @@ class SGD(Optimizer):
                     g = g + group["weight_decay"] * p._data
                 if momentum:
                     state = self._state(p)
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = g.copy()
+                    if state.get("momentum_buffer") is None:  # PyTorch's clone(grad).detach()
+                        buf = g.copy()
+                        state["momentum_buffer"] = Tensor._make(buf)
                     else:
+                        buf = state["momentum_buffer"]._data
                         buf *= momentum
                         buf += (1 - group["dampening"]) * g
                     g = g + momentum * buf if group["nesterov"] else buf
                 self._write(p, p._data - group["lr"] * g, group)
+        return loss
