@@ -461,5 +461,6 @@ def test_peak_counts_what_the_recomputation_holds(torch):
             with meter(lib) as m:
                 step(lib)
             peaks[meter.__name__, lib.__name__] = m.peak
-    assert ours.peak == peaks["CheckpointPeakMeter", "torch"]
-    assert peaks["PeakMeter", "autograd_lesson"] == peaks["PeakMeter", "torch"] < ours.peak
+    ours_peak = ours.peak - ours.start  # buffers an earlier test left alive are not this step's
+    assert ours_peak == peaks["CheckpointPeakMeter", "torch"]
+    assert peaks["PeakMeter", "autograd_lesson"] == peaks["PeakMeter", "torch"] < ours_peak
