@@ -120,6 +120,16 @@ _ALL = [
     Exercise("09-deep", "code", "checkpoint Deep below 60,000 B",
              "checkpoint each middle block with use_reentrant=False; keep first and last as they "
              "are."),
+    # 10 in-place ops and anomaly detection
+    Exercise("10-which-raise", "which-raise", "which in-place op breaks backward",
+             "for each function, did the op before the in-place one save its input, its output "
+             "or nothing? Only a saved tensor that was overwritten breaks backward."),
+    Exercise("10-freed", "freed", "what a backward through a filled buffer frees",
+             "list the nodes between loss and a, and what each of them saved; a CopySlices node "
+             "saves no tensor of its own."),
+    Exercise("10-block", "code", "fix the residual block",
+             "run show_anomaly on broken_forward: the node it names saved its output; which "
+             "later line overwrites that output in place?"),
 ]
 
 EXERCISES = {e.id: e for e in _ALL}
