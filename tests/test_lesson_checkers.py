@@ -268,16 +268,16 @@ def test_step_right(capsys):
         "call, none with a needless retain_graph, each node run once."]
     # the article's own step gets the same gradients but is told how it got them
     out = step(capsys, article_step)
-    assert out[0] == ("✗ not quite (2nd try): backward call 1 of 2 used retain_graph=True (this "
-                      "step needs none); AddmmBackward0 ran 2 times, TBackward0 ran 2 times, "
+    assert out[0] == ("✗ not quite (2nd try): backward #1 of its 2 calls used retain_graph=True "
+                      "(this step needs none); AddmmBackward0 ran 2 times, TBackward0 ran 2 times, "
                       "TanhBackward0 ran 2 times and 2 more nodes (each node should run once).")
     assert out[1] == f"hint: {STEP_HINT}"
 
 
 def test_step_retain_is_named(capsys):
     assert step(capsys, summed_but_retained)[0] == (
-        "✗ not quite (1st try): backward call 1 of 1 used retain_graph=True (this step needs "
-        "none).")
+        "✗ not quite (1st try): backward #1 of its 1 call used retain_graph=True (this step "
+        "needs none).")
 
 
 def test_step_wrong_gradients_name_the_parameter(capsys):
@@ -359,3 +359,15 @@ def test_step_create_graph_is_allowed_to_retain_and_required(capsys):
 def test_every_scenario_lesson_has_a_write_code_exercise():
     for lesson_id in ("01", "02", "03", "04", "05", "06", "07"):
         assert any(e.kind == "code" for e in catalogue.exercises_of(lesson_id)), lesson_id
+
+
+def retain_every_time(model, x, y):
+    out = model(x)
+    for _ in range(5):
+        ((out - y) ** 2).mean().backward(retain_graph=True)
+
+
+def test_step_many_retains_are_listed_once(capsys):
+    assert step(capsys, retain_every_time)[0].startswith(
+        "✗ not quite (1st try): backward #1, backward #2, backward #3 and 2 more of its 5 calls "
+        "used retain_graph=True (this step needs none); AddmmBackward0 ran 5 times")

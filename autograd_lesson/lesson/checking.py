@@ -345,11 +345,15 @@ def _event_problems(events, no_retain, max_runs_per_node, create_graph):
         return ["it ran no backward"]
     problems = []
     if no_retain:
-        for i, (retain, create, accumulate) in enumerate(calls, 1):
-            if retain and not create:
-                what = "backward" if accumulate else "autograd.grad"
-                problems.append(f"{what} call {i} of {len(calls)} used retain_graph=True "
-                                f"(this step needs none)")
+        retained = [f"{'backward' if accumulate else 'autograd.grad'} #{i}"
+                    for i, (retain, create, accumulate) in enumerate(calls, 1)
+                    if retain and not create]
+        if retained:
+            shown = ", ".join(retained[:3]) + (f" and {len(retained) - 3} more"
+                                                if len(retained) > 3 else "")
+            of = f"{len(calls)} call{'s' if len(calls) != 1 else ''}"
+            problems.append(f"{shown} of its {of} used retain_graph=True "
+                            f"(this step needs none)")
     if create_graph and not any(create for _, create, _ in calls):
         problems.append("no call recorded a graph of the gradient (create_graph=True), so "
                         "nothing can differentiate it")
@@ -411,10 +415,12 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
                         f"(something keeps a graph past the step)")
     if "it ran no backward" not in problems:
         problems += _differences(_state(inputs, compare), want, atol)
-    calls = len(events.calls)
+    backwards = sum(accumulate for _, _, accumulate in events.calls)
+    grads = len(events.calls) - backwards
+    calls = (f"{backwards} backward call{'s' if backwards != 1 else ''}" +
+             (f" and {grads} autograd.grad call{'s' if grads != 1 else ''}" if grads else ""))
     what = " and ".join({"grad": "gradients", "value": "parameter values"}[c] for c in compare)
-    right = (f"the same {what} as the reference, from {calls} backward "
-             f"call{'s' if calls != 1 else ''}" +
+    right = (f"the same {what} as the reference, from {calls}" +
              (", none with a needless retain_graph" if no_retain else "") +
              (", each node run once" if max_runs_per_node == 1 else "") +
              (f", peak {peak:,} B (limit {max_peak:,} B)" if max_peak is not None else "") + ".")
