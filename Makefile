@@ -6,7 +6,13 @@
 PY    ?= python3
 VENV  ?= .venv
 VPY   := $(VENV)/bin/python
-PIP   := $(VPY) -m pip
+# The venv and installs go through .ci/install.py: uv (from the venv, PATH, or `pip install uv`)
+# with pip's settings handed over, else python -m venv and pip. INSTALLER=pip forces pip;
+# INSTALLER=uv forbids the fallback.
+# Off a machine with local torch wheels, `make test` takes torch from PyPI (CUDA on Linux, GBs);
+# for the CPU build: PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu make test
+INSTALLER ?= auto
+INSTALL := $(VPY) .ci/install.py --installer $(INSTALLER) install
 
 # JupyterLab refuses to start as root unless told; add the flag only then.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
@@ -36,26 +42,26 @@ help:
 venv: $(VPY)
 
 $(VPY):
-	@$(PY) -m venv $(VENV) || { rm -rf $(VENV); \
+	@$(PY) .ci/install.py --installer $(INSTALLER) venv $(VENV) || { rm -rf $(VENV); \
 	  echo "Could not create $(VENV) with '$(PY) -m venv': on Debian/Ubuntu run 'apt-get install python3-venv' first." >&2; \
 	  exit 1; }
 
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml | $(VPY)
-	$(PIP) install -e .
+	$(INSTALL) -e .
 	@touch $@
 
 install-test: $(VENV)/.installed-test
 
 $(VENV)/.installed-test: pyproject.toml | $(VPY)
-	$(PIP) install -e '.[test]'
+	$(INSTALL) -e '.[test]'
 	@touch $@ $(VENV)/.installed
 
 install-e2e: $(VENV)/.installed-e2e
 
 $(VENV)/.installed-e2e: pyproject.toml | $(VPY)
-	$(PIP) install -e '.[e2e]'
+	$(INSTALL) -e '.[e2e]'
 	@touch $@ $(VENV)/.installed
 
 dot:
@@ -87,7 +93,7 @@ student: install
 install-classroom: $(VENV)/.installed-classroom
 
 $(VENV)/.installed-classroom: pyproject.toml | $(VPY)
-	$(PIP) install -e '.[classroom]'
+	$(INSTALL) -e '.[classroom]'
 	@touch $@ $(VENV)/.installed
 
 course: install-classroom dot
@@ -96,7 +102,7 @@ course: install-classroom dot
 install-bench: $(VENV)/.installed-bench
 
 $(VENV)/.installed-bench: pyproject.toml | $(VPY)
-	$(PIP) install -e '.[test,bench]'
+	$(INSTALL) -e '.[test,bench]'
 	@touch $@ $(VENV)/.installed-test $(VENV)/.installed
 
 bench: install-bench dot

@@ -83,6 +83,16 @@ def make_recipe(makefile: str, target: str) -> str:
     return "\n".join(out)
 
 
+def expand_variables(makefile: str, text: str) -> str:
+    """`text` with the Makefile's own `$(NAME)` variables (`:=`, `?=`, `=`, with `\\`
+    continuations) substituted, so that a flag kept in a variable is still seen."""
+    joined = re.sub(r"\\\n\s*", " ", makefile)
+    values = dict(re.findall(r"^([A-Za-z_][A-Za-z_0-9]*)\s*[:?]?=[ \t]*(.*)$", joined, re.MULTILINE))
+    for _ in range(10):  # variables may name other variables
+        text = re.sub(r"\$\(([A-Za-z_][A-Za-z_0-9]*)\)", lambda m: values.get(m.group(1), m.group(0)), text)
+    return text
+
+
 def lab_problems(recipe: str) -> list[str]:
     problems = []
     if not recipe:
@@ -162,10 +172,18 @@ def test_test_tool_check_can_fail():
 
 # ---------------------------------------------------------------- (c) make lab is local and authenticated
 
-def test_make_lab_is_local_with_token_auth():
-    recipe = make_recipe((ROOT / "Makefile").read_text(), "lab")
+@pytest.mark.parametrize("target", ["lab", "solutions"])
+def test_make_lab_is_local_with_token_auth(target):
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = expand_variables(makefile, make_recipe(makefile, target))
     assert "jupyter lab" in recipe
     assert lab_problems(recipe) == []
+
+
+def test_variable_expansion_sees_flags_kept_in_a_variable():
+    makefile = "FLAGS := --ip=0.0.0.0 \\\n  --no-browser\nlab:\n\tjupyter lab $(FLAGS)\n"
+    assert lab_problems(expand_variables(makefile, make_recipe(makefile, "lab"))) == [
+        "lab does not bind to 127.0.0.1"]
 
 
 @pytest.mark.parametrize(
@@ -231,3 +249,81 @@ def test_binder_post_build_makes_the_student_copies_the_badge_opens(tmp_path):
     assert (tmp_path / opened).exists()
     assert (tmp_path / "app" / "settings" / "overrides.json").read_text() == \
         (ROOT / "lab-settings" / "overrides.json").read_text()
+
+
+# ---------------------------------------------------------------- (e) installs go through uv with pip's settings
+
+def load_installer():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("install_tool", ROOT / ".ci" / "install.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def installer():
+    return load_installer()
+
+
+# `pip config list` as printed on a machine whose pip finds torch's CPU wheel in /opt/wheels.
+PIP_CONFIG_LIST = """\
+:env:.cert='/etc/ssl/certs/ca-certificates.crt'
+:env:.default-timeout='180'
+:env:.find-links='/opt/wheels'
+global.constraint='/etc/xdg/pip/constraints.txt'
+global.extra-index-url='file:///opt/pypi/simple file:///opt/pypi-more/simple'
+global.find-links='/somewhere/else'
+install.index-url='https://mirror.example/simple'
+"""
+
+
+def test_pip_settings_follow_pips_precedence(installer):
+    settings = installer.pip_settings(PIP_CONFIG_LIST)
+    assert settings["find-links"] == "/opt/wheels"  # PIP_FIND_LINKS over pip.conf
+    assert settings["index-url"] == "https://mirror.example/simple"  # [install] over [global]
+    assert settings["constraint"] == "/etc/xdg/pip/constraints.txt"
+
+
+def test_uv_gets_pips_find_links_indexes_and_constraints(installer):
+    args, env = installer.uv_options(installer.pip_settings(PIP_CONFIG_LIST), environ={})
+    pairs = list(zip(args, args[1:]))
+    assert ("--find-links", "/opt/wheels") in pairs
+    assert ("--extra-index-url", "file:///opt/pypi/simple") in pairs
+    assert ("--extra-index-url", "file:///opt/pypi-more/simple") in pairs
+    assert ("--constraint", "/etc/xdg/pip/constraints.txt") in pairs
+    assert ("--index-url", "https://mirror.example/simple") in pairs
+    assert ("--index-strategy", "unsafe-best-match") in pairs  # pip's best match over all indexes
+    assert env == {"SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt", "UV_HTTP_TIMEOUT": "180"}
+    venv_args, _ = installer.uv_options(installer.pip_settings(PIP_CONFIG_LIST), constraints=False)
+    assert "--constraint" not in venv_args and "--find-links" in venv_args
+
+
+def test_uv_option_check_can_fail(installer):
+    # Without pip's settings uv would take PyPI's CUDA torch: nothing is passed on.
+    assert installer.uv_options(installer.pip_settings(""), environ={}) == ([], {})
+    lost = installer.pip_settings(PIP_CONFIG_LIST.replace(":env:.find-links", "user.find-links"))
+    assert lost["find-links"] == "/somewhere/else"
+
+
+def install_recipes(makefile: str) -> list[str]:
+    """Recipe lines that install packages, with the Makefile's variables not expanded."""
+    return [line.strip() for line in makefile.splitlines()
+            if line.startswith("\t") and re.search(r"\$\(INSTALL\)|\b(pip|uv)\b.*\binstall\b", line, re.IGNORECASE)]
+
+
+def bypasses_installer(makefile: str) -> list[str]:
+    return [line for line in install_recipes(makefile)
+            if not line.startswith("$(INSTALL) ") and ".ci/install.py" not in line]
+
+
+def test_make_installs_only_through_the_installer():
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^INSTALL\s*:?=.*\.ci/install\.py .*install$", makefile, re.M)
+    assert len(install_recipes(makefile)) >= 4  # base, test, e2e, bench
+    assert bypasses_installer(makefile) == []
+
+
+def test_installer_check_can_fail():
+    assert bypasses_installer("x: y\n\t$(VPY) -m pip install -e '.[test]'\n") != []
