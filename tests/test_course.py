@@ -74,68 +74,69 @@ def graded_cells(nb):
             for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
 
 
-@pytest.fixture(scope="module")
-def scores(tmp_path_factory):
-    """{lesson stem: {student: {grade_id: score}}}, and the points each cell is worth."""
-    try:
-        from nbgrader.api import Gradebook
-        from nbgrader.apps import NbGraderAPI
-        from traitlets.config.loader import PyFileConfigLoader
-    except ImportError as error:
-        if os.environ.get("AUTOGRAD_LESSON_REQUIRE_NBGRADER") == "1":
-            pytest.fail(f"AUTOGRAD_LESSON_REQUIRE_NBGRADER=1 but nbgrader is missing: {error}",
-                        pytrace=False)
-        pytest.skip("nbgrader not installed: pip install -e '.[classroom]' (make install-classroom)")
-    tmp = tmp_path_factory.mktemp("course")
+def grade(student, tmp):
+    """One course in ``tmp`` (its own gradebook): generate every lesson, autograde
+    ``student``'s submissions; return {stem: {grade_id: score}}. Run in its own process, so
+    the working directory and environment it sets are its own."""
+    import warnings
+    warnings.filterwarnings("ignore", message="Object of type .* not in session")
+    from nbgrader.api import Gradebook
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config.loader import PyFileConfigLoader
     root = tmp / "course"
     classroom.main(str(ROOT / "notebooks"), str(root))
     startup = tmp / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
     (startup / "00-fast-pictures.py").write_text(FAST_PICTURES)
-    saved_env = {k: os.environ.get(k) for k in ("IPYTHONDIR", "PATH")}
     os.environ["IPYTHONDIR"] = str(tmp / "ipython")
     # nbgrader calls `alembic` by name: the running Python's bin goes first on PATH.
     os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    cwd = os.getcwd()
     os.chdir(root)
-    try:
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-        api = NbGraderAPI(config=config)
-        points = {}
-        for path in NOTEBOOKS:
-            stem = path.stem
-            result = api.generate_assignment(stem)
-            assert result["success"], f"generate_assignment {stem}:\n{result['log']}"
-            release = root / "release" / stem / f"{stem}.ipynb"
-            source = nbformat.read(path, as_version=4)
-            points[stem] = graded_cells(source)
+    api = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config())
+    for path in NOTEBOOKS:
+        stem = path.stem
+        result = api.generate_assignment(stem)
+        assert result["success"], f"generate_assignment {stem}:\n{result['log']}"
+        folder = root / "submitted" / student / stem
+        folder.mkdir(parents=True)
+        target = folder / f"{stem}.ipynb"
+        if student == "untouched":
+            shutil.copy(root / "release" / stem / f"{stem}.ipynb", target)
+        elif student == "solved":
+            shutil.copy(path, target)
+        else:
             wrong = nbformat.read(path, as_version=4)
             for cell in wrong.cells:
                 if cell.cell_type == "code":
                     cell.source = BLOCK.sub(wrong_answer, cell.source)
-            for student, make in (("untouched", lambda: shutil.copy(release, target)),
-                                  ("solved", lambda: shutil.copy(path, target)),
-                                  ("wrong", lambda: nbformat.write(wrong, target))):
-                folder = root / "submitted" / student / stem
-                folder.mkdir(parents=True)
-                target = folder / f"{stem}.ipynb"
-                make()
-                result = api.autograde(stem, student)
-                assert result["success"], f"autograde {stem} for {student}:\n{result['log']}"
-        with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
-            table = {}
-            for stem in points:
-                table[stem] = {}
-                for student in STUDENTS:
-                    nb = gb.find_submission_notebook(stem, stem, student)
-                    table[stem][student] = {g.name: g.score for g in nb.grades}
-    finally:
-        os.chdir(cwd)
-        for key, value in saved_env.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+            nbformat.write(wrong, target)
+        result = api.autograde(stem, student)
+        assert result["success"], f"autograde {stem} for {student}:\n{result['log']}"
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        return {path.stem: {g.name: g.score for g in
+                            gb.find_submission_notebook(path.stem, path.stem, student).grades}
+                for path in NOTEBOOKS}
+
+
+@pytest.fixture(scope="module")
+def scores(tmp_path_factory):
+    """{lesson stem: {student: {grade_id: score}}}, and the points each cell is worth. The
+    three submissions are graded in three processes at once, one course each."""
+    try:
+        import nbgrader  # noqa: F401
+    except ImportError as error:
+        if os.environ.get("AUTOGRAD_LESSON_REQUIRE_NBGRADER") == "1":
+            pytest.fail(f"AUTOGRAD_LESSON_REQUIRE_NBGRADER=1 but nbgrader is missing: {error}",
+                        pytrace=False)
+        pytest.skip("nbgrader not installed: pip install -e '.[classroom]' (make install-classroom)")
+    import concurrent.futures
+    import multiprocessing
+    points = {p.stem: graded_cells(nbformat.read(p, as_version=4)) for p in NOTEBOOKS}
+    context = multiprocessing.get_context("spawn")  # a clean process: no pytest state shared
+    with concurrent.futures.ProcessPoolExecutor(len(STUDENTS), mp_context=context) as pool:
+        futures = {s: pool.submit(grade, s, tmp_path_factory.mktemp(s)) for s in STUDENTS}
+        by_student = {s: f.result() for s, f in futures.items()}
+    table = {stem: {s: by_student[s][stem] for s in STUDENTS} for stem in points}
     print_table(table, points)
     return table, points
 
