@@ -22,11 +22,14 @@ DOT_HINT := Graphviz 'dot' not found: install it with 'sudo apt-get install grap
 .PHONY: help venv install install-test install-e2e install-bench install-classroom dot lab solutions test figures student course bench e2e clean
 
 # Student copies live here; `make clean` leaves them alone. FORCE=1 LESSON=<stem> resets one.
+# LAB_ARGS: extra `jupyter lab` options, e.g. LAB_ARGS=--port=9999
 STUDENT := build/student
 # nbgrader runs `alembic` by name: the venv's bin goes first on PATH.
 VENV_PATH := PATH="$(abspath $(VENV))/bin:$$PATH"
+# lab-settings/overrides.json turns off the "Jupyter news" prompt and the update check;
+# kernels talk over local sockets (ipc), so no "running over TCP without encryption" warning.
 LAB_FLAGS := --ip=127.0.0.1 --no-browser $(ALLOW_ROOT) --KernelManager.transport=ipc \
-  --LabApp.news_url=None
+  --LabApp.news_url=None --LabApp.app_settings_dir=$(abspath lab-settings)
 
 help:
 	@echo "make lab      open the student copies of the lessons in JupyterLab"
@@ -73,10 +76,10 @@ dot:
 # --- learner / instructor targets -------------------------------------------
 
 lab: install dot student
-	$(VENV_PATH) $(VENV)/bin/jupyter lab $(STUDENT)/ $(LAB_FLAGS)
+	$(VENV_PATH) $(VENV)/bin/jupyter lab $(STUDENT)/ $(LAB_FLAGS) $(LAB_ARGS)
 
 solutions: install dot
-	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS)
+	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) $(LAB_ARGS)
 
 test: install-test dot
 	$(VPY) -m pytest $(PYTEST_ARGS)

@@ -3,7 +3,8 @@
 Writes ``build/course/nbgrader_config.py`` and ``source/<stem>/<stem>.ipynb`` for every lesson.
 The configuration makes nbgrader's release copy match ``make student``: each solution block
 becomes ``<name> = ...  # YOUR ANSWER HERE`` (the variable name kept, so Run All reaches every
-exercise) and only the exercise cells lose their outputs (pictures and ledgers stay). Under
+exercise; a function's body becomes ``...  # YOUR ANSWER HERE``) and only the exercise cells
+lose their outputs (pictures and ledgers stay). Under
 ``nbgrader autograde`` the checkers raise ``AssertionError`` (see ``lesson.grading``), so points
 come only from right answers.
 

@@ -7,8 +7,8 @@ Solutions in the lessons are marked as nbgrader marks them::
     ### END SOLUTION
 
 In the copy each marked block becomes ``<name> = ...  # YOUR ANSWER HERE`` (for an
-assignment) or ``...  # YOUR ANSWER HERE``, and the outputs of the exercise cells (answers,
-checkers, the progress cell) are cleared, so the checkers print their "not done yet" message
+assignment at the top level) or ``...  # YOUR ANSWER HERE`` (for a function's body), and the
+outputs of the exercise cells (answers, checkers, the progress cell) are cleared, so the checkers print their "not done yet" message
 until the learner answers. Every other output (pictures, ledgers) stays.
 
 A student's work is never overwritten: an existing copy is regenerated only if its cells are
@@ -33,7 +33,7 @@ STAMP = "autograd_lesson_student"  # notebook metadata: the hash of the generate
 def _placeholder(match):
     indent, body = match.group(1), match.group(2)
     assigned = re.match(r"\s*([A-Za-z_][A-Za-z_0-9]*)\s*=", body)
-    if assigned:
+    if assigned and not indent:  # inside a function the learner writes the whole body
         return f"{indent}{assigned.group(1)} = ...  # YOUR ANSWER HERE\n"
     return f"{indent}...  # YOUR ANSWER HERE\n"
 

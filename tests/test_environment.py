@@ -219,6 +219,38 @@ def test_ci_check_can_fail(script, expected):
     assert calls_make_test(script) is expected
 
 
+# ---------------------------------------------------------------- Binder
+
+def test_binder_post_build_makes_the_student_copies_the_badge_opens(tmp_path):
+    """postBuild (run by Binder in the repo root) writes the student copies and the lab
+    settings; the README's Binder badge opens the student copy of lesson 00 that it wrote."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    badge = re.search(r"mybinder\.org/v2/gh/[^)]*urlpath=lab/tree/([^)\s]+)",
+                      (ROOT / "README.md").read_text())
+    assert badge, "the README has no Binder badge with a urlpath"
+    opened = badge.group(1)
+    assert opened.startswith("build/student/") and opened.endswith("00_how_backward_works.ipynb")
+    lesson = ROOT / "notebooks" / "00_how_backward_works.ipynb"
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(lesson, tmp_path / "notebooks")
+    shutil.copytree(ROOT / "lab-settings", tmp_path / "lab-settings")
+    bin_dir = tmp_path / "bin"  # a stand-in `jupyter lab path`, so no real app dir is touched
+    bin_dir.mkdir()
+    (bin_dir / "jupyter").write_text(
+        f"#!/bin/sh\necho 'Application directory:   {tmp_path / 'app'}'\n")
+    (bin_dir / "jupyter").chmod(0o755)
+    assert os.access(ROOT / "postBuild", os.X_OK), "postBuild must be executable"
+    env = dict(os.environ, PATH=f"{bin_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}",
+               PYTHONPATH=str(ROOT))
+    subprocess.run(["bash", str(ROOT / "postBuild")], cwd=tmp_path, env=env, check=True)
+    assert (tmp_path / opened).exists()
+    assert (tmp_path / "app" / "settings" / "overrides.json").read_text() == \
+        (ROOT / "lab-settings" / "overrides.json").read_text()
+
+
 # ---------------------------------------------------------------- (e) installs go through uv with pip's settings
 
 def load_installer():

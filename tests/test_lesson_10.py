@@ -328,7 +328,7 @@ def test_exercise_2(lib):
     assert slots == freed == {"ExpBackward0.result", "MulBackward0.self", "MulBackward0.other"}
     assert outcome(lambda: loss.backward()) == S.FREED
     assert "✓ correct: it freed ExpBackward0.result, MulBackward0.other, MulBackward0.self." in \
-        stored_text("l10-ex2-code")
+        stored_text("10-freed-check")
 
 
 def test_buffer_read_and_written(lib):
@@ -394,17 +394,44 @@ def test_nan_from_a_guarded_sqrt(lib):
 
 # -- exercises -------------------------------------------------------------------------------------
 def test_exercise_1(lib):
-    lib.manual_seed(0)
-    fc, x = lib.nn.Linear(3, 2), lib.randn(4, 3, requires_grad=True)
-    out = lib.relu(fc(x))
-    out.mul_(2)
-    assert "output 0 of Relu" in outcome(lambda: out.sum().backward())
-    lib.manual_seed(0)
-    fc, x = lib.nn.Linear(3, 2), lib.randn(4, 3, requires_grad=True)
-    out = fc(x)
-    out.mul_(2)
-    out = lib.relu(out)
-    assert outcome(lambda: out.sum().backward()) is None
+    """Which in-place op breaks backward: pow saves its input and exp its output (both raise);
+    a product with a constant saves only the constant, and sum saves no tensor (both run)."""
+    def make_fc():
+        lib.manual_seed(0)
+        return lib.nn.Linear(3, 2)
+
+    x = lib.randn(4, 3, requires_grad=True)
+
+    def square_then_add():
+        h = make_fc()(x)
+        y = h ** 2
+        h.add_(1)
+        y.sum().backward()
+
+    def scale_then_zero():
+        h = make_fc()(x)
+        y = h * lib.tensor([2.0, -1.0])
+        h.zero_()
+        y.sum().backward()
+
+    def sum_then_add():
+        h = make_fc()(x)
+        s = h.sum()
+        h.add_(1)
+        s.backward()
+
+    def exp_then_neg():
+        e = make_fc()(x).exp()
+        e.neg_()
+        e.sum().backward()
+
+    assert outcome(square_then_add) == VERSION.format(
+        kind="Float", shape="[4, 2]", op="Add", now=1, saved=0) + HINT
+    assert outcome(exp_then_neg) == VERSION.format(
+        kind="Float", shape="[4, 2]", op="Exp", now=1, saved=0) + HINT
+    assert outcome(scale_then_zero) is None and outcome(sum_then_add) is None
+    assert stored_text("10-which-raise-check").startswith(
+        "✓ correct: exp_then_neg, square_then_add raise.")
 
 
 def finite_difference(lib, forward, block, x, tensor, eps=1e-6):
@@ -431,7 +458,7 @@ def test_exercise_3(lib):
     for tensor in (x, block.fc1.weight):
         want = finite_difference(lib, broken_forward, block, x, tensor)
         assert np.abs(S.as_array(tensor.grad) - want).max() < 1e-6
-    assert stored_text("l10-ex3-answer").startswith("✓ correct")
+    assert stored_text("10-block-check").startswith("✓ correct")
 
 
 def test_mask_and_list_assignment_are_index_put(lib):

@@ -184,7 +184,7 @@ def test_progress_lists_every_exercise_of_the_lesson(capsys):
     raises(capsys, True)
     lesson.progress("01")
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "Lesson 01: 2 of 4 done, 1 on the first try"
+    assert out[0] == "Lesson 01: 2 of 5 done, 1 on the first try"
     assert "  ✓ x.grad after both calls: done, on the 2nd try" in out
     assert "  ✓ loss2.backward() after loss1.backward(): done, on the first try" in out
     assert "  · what loss1.backward() frees: not done yet" in out
@@ -198,3 +198,176 @@ def test_true_false_items_are_at_most_a_third():
 def test_unknown_exercise_id_says_where_to_add_it():
     with pytest.raises(KeyError, match="catalogue.py"):
         lesson.check_value(1, 1, "x", exercise="99-nope")
+
+
+# -- check_step: a step the learner writes, checked by behaviour ----------------------------------
+from autograd_lesson import nn  # noqa: E402
+
+KEEP = []
+
+
+def make_two_losses():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    return {"model": model, "x": torch.randn(5, 3), "y": torch.randn(5, 2)}
+
+
+def article_step(model, x, y):
+    out = model(x)
+    loss1, loss2 = ((out - y) ** 2).mean(), out.abs().mean()
+    loss1.backward(retain_graph=True)
+    loss2.backward()
+
+
+def summed_step(model, x, y):
+    out = model(x)
+    (((out - y) ** 2).mean() + out.abs().mean()).backward()
+
+
+def summed_but_retained(model, x, y):
+    out = model(x)
+    (((out - y) ** 2).mean() + out.abs().mean()).backward(retain_graph=True)
+
+
+def one_loss_only(model, x, y):
+    out = model(x)
+    ((out - y) ** 2).mean().backward()
+
+
+def backward_twice(model, x, y):
+    loss = model(x).sum()
+    loss.backward()
+    loss.backward()
+
+
+def returns_none(model, x, y):
+    return None
+
+
+def not_written(model, x, y):
+    ...  # YOUR ANSWER HERE
+
+
+def keeps_the_graph(model, x, y):
+    out = model(x)
+    KEEP.append(out)
+    (((out - y) ** 2).mean() + out.abs().mean()).backward(retain_graph=True)
+
+
+def step(capsys, fn, **options):
+    lesson.check_step(fn, article_step, make_two_losses, exercise="01-step", **options)
+    return capsys.readouterr().out.splitlines()
+
+
+STEP_HINT = catalogue.EXERCISES["01-step"].hint
+
+
+def test_step_right(capsys):
+    assert step(capsys, summed_step) == [
+        "✓ correct: the same gradients and parameter values as the reference, from 1 backward "
+        "call, none with a needless retain_graph, each node run once."]
+    # the article's own step gets the same gradients but is told how it got them
+    out = step(capsys, article_step)
+    assert out[0] == ("✗ not quite (2nd try): backward #1 of its 2 calls used retain_graph=True "
+                      "(this step needs none); AddmmBackward0 ran 2 times, TBackward0 ran 2 times, "
+                      "TanhBackward0 ran 2 times and 2 more nodes (each node should run once).")
+    assert out[1] == f"hint: {STEP_HINT}"
+
+
+def test_step_retain_is_named(capsys):
+    assert step(capsys, summed_but_retained)[0] == (
+        "✗ not quite (1st try): backward #1 of its 1 call used retain_graph=True (this step "
+        "needs none).")
+
+
+def test_step_wrong_gradients_name_the_parameter(capsys):
+    out = step(capsys, one_loss_only)[0]
+    assert out.startswith("✗ not quite (1st try): model.0.weight.grad differs from the "
+                          "reference (largest difference ")
+    assert "model.2.bias.grad differs" in out
+
+
+def test_step_that_raises_is_one_line(capsys):
+    assert step(capsys, backward_twice) == [
+        "✗ not quite (1st try): your step raised RuntimeError: Trying to backward through the "
+        "graph a second time (or directly access saved tensors after they have already been "
+        "freed).", f"hint: {STEP_HINT}"]
+
+
+def test_step_that_returns_none_ran_no_backward(capsys):
+    assert step(capsys, returns_none)[0] == "✗ not quite (1st try): it ran no backward."
+
+
+def test_step_not_written_and_not_a_function(capsys):
+    assert step(capsys, not_written) == [lesson.NOT_DONE]
+    assert step(capsys, ...) == [lesson.NOT_DONE]
+    assert step(capsys, 3) == ["✗ define a function (def ...:), not a int."]
+    assert progress.status("01-step") == "not done yet"
+
+
+def test_step_that_keeps_a_graph_is_told(capsys):
+    KEEP.clear()
+    out = step(capsys, keeps_the_graph)[0]
+    KEEP.clear()
+    assert "B of saved buffers are still alive after it returned" in out
+
+
+def test_step_peak_limit(capsys):
+    out = step(capsys, summed_step, max_peak=10)[0]
+    assert out.startswith("✗ not quite (1st try): its peak of saved bytes was ")
+    assert out.endswith("B, above the limit of 10 B.")
+    assert step(capsys, summed_step, max_peak=10_000)[0].endswith(
+        ", peak 252 B (limit 10,000 B).")
+
+
+def test_step_attempts_and_grading(capsys, monkeypatch):
+    step(capsys, one_loss_only)
+    assert step(capsys, summed_step)[0].startswith("✓ correct, on your 2nd try:")
+    monkeypatch.setenv("AUTOGRAD_LESSON_GRADING", "1")
+    with pytest.raises(AssertionError, match="retain_graph=True"):
+        step(capsys, summed_but_retained)
+    with pytest.raises(AssertionError, match="not done yet"):
+        step(capsys, not_written)
+    step(capsys, summed_step)  # right: no exception
+
+
+def create_graph_inputs():
+    torch.manual_seed(0)
+    return {"w": torch.randn(3, requires_grad=True), "x": torch.randn(3, requires_grad=True)}
+
+
+def penalty_reference(w, x):
+    g = torch.autograd.grad((w * x).exp().sum(), x, create_graph=True)[0]
+    (g ** 2).sum().backward()
+
+
+def penalty_without_create_graph(w, x):
+    g = torch.autograd.grad((w * x).exp().sum(), x)[0]
+    (g ** 2).sum().backward()
+
+
+def test_step_create_graph_is_allowed_to_retain_and_required(capsys):
+    lesson.check_step(penalty_reference, penalty_reference, create_graph_inputs,
+                      exercise="05-r1", max_runs_per_node=2, create_graph=True)
+    assert capsys.readouterr().out.startswith("✓ correct")
+    lesson.check_step(penalty_without_create_graph, penalty_reference, create_graph_inputs,
+                      exercise="05-r1", max_runs_per_node=2, create_graph=True)
+    out = capsys.readouterr().out
+    assert "your step raised RuntimeError: element 0 of tensors does not require grad" in out
+
+
+def test_every_scenario_lesson_has_a_write_code_exercise():
+    for lesson_id in ("01", "02", "03", "04", "05", "06", "07"):
+        assert any(e.kind == "code" for e in catalogue.exercises_of(lesson_id)), lesson_id
+
+
+def retain_every_time(model, x, y):
+    out = model(x)
+    for _ in range(5):
+        ((out - y) ** 2).mean().backward(retain_graph=True)
+
+
+def test_step_many_retains_are_listed_once(capsys):
+    assert step(capsys, retain_every_time)[0].startswith(
+        "✗ not quite (1st try): backward #1, backward #2, backward #3 and 2 more of its 5 calls "
+        "used retain_graph=True (this step needs none); AddmmBackward0 ran 5 times")

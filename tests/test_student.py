@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 PLACEHOLDER = re.compile(r"^[ \t]*(?:([A-Za-z_]\w*) = )?\.\.\.  # YOUR ANSWER HERE$", re.MULTILINE)
-SOLVED = re.compile(rf"^[ \t]*{BEGIN}\n\s*(?:([A-Za-z_]\w*)\s*=)?", re.MULTILINE)
+SOLVED = re.compile(rf"^([ \t]*){BEGIN}\n\s*(?:([A-Za-z_]\w*)\s*=)?", re.MULTILINE)
 MIN_EXERCISES = 2
 TIMEOUT = 120  # seconds per cell
 
@@ -112,7 +112,8 @@ def test_student_copy_is_valid_and_has_no_solutions(notebook):
     for cell in student.cells:
         assert BEGIN not in cell.source and END not in cell.source
     for i in exercise_indices(lesson):
-        solved = [m.group(1) for m in SOLVED.finditer(lesson.cells[i].source)]
+        # a top-level assignment keeps its name; a function's body becomes a bare ...
+        solved = [None if m.group(1) else m.group(2) for m in SOLVED.finditer(lesson.cells[i].source)]
         blanks = [m.group(1) for m in PLACEHOLDER.finditer(student.cells[i].source)]
         assert blanks == solved, f"cell {i}: each solution must become its own placeholder"
         assert student.cells[i].outputs == [] and student.cells[i].execution_count is None

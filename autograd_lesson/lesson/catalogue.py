@@ -48,6 +48,9 @@ _ALL = [
     Exercise("01-grad-sum", "value", "x.grad after both calls",
              "work out d loss1/dx and d loss2/dx separately at this x; after two backward calls "
              ".grad holds their sum."),
+    Exercise("01-step", "code", "write the two-loss step without retain_graph",
+             "both losses come from the same out: one backward of a single scalar can carry "
+             "both gradients, and .grad would add them anyway."),
     # 02 GAN
     Exercise("02-freed", "freed", "what g_loss.backward() frees in the old graph",
              "the new D(fake) is a different graph: which nodes of the old graph does g_loss "
@@ -58,6 +61,9 @@ _ALL = [
     Exercise("02-version", "value", "D[2].weight._version after two steps",
              "every in-place write adds 1: look for them where the models are made and in one "
              "training step (an optimizer step writes each of its parameters once)."),
+    Exercise("02-step", "code", "two discriminator steps, no retain_graph",
+             "the discriminator's losses need gradients for D only: what stops a backward from "
+             "entering G's graph?"),
     # 03 shared backbone
     Exercise("03-freed", "freed", "what loss1.backward() frees",
              "loss1 never reaches branch 2; every node it does run releases its saves."),
@@ -66,6 +72,8 @@ _ALL = [
     Exercise("03-count", "value", "nodes run by two calls and by one call on the sum",
              "count the nodes of one branch and of the trunk in the pictures above; the two-call "
              "pattern runs the trunk twice, and the sum adds one node."),
+    Exercise("03-step", "code", "a weighted two-head step, trunk run once",
+             "a backward of a weighted sum gives the weighted sum of the gradients."),
     # 04 RNN
     Exercise("04-count", "value", "work of backward #7 and #8 with a cut every 3 steps",
              "each earlier step the walk reaches through hidden adds the same number of cell "
@@ -76,6 +84,9 @@ _ALL = [
     Exercise("04-which-raise", "which-raise", "which per-step update raises",
              "a backward raises when a tensor one of its nodes saved was changed in place by "
              "optimizer.step() after it was saved."),
+    Exercise("04-tbptt", "code", "truncated BPTT with a backward every 3 steps",
+             "cut the history at the start of each chunk, and give each chunk one backward of "
+             "its summed losses."),
     # 05 WGAN-GP
     Exercise("05-freed", "freed", "what autograd.grad(create_graph=True) frees",
              "create_graph=True records new nodes, but retain_graph=False still releases the "
@@ -88,6 +99,9 @@ _ALL = [
              "`gradients` a graph."),
     Exercise("05-none-count", "value", "parameters left with .grad None (tanh critic)",
              "write ∇x D for D(x) = W2 tanh(W1 x + b1) + b2: which parameters appear in it?"),
+    Exercise("05-r1", "code", "the R1 penalty step",
+             "the penalty differentiates a gradient: the grad call has to record a graph; then "
+             "one backward of the whole critic loss."),
     # 06 sequential optimization
     Exercise("06-freed", "freed", "what the last backward frees",
              "retained buffers are not protected from a later backward without retain_graph; "
@@ -96,6 +110,9 @@ _ALL = [
              "which parameters did a node save, and did optimizer.step() change them in place?"),
     Exercise("06-raises-b", "raises", "loss_b.backward() after a step of the first layer only",
              "which parameters did any node save? Look at the forward graph's ledger."),
+    Exercise("06-sequential", "code", "one SGD step per target",
+             "every step changes the weights in place, so every loss needs a forward made "
+             "after the previous step."),
     # 07 conditional paths
     Exercise("07-freed", "freed", "what a backward frees with the first layer frozen",
              "with layer 1 frozen, which tensors still require grad, and which nodes are still "
@@ -104,6 +121,8 @@ _ALL = [
              "the branch's backward does not stop at its SumBackward0: which nodes run?"),
     Exercise("07-raises-b", "raises", "final_loss.backward() after a new forward",
              "a new forward records new nodes with new saved buffers."),
+    Exercise("07-step", "code", "conditional extra losses, one backward per step",
+             "add the losses that apply at this step to one scalar, then call backward once."),
     # 08 memory
     Exercise("08-alive", "value", "saved bytes after each iteration",
              "a backward without retain_graph releases the saved tensors of every node it runs, "
@@ -120,6 +139,16 @@ _ALL = [
     Exercise("09-deep", "code", "checkpoint Deep below 60,000 B",
              "checkpoint each middle block with use_reentrant=False; keep first and last as they "
              "are."),
+    # 10 in-place ops and anomaly detection
+    Exercise("10-which-raise", "which-raise", "which in-place op breaks backward",
+             "for each function, did the op before the in-place one save its input, its output "
+             "or nothing? Only a saved tensor that was overwritten breaks backward."),
+    Exercise("10-freed", "freed", "what a backward through a filled buffer frees",
+             "list the nodes between loss and a, and what each of them saved; a CopySlices node "
+             "saves no tensor of its own."),
+    Exercise("10-block", "code", "fix the residual block",
+             "run show_anomaly on broken_forward: the node it names saved its output; which "
+             "later line overwrites that output in place?"),
 ]
 
 EXERCISES = {e.id: e for e in _ALL}

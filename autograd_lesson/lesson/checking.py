@@ -7,6 +7,7 @@ catalogue (keyed by exercise id) and show after a wrong answer; attempts are cou
 (:mod:`.attempts`); under nbgrader a checker that is not satisfied raises ``AssertionError``
 (:mod:`.grading`).
 """
+import gc
 import numbers
 
 from . import attempts
@@ -260,3 +261,167 @@ def _number(values):
 
 def _listing(keys):
     return ", ".join(sorted(keys)) if keys else "nothing"
+
+
+# -- a step the learner writes, checked by behaviour ------------------------------------------
+def _unwritten(fn):
+    """True if ``fn``'s body is still only ``...`` (or ``pass``): the student copy's stub."""
+    import ast
+    import inspect
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):  # no source to read: judge by what it does
+        return False
+    body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else [None]
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and
+               isinstance(s.value, ast.Constant) and s.value.value is ...) for s in body)
+
+
+def _state(inputs, compare):
+    """name -> {"value": array, "grad": array or None} for every parameter of a module and
+    every leaf tensor that requires grad among ``inputs`` (a dict name -> object)."""
+    from .._tensor import Tensor
+    from ..nn import Module
+    leaves = {}
+    for name, obj in inputs.items():
+        if isinstance(obj, Module):
+            leaves.update({f"{name}.{n}": p for n, p in obj.named_parameters()})
+        elif isinstance(obj, Tensor) and obj.is_leaf and obj.requires_grad:
+            leaves[name] = obj
+    state = {}
+    for name, t in leaves.items():
+        entry = {}
+        if "value" in compare:
+            entry["value"] = t.detach().numpy().copy()
+        if "grad" in compare:
+            entry["grad"] = None if t.grad is None else t.grad.detach().numpy().copy()
+        state[name] = entry
+    return state
+
+
+def _differences(got, want, atol):
+    """Lines naming what differs between the learner's state and the reference's."""
+    import numpy as np
+    lines = []
+    for name, ref in want.items():
+        for what, expected in ref.items():
+            label = f"{name}.grad" if what == "grad" else name
+            actual = got[name][what]
+            if expected is None and actual is None:
+                continue
+            if actual is None:
+                lines.append(f"{label} is None, but the reference step gives it a gradient")
+            elif expected is None:
+                lines.append(f"{label} got a gradient, but the reference step gives it none")
+            elif not np.allclose(actual, expected, atol=atol):
+                lines.append(f"{label} differs from the reference (largest difference "
+                             f"{np.abs(actual - expected).max():.2g})")
+    return lines
+
+
+class _Events:
+    """The engine's event stream reduced to what the checks need: each backward call's flags
+    and each node run (by sequence number and name). It keeps no node, so no saved buffer."""
+
+    def __init__(self):
+        self.calls, self.runs, self.names = [], {}, {}
+
+    def __call__(self, event):
+        from ..autograd import graph as _graph
+        if isinstance(event, _graph.BackwardStarted):
+            self.calls.append((event.retain_graph, event.create_graph, event.accumulate))
+        elif isinstance(event, _graph.NodeStarted) and \
+                type(event.node).__name__ != "AccumulateGrad":
+            key = event.node._sequence_nr()
+            self.runs[key] = self.runs.get(key, 0) + 1
+            self.names.setdefault(key, event.node.name())
+
+
+def _event_problems(events, no_retain, max_runs_per_node, create_graph):
+    """What the engine's event stream says was wrong with how the gradients were obtained."""
+    calls = events.calls
+    if not calls:
+        return ["it ran no backward"]
+    problems = []
+    if no_retain:
+        retained = [f"{'backward' if accumulate else 'autograd.grad'} #{i}"
+                    for i, (retain, create, accumulate) in enumerate(calls, 1)
+                    if retain and not create]
+        if retained:
+            shown = ", ".join(retained[:3]) + (f" and {len(retained) - 3} more"
+                                                if len(retained) > 3 else "")
+            of = f"{len(calls)} call{'s' if len(calls) != 1 else ''}"
+            problems.append(f"{shown} of its {of} used retain_graph=True "
+                            f"(this step needs none)")
+    if create_graph and not any(create for _, create, _ in calls):
+        problems.append("no call recorded a graph of the gradient (create_graph=True), so "
+                        "nothing can differentiate it")
+    if max_runs_per_node:
+        over = [(events.names[k], n) for k, n in events.runs.items()
+                if n > max_runs_per_node]
+        if over:
+            shown = ", ".join(f"{name} ran {n} times" for name, n in over[:3])
+            more = f" and {len(over) - 3} more nodes" if len(over) > 3 else ""
+            limit = "once" if max_runs_per_node == 1 else f"at most {max_runs_per_node} times"
+            problems.append(f"{shown}{more} (each node should run {limit})")
+    return problems
+
+
+def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_retain=True,
+               max_runs_per_node=1, max_peak=None, nothing_held=True, create_graph=False,
+               atol=1e-5):
+    """Check a step the learner wrote, by behaviour.
+
+    ``make()`` builds fresh inputs, a dict name -> model, tensor or optimizer (seeded, so two
+    calls build the same); ``fn`` and ``reference`` are called with its values in order. The
+    learner's step must leave every parameter and leaf (``compare``: their ``.grad`` and
+    values) as the reference does, and, from the engine's event stream and the saved-bytes
+    tracker: use no ``retain_graph=True`` except with ``create_graph=True`` (``no_retain``),
+    run no graph node more than ``max_runs_per_node`` times (AccumulateGrad not counted),
+    keep the peak of saved bytes at most ``max_peak``, hold no saved buffer once it returns
+    (``nothing_held``), and, with ``create_graph``, record a graph of a gradient.
+    """
+    from ..autograd.graph import observe
+    from ..viz.timeline import track_saved_bytes
+    exercise, hint = _exercise(exercise, "")
+    if fn is ... or _unwritten(fn):
+        return _not_done(exercise)
+    if not callable(fn):
+        return _malformed(f"✗ define a function (def ...:), not a {type(fn).__name__}.")
+    ref_inputs = make()
+    reference(*ref_inputs.values())
+    want = _state(ref_inputs, compare)
+    inputs, events = make(), _Events()
+    code = fn.__code__
+    key = (code.co_code, repr(code.co_consts), code.co_names)
+    with track_saved_bytes() as mem, observe(events):
+        try:
+            fn(*inputs.values())
+            error = None
+        except Exception as exc:  # the learner's code: one line, not a traceback
+            error = exc
+        gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
+    if error is not None:
+        return _verdict(exercise, hint, key, False, "", f"your step raised {verdict(error)[2:]}")
+    problems = _event_problems(events, no_retain, max_runs_per_node, create_graph)
+    peak = mem.peak - mem.start
+    if max_peak is not None and peak > max_peak:
+        problems.append(f"its peak of saved bytes was {peak:,} B, above the limit of "
+                        f"{max_peak:,} B")
+    held = mem.end - mem.start
+    if nothing_held and held > 0:
+        problems.append(f"{held:,} B of saved buffers are still alive after it returned "
+                        f"(something keeps a graph past the step)")
+    if "it ran no backward" not in problems:
+        problems += _differences(_state(inputs, compare), want, atol)
+    backwards = sum(accumulate for _, _, accumulate in events.calls)
+    grads = len(events.calls) - backwards
+    calls = (f"{backwards} backward call{'s' if backwards != 1 else ''}" +
+             (f" and {grads} autograd.grad call{'s' if grads != 1 else ''}" if grads else ""))
+    what = " and ".join({"grad": "gradients", "value": "parameter values"}[c] for c in compare)
+    right = (f"the same {what} as the reference, from {calls}" +
+             (", none with a needless retain_graph" if no_retain else "") +
+             (", each node run once" if max_runs_per_node == 1 else "") +
+             (f", peak {peak:,} B (limit {max_peak:,} B)" if max_peak is not None else "") + ".")
+    _verdict(exercise, hint, key, not problems, right, "; ".join(problems) + ".")

@@ -11,10 +11,17 @@ generated token:
 3. no cell may show an error, and every graph cell must show a rendered image;
 4. the step-through slider, where there is one, is moved and its picture must change;
 5. a full-page screenshot goes to build/e2e-screenshots/<notebook>.png.
+Then the student's lab (``check_student_lab``; ``run_e2e.py student-lab`` runs only it): ``make
+lab`` on a fresh student folder with its port already taken must print a working address on
+another port, write the student copies, show no news prompt, print no "Kernel is running over
+TCP without encryption" line, and open a copy without marking it modified; in lesson 01 a
+student types a wrong answer, then the right one, and must see "✗ not quite (1st try)" and then
+"✓ correct, on your 2nd try" (screenshot: student-lab.png).
 The server is stopped by its process group whatever happens; every wait is bounded.
 """
 import json
 import os
+import re
 import pathlib
 import shutil
 import signal
@@ -22,6 +29,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -197,13 +205,149 @@ def shutdown_kernels(base, token):
             f"{base}/api/sessions/{session['id']}?token={token}", method="DELETE"), timeout=30)
 
 
+# -- the student's lab: `make lab` on the student copies, a wrong and then a right answer ------------
+STUDENT_LESSON = "01_multiple_losses"
+STUDENT_ANSWER = "01-freed-answer"  # nbgrader grade_id of the answer cell typed into
+WRONG, RIGHT = "prediction = set()", 'prediction = {"MulBackward0.self", "MulBackward0.other"}'
+URL = re.compile(r"(http://127\.0\.0\.1:(\d+)/lab\?token=(\w+))")
+
+
+def _read_lines(proc, lines):
+    for line in proc.stdout:
+        lines.append(line)
+
+
+def start_make_lab(student, settings, taken_port, lines):
+    """`make lab` with the student copies in ``student`` and ``taken_port`` already in use; its
+    own generated token (a token given on the command line is printed as "token=...")."""
+    args = f"--port={taken_port} --LabApp.user_settings_dir={settings}"
+    env = dict(os.environ)
+    env.pop("MPLBACKEND", None)
+    proc = subprocess.Popen(["make", "--no-print-directory", "lab", f"STUDENT={student}",
+                             f"LAB_ARGS={args}"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True, env=env)
+    threading.Thread(target=_read_lines, args=(proc, lines), daemon=True).start()
+    deadline = time.monotonic() + SERVER_START_S + 120  # make may install first
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("make lab exited early:\n" + "".join(lines)[-2000:])
+        found = [m for line in list(lines) for m in URL.finditer(line)]
+        if found:
+            return proc, found[-1].group(1), int(found[-1].group(2)), found[-1].group(3)
+        time.sleep(0.25)  # polling make's output for the printed address
+    raise RuntimeError("make lab printed no address:\n" + "".join(lines)[-2000:])
+
+
+def cell_text(cell):
+    return cell.locator(".jp-OutputArea-output").all_inner_texts()
+
+
+def answer(page, cells, index, text, expect):
+    """Type ``text`` into answer cell ``index``, run it and its checker; wait for ``expect``."""
+    editor = cells.nth(index).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(text)
+    page.keyboard.press("Shift+Enter")  # runs the answer cell, selects the checker
+    page.keyboard.press("Shift+Enter")  # runs the checker
+    checker = cells.nth(index + 1)
+    page.wait_for_function(
+        "([el, want]) => el.innerText.includes(want)",
+        arg=[checker.element_handle(), expect], timeout=60_000)
+    return "\n".join(cell_text(checker))
+
+
+def check_student_lab(browser):
+    """`make lab` serves the student copies (made when missing) on the next port when the first
+    is taken, and prints that address; no news prompt and no unencrypted-kernel warning; opening
+    a copy does not mark it modified; a student answers wrong, then right, and sees both."""
+    problems = []
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="e2e-student-"))
+    student, settings = tmp / "student", tmp / "settings"
+    # every cell rendered (no windowing), so that prompts can be read; nothing else is set, so
+    # the news prompt and the update check are as a student gets them from `make lab`
+    windowing = "@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
+    (settings / windowing).parent.mkdir(parents=True)
+    (settings / windowing).write_text(json.dumps(LAB_SETTINGS[windowing]))
+    lines, proc, page = [], None, None
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    taken = blocker.getsockname()[1]
+    try:
+        proc, url, port, token = start_make_lab(student, settings, taken, lines)
+        if port == taken:
+            problems.append(f"make lab printed port {port}, which was taken")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}",
+                                    timeout=10) as response:
+            if response.status != 200:
+                problems.append(f"the printed address {url} does not answer")
+        if not (student / f"{STUDENT_LESSON}.ipynb").exists():
+            problems.append(f"make lab did not write {student}/{STUDENT_LESSON}.ipynb")
+        nb = json.loads((student / f"{STUDENT_LESSON}.ipynb").read_text(encoding="utf-8"))
+        index = next(i for i, c in enumerate(nb["cells"]) if c.get("metadata", {}).get(
+            "nbgrader", {}).get("grade_id") == STUDENT_ANSWER)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(url)  # the printed address logs in
+        page.wait_for_selector(".jp-LabShell", timeout=60_000)
+        page.goto(f"http://127.0.0.1:{port}/lab/tree/{STUDENT_LESSON}.ipynb?reset")
+        page.wait_for_function(
+            "() => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= %d"
+            % len(nb["cells"]), timeout=60_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                               timeout=90_000)
+        page.wait_for_timeout(3000)  # give a news prompt or a metadata update time to appear
+        if page.locator(".lm-TabBar-tab.jp-mod-dirty").count():
+            problems.append("opening the student copy marked it modified")
+        toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
+        if "news" in toasts.lower():
+            problems.append(f"a news prompt showed: {toasts[:200]}")
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator("li[data-command='runmenu:run-all']").click()
+        page.wait_for_function(
+            """() => {
+                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+                const status = document.querySelector('.jp-Notebook-ExecutionIndicator');
+                return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.innerText))
+                    && status && status.getAttribute('data-status') === 'idle';
+            }""", timeout=RUN_TIMEOUT_MS)
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        first = "\n".join(cell_text(cells.nth(index + 1)))
+        if "not done yet" not in first:
+            problems.append(f"the unanswered checker did not say 'not done yet': {first[:200]}")
+        wrong = answer(page, cells, index, WRONG, "✗ not quite (1st try)")
+        right = answer(page, cells, index, RIGHT, "✓ correct, on your 2nd try")
+        print(f"e2e: student lab on port {port} (port {taken} taken): wrong answer -> "
+              f"{wrong.splitlines()[0]!r}; right answer -> {right.splitlines()[0]!r}")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        cells.nth(index + 1).scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "student-lab.png"))
+        context.close()
+    except Exception as error:  # a timeout names the condition that never held
+        problems.append(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+        if page is not None:
+            page.screenshot(path=str(SHOTS / "student-lab-failure.png"))
+    finally:
+        stop(proc)
+        blocker.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    log = "".join(lines)
+    (SHOTS / "student-lab.log").write_text(log)
+    if "without encryption" in log:
+        problems.append("the terminal shows 'Kernel is running over TCP without encryption'")
+    for problem in problems:
+        print(f"      {problem}")
+    return problems
+
+
 def main(names):
     ensure_chromium()
     from playwright.sync_api import sync_playwright
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     if names:
         notebooks = [p for p in notebooks if p.name in names or p.stem in names]
-    if not notebooks:
+    if not notebooks and "student-lab" not in names:
         sys.exit("e2e: no notebooks found")
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="e2e-notebooks-"))
     settings = pathlib.Path(tempfile.mkdtemp(prefix="e2e-settings-"))
@@ -246,6 +390,11 @@ def main(names):
                     print(f"      {problem}")
                 if problems:
                     failures[path.name] = problems
+            if not names or "student-lab" in names:
+                student_problems = check_student_lab(browser)
+                print(f"e2e: student lab: {'ok' if not student_problems else 'FAILED'}")
+                if student_problems:
+                    failures["student lab"] = student_problems
             browser.close()
     finally:
         stop(proc)

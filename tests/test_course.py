@@ -1,0 +1,188 @@
+"""nbgrader end to end: ``make course``'s course, generated and autograded for every lesson.
+
+One nbgrader course (``autograd_lesson.classroom``) holds all lessons. For each lesson,
+``generate_assignment`` makes the release copy; three submissions are then autograded:
+
+- ``untouched``: the release copy as handed out: every checker cell scores 0;
+- ``solved``: the source notebook with its solutions: every checker cell scores full points;
+- ``wrong``: the source notebook with every answer made wrong but well formed (True and False
+  swapped, a set emptied, a number off by one, a function that raises): every checker cell
+  scores 0.
+
+nbgrader is the ``classroom`` extra; ``.ci/run`` installs it, and with
+``AUTOGRAD_LESSON_REQUIRE_NBGRADER=1`` (CI sets it) a missing nbgrader fails instead of skipping.
+Graphviz is stubbed out in the graded kernels (an IPython startup file) to keep the run short:
+the pictures are checked by nbval on the lessons, the scores here.
+"""
+import ast
+import os
+import pathlib
+import re
+import shutil
+import sys
+
+import nbformat
+import pytest
+
+from autograd_lesson import classroom
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*$",
+                   re.MULTILINE | re.DOTALL)
+STUDENTS = ("untouched", "solved", "wrong")
+# nbgrader 0.9.6's gradebook warns about its own SQLAlchemy session use; nothing to act on here
+pytestmark = pytest.mark.filterwarnings("ignore:Object of type .* not in session")
+FAST_PICTURES = """\
+import io as _io, graphviz as _graphviz
+from PIL import Image as _Image
+_png = _io.BytesIO()
+_Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
+_FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'}
+_graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
+"""
+
+
+def _wrong_value(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    if isinstance(value, list):
+        return [value[0] + 1] + value[1:]
+    if isinstance(value, set):
+        return set() if value else {"nothing"}
+    raise ValueError(f"no wrong answer for {value!r}")
+
+
+def wrong_answer(match):
+    """A solution block replaced by a wrong but well-formed answer of the same kind."""
+    indent, body = match.group(1), match.group(2)
+    if indent:  # the body of a function the learner writes
+        return f'{indent}raise ValueError("a wrong answer")'
+    tree = ast.parse(body)
+    lines = []
+    for statement in tree.body:
+        name = statement.targets[0].id
+        value = eval(compile(ast.Expression(statement.value), "<answer>", "eval"), {})  # noqa: S307
+        lines.append(f"{name} = {_wrong_value(value)!r}")
+    return "\n".join(lines)
+
+
+def graded_cells(nb):
+    return {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+
+
+def grade(student, tmp):
+    """One course in ``tmp`` (its own gradebook): generate every lesson, autograde
+    ``student``'s submissions; return {stem: {grade_id: score}}. Run in its own process, so
+    the working directory and environment it sets are its own."""
+    import warnings
+    warnings.filterwarnings("ignore", message="Object of type .* not in session")
+    from nbgrader.api import Gradebook
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config.loader import PyFileConfigLoader
+    root = tmp / "course"
+    classroom.main(str(ROOT / "notebooks"), str(root))
+    startup = tmp / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-fast-pictures.py").write_text(FAST_PICTURES)
+    os.environ["IPYTHONDIR"] = str(tmp / "ipython")
+    # nbgrader calls `alembic` by name: the running Python's bin goes first on PATH.
+    os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    os.chdir(root)
+    api = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config())
+    for path in NOTEBOOKS:
+        stem = path.stem
+        result = api.generate_assignment(stem)
+        assert result["success"], f"generate_assignment {stem}:\n{result['log']}"
+        folder = root / "submitted" / student / stem
+        folder.mkdir(parents=True)
+        target = folder / f"{stem}.ipynb"
+        if student == "untouched":
+            shutil.copy(root / "release" / stem / f"{stem}.ipynb", target)
+        elif student == "solved":
+            shutil.copy(path, target)
+        else:
+            wrong = nbformat.read(path, as_version=4)
+            for cell in wrong.cells:
+                if cell.cell_type == "code":
+                    cell.source = BLOCK.sub(wrong_answer, cell.source)
+            nbformat.write(wrong, target)
+        result = api.autograde(stem, student)
+        assert result["success"], f"autograde {stem} for {student}:\n{result['log']}"
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        return {path.stem: {g.name: g.score for g in
+                            gb.find_submission_notebook(path.stem, path.stem, student).grades}
+                for path in NOTEBOOKS}
+
+
+@pytest.fixture(scope="module")
+def scores(tmp_path_factory):
+    """{lesson stem: {student: {grade_id: score}}}, and the points each cell is worth. The
+    three submissions are graded in three processes at once, one course each."""
+    try:
+        import nbgrader  # noqa: F401
+    except ImportError as error:
+        if os.environ.get("AUTOGRAD_LESSON_REQUIRE_NBGRADER") == "1":
+            pytest.fail(f"AUTOGRAD_LESSON_REQUIRE_NBGRADER=1 but nbgrader is missing: {error}",
+                        pytrace=False)
+        pytest.skip("nbgrader not installed: pip install -e '.[classroom]' (make install-classroom)")
+    import concurrent.futures
+    import multiprocessing
+    points = {p.stem: graded_cells(nbformat.read(p, as_version=4)) for p in NOTEBOOKS}
+    context = multiprocessing.get_context("spawn")  # a clean process: no pytest state shared
+    with concurrent.futures.ProcessPoolExecutor(len(STUDENTS), mp_context=context) as pool:
+        futures = {s: pool.submit(grade, s, tmp_path_factory.mktemp(s)) for s in STUDENTS}
+        by_student = {s: f.result() for s, f in futures.items()}
+    table = {stem: {s: by_student[s][stem] for s in STUDENTS} for stem in points}
+    print_table(table, points)
+    return table, points
+
+
+def print_table(table, points):
+    """The score table (shown with pytest -s, and in the closing note of issue 11)."""
+    print(f"\n{'lesson':<32}{'cells':>6}{'points':>7}" + "".join(f"{s:>11}" for s in STUDENTS))
+    for stem, by_student in table.items():
+        total = sum(points[stem].values())
+        print(f"{stem:<32}{len(points[stem]):>6}{total:>7}" +
+              "".join(f"{sum(by_student[s].values()):>11g}" for s in STUDENTS))
+
+
+@pytest.fixture(params=[p.stem for p in NOTEBOOKS])
+def lesson(request, scores):
+    table, points = scores
+    return table[request.param], points[request.param]
+
+
+def test_every_lesson_has_graded_cells(lesson):
+    _, points = lesson
+    assert len(points) >= 2 and all(p >= 1 for p in points.values())
+
+
+def test_release_copy_scores_nothing(lesson):
+    table, points = lesson
+    assert set(table["untouched"]) == set(points)
+    assert table["untouched"] == {cell: 0 for cell in points}
+
+
+def test_solutions_score_every_point(lesson):
+    table, points = lesson
+    assert table["solved"] == {cell: float(p) for cell, p in points.items()}
+
+
+def test_wrong_answers_score_nothing(lesson):
+    table, points = lesson
+    assert table["wrong"] == {cell: 0 for cell in points}
+
+
+def test_wrong_answers_keep_the_form():
+    """The wrong answers are of the right kind, so the checkers grade them rather than
+    reject their form."""
+    sub = lambda text: BLOCK.sub(wrong_answer, text)  # noqa: E731
+    assert sub("### BEGIN SOLUTION\nraises = True\n### END SOLUTION") == "raises = False"
+    assert sub("### BEGIN SOLUTION\nx = [3.0, 1]\n### END SOLUTION") == "x = [4.0, 1]"
+    assert sub('### BEGIN SOLUTION\ns = {"a"}\n### END SOLUTION') == "s = set()"
+    assert sub("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION") == \
+        'def f():\n    raise ValueError("a wrong answer")'
