@@ -36,9 +36,9 @@ STATES = {
 }
 NODE_STYLES = {  # fill, border colour, pen width, dashed, the word printed in the node
     "idle": ("#ffffff", "#555555", 1, False, ""),
-    "ran": ("#c9ead9", "#00704a", 2, False, "✓ ran"),
-    "now": ("#ffcf8a", "#b35900", 4, False, "▶ running now"),  # the widest word: layouts use it
-    "failed": ("#f4b6c2", "#a1004a", 4, True, "✗ backward failed here"),
+    "ran": ("#9fd8b8", "#00704a", 2, False, "✓ ran"),
+    "now": ("#f0a030", "#000000", 4, False, "▶ running now"),  # the widest word: layouts use it
+    "failed": ("#e8a0d0", "#3b2d8f", 4, True, "✗ backward failed here"),
     "leaf": ("#e8e8e8", "#333333", 1, False, ""),
     "group": ("#f2f2f2", "#777777", 1, True, ""),
 }

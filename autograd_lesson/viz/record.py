@@ -153,7 +153,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
         if state["ids"] is None or new:
             # The backward may start from a tensor made inside ``call`` ((a + b).backward()):
             # draw from its root too (a GraphRoot stands for several roots: use those).
-            roots.extend(n for n in new if n not in roots)
+            roots.extend(n for n in new if not any(n is r for r in roots))
             state["ids"] = node_ids(roots)
             state["timeline"] = _Timeline(take_snapshot(roots, names, title="start"))
 

@@ -62,6 +62,14 @@ def fits(svg, area_px=AREA_PX):
     return text >= MIN_TEXT_PX and height <= MAX_HEIGHT_PX
 
 
+MAX_DRAWN = 45  # more boxes than this never fit 920 px at readable size
+
+
+def drawn_nodes(source):
+    """How many boxes a DOT source from picture_dot draws."""
+    return len(re.findall(r"^  [ng]\d+ \[", source, flags=re.M))
+
+
 def fit(make_dot, levels, area_px=AREA_PX):
     """The first of ``make_dot(level, rankdir)`` for level 0..levels (top-down, then
     left-right) that fits; else the most readable one. Returns (source, svg, level, rankdir)."""
@@ -69,6 +77,8 @@ def fit(make_dot, levels, area_px=AREA_PX):
     for rankdir in ("TB", "LR"):
         for level in range(levels + 1):
             source = make_dot(level, rankdir)
+            if drawn_nodes(source) > MAX_DRAWN and (level < levels or best is not None):
+                continue  # hopeless on a laptop, and dot takes long on it: fold more first
             svg = render(source, "svg")
             if fits(svg, area_px):
                 return source, svg, level, rankdir

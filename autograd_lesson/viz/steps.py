@@ -258,11 +258,16 @@ def _slider_class():
     return _SLIDER[0]
 
 
-def _close(box):
-    for child in list(getattr(box, "children", ())):
+def _close(widget):
+    """Close a widget, its children and their layout/style widgets (each one is a comm)."""
+    for child in list(getattr(widget, "children", ())):
         _close(child)
-    box.close()
-    box._steps = None
+    for part in ("layout", "style"):
+        inner = getattr(widget, part, None)
+        if inner is not None and hasattr(inner, "close"):
+            inner.close()
+    widget.close()
+    widget._steps = None
 
 
 def live_widgets():
