@@ -251,17 +251,20 @@ def _group_label(after, before, members, key, changes):
 
 
 def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, changes=None,
-                positions=None, rankdir="TB", notes=(), keep=None):
+                positions=None, rankdir="TB", notes=(), keep=None, plan=None):
     """DOT source of one picture comparing ``before`` with ``after`` (the same snapshot for a
     plain view). ``fold_level`` 0 draws everything; 1, 2 ... fold more (see focus_sets).
 
     ``positions`` (name -> (x, y) in points) pins every node for ``neato -n2``, so frames of a
-    step-through share one layout; ``keep`` (node ids drawn in full) then fixes the folding.
+    step-through share one layout; ``keep`` (node ids drawn in full) or ``plan`` (what
+    fold_plan returned) then fixes the folding.
     """
     changes = changes or compare(before, after, now)
     if keep is None:
         keep = keep_set(before, after, fold_level, changes)
-    plan, groups = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
+    if plan is None:
+        plan = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
+    plan, groups = plan
     old_buffers = {b.key: b for b in before.buffers}
     rows_of = defaultdict(list)
     for b in after.buffers:

@@ -59,7 +59,8 @@ class _Timeline:
                        if leaf.id in latest and latest[leaf.id][1] is not None else leaf
                        for leaf in base.leaves)
         nodes = tuple(dataclasses.replace(n, executed=n.id in executed, failed=n.id == failed)
-                      for n in base.nodes)
+                      if n.id in executed or n.id == failed or n.executed or n.failed else n
+                      for n in base.nodes)  # the base ran nothing: most nodes stay as they are
         snap = dataclasses.replace(base, nodes=nodes, leaves=leaves, buffers=tuple(buffers),
                                    title=title)
         self._cache = {key: snap}  # one at a time: a slider asks for neighbouring frames

@@ -19,7 +19,7 @@ import weakref
 
 import graphviz
 
-from .dot import Change, compare, keep_set, legend_dot, picture_dot
+from .dot import Change, compare, fold_plan, keep_set, legend_dot, picture_dot
 from .render import (AREA_PX, DOT_MISSING, MIN_FONT_PT, PX_PER_PT, fit, fit_width, render,
                      tag_png)
 
@@ -71,7 +71,7 @@ class StepThrough:
         return [f for f in self.frames if f.start is start]
 
     def _layout(self, index, fold):
-        """(keep, rankdir, positions) for the backward frame ``index`` belongs to."""
+        """(fold plan, rankdir, positions) for the backward frame ``index`` belongs to."""
         segment = self._segment(index)
         key = (id(segment[0].start), fold)
         if key not in self._layouts:
@@ -87,14 +87,15 @@ class StepThrough:
             # every node that runs marked as running now, so no frame outgrows its place.
             widest = {i: Change("now" if c.status == "ran" else c.status, c.changed)
                       for i, c in changes.items()}
+            plan = fold_plan(end, keep) if len(keep) < len(end.nodes) else ({}, [])
             laid = json.loads(render(picture_dot(start, end, rankdir=rankdir, changes=widest,
-                                                 keep=keep, positions={}), "json"))
+                                                 plan=plan, positions={}), "json"))
             positions = {"bb": laid["bb"]}
             for obj in laid.get("objects", []):
                 if "pos" in obj:
                     x, y = obj["pos"].split(",")
                     positions[obj["name"]] = (float(x), float(y))
-            self._layouts[key] = (keep, rankdir, positions)
+            self._layouts[key] = (plan, rankdir, positions)
         return self._layouts[key]
 
     def _frame_title(self, frame):
@@ -102,14 +103,14 @@ class StepThrough:
 
     def frame_dot(self, index, fold=True):
         frame = self.frames[index]
-        keep, rankdir, positions = self._layout(index, fold)
+        plan, rankdir, positions = self._layout(index, fold)
         snap = frame.snapshot
         previous = self.frames[index - 1].snapshot if index and \
             self.frames[index - 1].start is frame.start else frame.start
         now = frame.node_id
         changes = compare(frame.start, snap, now=None if frame.failed else now)
         return picture_dot(previous, snap, self._frame_title(frame), rankdir=rankdir,
-                           changes=changes, keep=keep, positions=positions)
+                           changes=changes, plan=plan, positions=positions)
 
     def frame_svg(self, index, fold=True):
         if (index, fold) not in self._svgs:
