@@ -1,5 +1,6 @@
 # autograd-lesson: developer and learner entry points.
-#   make lab    - open the lessons in JupyterLab (127.0.0.1, token auth)
+#   make lab    - open the student copies of the lessons in JupyterLab (127.0.0.1, token auth)
+#   make solutions - open the lessons with their solutions (the answer key)
 #   make test   - run unit tests, torch parity tests and the notebooks (nbval) in one pytest run
 
 PY    ?= python3
@@ -12,12 +13,20 @@ ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 DOT_HINT := Graphviz 'dot' not found: install it with 'sudo apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS) or 'conda install -c conda-forge graphviz'
 
-.PHONY: help venv install install-test install-e2e install-bench dot dejavu lab test figures student bench e2e clean
+.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu lab solutions test figures student course bench e2e clean
+
+# Student copies live here; `make clean` leaves them alone. FORCE=1 LESSON=<stem> resets one.
+STUDENT := build/student
+# nbgrader runs `alembic` by name: the venv's bin goes first on PATH.
+VENV_PATH := PATH="$(abspath $(VENV))/bin:$$PATH"
+LAB_FLAGS := --ip=127.0.0.1 --no-browser $(ALLOW_ROOT) --KernelManager.transport=ipc \
+  --LabApp.news_url=None
 
 help:
-	@echo "make lab      open the lesson notebooks in JupyterLab"
+	@echo "make lab      open the student copies of the lessons in JupyterLab"
+	@echo "make solutions  open the lessons with their solutions"
 	@echo "make test     unit + torch parity tests + notebooks (nbval)"
-	@echo "make figures | student | bench | e2e | clean"
+	@echo "make figures | student | course | bench | e2e | clean"
 
 # --- environment -------------------------------------------------------------
 
@@ -63,8 +72,11 @@ dejavu:
 
 # --- learner / instructor targets -------------------------------------------
 
-lab: install dot
-	$(VENV)/bin/jupyter lab notebooks/ --ip=127.0.0.1 --no-browser $(ALLOW_ROOT)
+lab: install dot student
+	$(VENV_PATH) $(VENV)/bin/jupyter lab $(STUDENT)/ $(LAB_FLAGS)
+
+solutions: install dot
+	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS)
 
 test: install-test dot
 	$(VPY) -m pytest $(PYTEST_ARGS)
@@ -73,7 +85,16 @@ figures: install dot
 	$(VPY) -m autograd_lesson.figures
 
 student: install
-	$(VPY) -m autograd_lesson.student notebooks build/student
+	$(VPY) -m autograd_lesson.student notebooks $(STUDENT) $(if $(FORCE),--force) $(LESSON)
+
+install-classroom: $(VENV)/.installed-classroom
+
+$(VENV)/.installed-classroom: pyproject.toml | $(VPY)
+	$(PIP) install -e '.[classroom]'
+	@touch $@ $(VENV)/.installed
+
+course: install-classroom dot
+	$(VENV_PATH) $(VPY) -m autograd_lesson.classroom notebooks build/course
 
 install-bench: $(VENV)/.installed-bench
 
@@ -88,5 +109,6 @@ e2e: install-e2e dot
 	$(VPY) tests/e2e/run_e2e.py
 
 clean:
-	rm -rf build .pytest_cache .hypothesis *.egg-info
+	@[ ! -d build ] || find build -mindepth 1 -maxdepth 1 ! -name student -exec rm -rf {} +
+	rm -rf .pytest_cache .hypothesis *.egg-info
 	find . -name __pycache__ -type d -not -path './$(VENV)/*' -prune -exec rm -rf {} +

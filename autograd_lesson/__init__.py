@@ -13,11 +13,12 @@ state, and ``autograd.graph.observe`` streams what the engine does during a back
 import numpy as _np
 
 from . import ops
+from ._anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                          is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._random import manual_seed
 from ._tensor import Size, Tensor
-from .ops import elementwise as _ew, reduce as _red, shape as _sh  # noqa: F401  (Tensor methods use all three)
+from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, matmul, mm, mv
 from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
@@ -51,6 +52,10 @@ def sigmoid(x):
 
 def relu(x):
     return x.relu()
+
+
+def relu_(x):
+    return x.relu_()
 
 
 def sqrt(x):
@@ -117,9 +122,10 @@ __all__ = [
     "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "randn",
     "rand", "randint", "zeros_like", "ones_like", "randn_like", "rand_like", "arange",
     "linspace", "eye", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled",
-    "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "nn", "optim",
+    "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "autograd", "nn", "optim",
     "utils", "float32", "float64", "float16", "int64", "bool",
-    "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
+    "exp", "log", "tanh", "sigmoid", "relu", "relu_", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
     "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",
 ]

@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 
-from . import _grad_mode
+from . import _anomaly_mode, _grad_mode
 from ._node import AccumulateGrad, GraphRoot
 from .autograd import graph as _graph
 from .ops._util import is_expandable_to, sum_to
@@ -55,6 +55,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
     order = itertools.count()
     ready = [(-root._sequence_nr(), next(order), root)]
     node = None
+    anomaly = _anomaly_mode._enabled
+    check_nan = anomaly and _anomaly_mode._check_nan
     _tasks.append((next(_task_ids), bool(targets)))
     try:
         with _grad_mode.set_grad_enabled(create_graph):
@@ -65,7 +67,13 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
                     captured[index] = grads[nr]
                 if needed is not None and node not in needed:
                     continue
-                outputs = _execute(node, grads, keep_graph, create_graph, observers)
+                if anomaly:  # nodes the backward creates (create_graph) remember this one
+                    outputs = _anomaly_mode.run_as_parent(node, _execute, grads, keep_graph,
+                                                          create_graph, observers)
+                else:
+                    outputs = _execute(node, grads, keep_graph, create_graph, observers)
+                if check_nan:
+                    _anomaly_mode.check_nan(node, outputs)
                 for (child, nr), grad in zip(node.next_functions, outputs):
                     if child is None:
                         continue
@@ -78,6 +86,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
                     if dependencies[child] == 0:
                         heapq.heappush(ready, (-child._sequence_nr(), next(order), child))
     except BaseException as error:
+        if anomaly and node is not None and isinstance(error, Exception):
+            _anomaly_mode.warn_failed(node)
         if observers:
             _graph._emit(_graph.BackwardFinished(error, node))
         raise

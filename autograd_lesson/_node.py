@@ -10,7 +10,7 @@ import itertools
 import re
 import weakref
 
-from . import _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
+from . import _anomaly_mode, _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -18,9 +18,15 @@ FREED_MESSAGE = (
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward."
 )
+HINT = ("enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+ANOMALY_HINT = ("the backtrace further above shows the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
 UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
+_inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
 _all_saved = weakref.WeakSet()  # every SavedTensor not yet garbage: memory meters read it
 _saved_listeners = []  # memory meters (viz.timeline.track_saved_bytes): told of saves, releases
 
@@ -65,7 +71,7 @@ class SavedTensor:
     __slots__ = ("tensor", "packed", "unpack_hook", "is_output", "output_nr", "array",
                  "storage", "version_counter", "saved_version", "requires_grad",
                  "is_wrapped_scalar", "released", "shape", "dtype", "nbytes", "ref", "origin", "scalar",
-                 "placeholder", "grad_edge", "__weakref__")
+                 "placeholder", "grad_edge", "view_fn", "__weakref__")
 
     def __init__(self, tensor, is_output=False, is_wrapped_scalar=False):
         if tensor._storage.inference:
@@ -73,6 +79,7 @@ class SavedTensor:
         self.is_output = is_output
         self.is_wrapped_scalar = is_wrapped_scalar
         self.released = False
+        self.view_fn = None
         self.shape, self.dtype, self.nbytes = tensor.shape, tensor.dtype, tensor._data.nbytes
         self.storage = tensor._storage
         self.version_counter = tensor._version_counter
@@ -139,17 +146,18 @@ class SavedTensor:
 
     def _version_message(self, node, current):
         if self.is_output:
-            clause = f", which is output {self.output_nr} of {_op_name(node)},"
-        elif self.tensor.grad_fn is not None:
-            clause = f", which is output {self.tensor._output_nr} of {_op_name(self.tensor.grad_fn)},"
+            # An in-place op on a view saved the view: its grad_fn then, if that still lives.
+            fn = self.view_fn() if self.view_fn is not None else None
+            name = _op_name(fn if fn is not None else node)
+            clause = f", which is output {self.output_nr} of {name},"
         else:
-            clause = ""
+            fn = self.tensor.grad_fn  # a view whose base changed reads AsStridedBackward0 here
+            clause = "" if fn is None else f", which is output {self.tensor._output_nr} of {_op_name(fn)},"
         shape = list(self.shape)
         return (f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{_type_string(self)} {shape}]{clause} is at version "
-                f"{current}; expected version {self.saved_version} instead. Hint: enable anomaly "
-                f"detection to find the operation that failed to compute its gradient, with "
-                f"torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                f"{current}; expected version {self.saved_version} instead. Hint: "
+                + (ANOMALY_HINT if _anomaly_mode._enabled else HINT))
 
     def release(self):
         if _saved_listeners and not self.released:
@@ -238,9 +246,16 @@ class Node:
         self._retain_grad_refs = {}
         self._retained = False
         self._released = False
+        if _anomaly_mode._enabled:
+            _anomaly_mode.record(self)
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def metadata(self):
+        """A dict for anything attached to the node (anomaly mode keeps ``traceback_`` here)."""
+        return self.__dict__.setdefault("_metadata", {})
 
     def _sequence_nr(self):
         return self._id
@@ -253,6 +268,11 @@ class Node:
         if tensor is None:
             self._saved_slots[slot] = None
         elif isinstance(tensor, _tensor.Tensor):
+            if tensor is _inplace_self and slot == "self":
+                # An in-place op whose formula needs the old values saves a copy of them
+                # (PyTorch's ``original_self = self.clone()``), recorded like any clone.
+                from .ops.shape import CloneBackward0
+                tensor = CloneBackward0.apply(tensor)
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")

@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 
-from . import _grad_mode
+from . import _grad_mode, ops as _ops
 from ._node import AccumulateGrad, _RemovableHandle
 from ._tensor_ops import TensorOps
 
@@ -25,9 +25,6 @@ NON_LEAF_GRAD_WARNING = (
 REQUIRES_GRAD_LEAF_ERROR = "you can only change requires_grad flags of leaf variables."
 REQUIRES_GRAD_DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't "
                              "require differentiation use var_no_grad = var.detach().")
-LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
-LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
 FLOAT_ONLY_ERROR = "only Tensors of floating point and complex dtype can require gradients"
 # PyTorch words the same check three ways: the attribute setter (above), requires_grad_()
 # and the factories' requires_grad=True argument.
@@ -109,8 +106,8 @@ class Tensor(TensorOps):
     """A multi-dimensional array that can record the ops applied to it."""
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_storage",
-                 "_version_counter", "_base", "_retains_grad", "_hooks", "_accumulator_ref",
-                 "_view_version", "__weakref__", "__dict__")
+                 "_version_counter", "_base", "_attr_version", "_creation_meta", "_retains_grad",
+                 "_hooks", "_accumulator_ref", "__weakref__", "__dict__")
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
 
     def __init__(self, data=(), *, requires_grad=False):
@@ -123,11 +120,12 @@ class Tensor(TensorOps):
         self._requires_grad = grad_fn is not None
         self._grad = None
         self._grad_fn = grad_fn
-        self._view_version = None  # a differentiable view: its base's version when made
         self._output_nr = output_nr
         self._storage = storage if storage is not None else Storage(array.nbytes)
         self._version_counter = version_counter if version_counter is not None else VersionCounter()
         self._base = base
+        self._attr_version = self._version_counter.value
+        self._creation_meta = False  # True for a view made under no_grad
         self._retains_grad = False
         self._hooks = None
         self._accumulator_ref = None
@@ -184,12 +182,9 @@ class Tensor(TensorOps):
 
     @property
     def grad_fn(self):
-        """The node that made this tensor. A view whose base was changed in place since gets
-        a new one, ``AsStridedBackward0``, as in PyTorch (the old one described gone values)."""
-        if self._view_version is not None and self._view_version != self._version_counter.value:
-            from .ops.shape import AsStridedBackward0
-            self._grad_fn = AsStridedBackward0.regenerate(self)
-            self._view_version = self._version_counter.value
+        """The node that made this tensor; a view whose base changed in place gets a fresh one."""
+        if self._base is not None and self._attr_version != self._version_counter.value:
+            _ops.inplace.regenerate_view_fn(self)
         return self._grad_fn
 
     @grad_fn.setter
@@ -212,7 +207,8 @@ class Tensor(TensorOps):
 
     @property
     def requires_grad(self):
-        return self._requires_grad
+        # A view requires grad whenever its base does (even one made before the base got history).
+        return self._requires_grad or (self._base is not None and self._base._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -309,8 +305,7 @@ class Tensor(TensorOps):
     # -- autograd ------------------------------------------------------------------------------
     def detach(self):
         """A tensor sharing this one's values and version counter, outside the graph."""
-        return Tensor._make(self._data, storage=self._storage, version_counter=self._version_counter,
-                            base=self._base if self._base is not None else None)
+        return Tensor._make(self._data, storage=self._storage, version_counter=self._version_counter)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward
@@ -347,78 +342,81 @@ class Tensor(TensorOps):
         return node
 
     def _gradient_edge(self):
-        if self.grad_fn is not None:
-            return (self.grad_fn, self._output_nr)
+        fn = self.grad_fn if self._base is not None else self._grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
         if self._requires_grad:
             return (self._grad_accumulator(), 0)
         return (None, 0)
 
-    # -- in-place ops --------------------------------------------------------------------------
-    def _check_inplace(self):
-        if _grad_mode._recording():
-            if self._requires_grad and self.grad_fn is None:
-                raise RuntimeError(LEAF_INPLACE_ERROR)
-            base = self._base
-            if base is not None and base._requires_grad and base.grad_fn is None:
-                raise RuntimeError(LEAF_VIEW_INPLACE_ERROR)
-        self._check_inference_inplace()
+    # -- in-place ops (the rules live in ops/inplace.py) ------------------------------------------
+    def _inplace(self, compute, *others):
+        return _ops.inplace.apply(self, compute, others)
 
     def _check_inference_inplace(self):
         if self._storage.inference and not _grad_mode._inference:
             raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
 
-    def _apply_inplace(self, result):
-        """Write ``result`` (an out-of-place op on self) into self and take over its history."""
-        if result.grad_fn is not None:
-            if self._base is not None and self._base.requires_grad:
-                raise NotImplementedError(
-                    "in-place ops on a view of a tensor that requires grad are not supported by "
-                    "autograd_lesson; use the out-of-place op (a = a + b) instead")
-            for saved in result.grad_fn._saved_slots.values():
-                if saved is not None and saved.held_tensor() is self:
-                    raise NotImplementedError(
-                        "this in-place op would need the old value of the tensor for backward; "
-                        "autograd_lesson does not support that: use the out-of-place op instead")
-        if self._data.shape != result._data.shape:
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                               f"shape {list(result.shape)}")
-        np.copyto(self._data, result._data, casting="unsafe")
-        self._version_counter.value += 1
-        if result.grad_fn is not None:
-            self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, 0, True
-        return self
-
     def add_(self, other, *, alpha=1):
-        self._check_inplace()
-        return self._apply_inplace(self.add(other, alpha=alpha))
+        return self._inplace(lambda x: x.add(other, alpha=alpha), other)
 
     def sub_(self, other, *, alpha=1):
-        self._check_inplace()
-        return self._apply_inplace(self.sub(other, alpha=alpha))
+        return self._inplace(lambda x: x.sub(other, alpha=alpha), other)
 
     def mul_(self, other):
-        self._check_inplace()
-        return self._apply_inplace(self * other)
+        return self._inplace(lambda x: x * other, other)
 
     def div_(self, other):
-        self._check_inplace()
-        return self._apply_inplace(self / other)
+        return self._inplace(lambda x: x / other, other)
+
+    def pow_(self, exponent):
+        return self._inplace(lambda x: x.pow(exponent), exponent)
 
     def zero_(self):
         self._check_inference_inplace()  # PyTorch checks this first for zero_ and fill_
-        self._check_inplace()
-        return self._apply_inplace(self * 0 if _grad_mode._enabled and self.requires_grad
-                                   else Tensor._make(np.zeros_like(self._data)))
+        return self._inplace(_ops.elementwise.ZeroBackward0.apply)
 
     def fill_(self, value):
         self._check_inference_inplace()
-        self._check_inplace()
-        return self._apply_inplace(Tensor._make(np.full_like(self._data, value)))
+        return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value)
 
     def copy_(self, src):
-        self._check_inplace()
-        from .ops.shape import copy_from
-        return self._apply_inplace(copy_from(self, src))
+        return self._inplace(lambda x: _ops.shape.copy_from(x, src), src)
+
+    def exp_(self):
+        return self._inplace(TensorOps.exp)
+
+    def log_(self):
+        return self._inplace(TensorOps.log)
+
+    def sigmoid_(self):
+        return self._inplace(TensorOps.sigmoid)
+
+    def tanh_(self):
+        return self._inplace(TensorOps.tanh)
+
+    def relu_(self):
+        return self._inplace(TensorOps.relu)
+
+    def sqrt_(self):
+        return self._inplace(TensorOps.sqrt)
+
+    def neg_(self):
+        return self._inplace(TensorOps.neg)
+
+    def abs_(self):
+        return self._inplace(TensorOps.abs)
+
+    def reciprocal_(self):
+        return self._inplace(TensorOps.reciprocal)
+
+    def clamp_(self, min=None, max=None):
+        return self._inplace(lambda x: x.clamp(min, max))
+
+    clip_ = clamp_
+
+    def detach_(self):
+        return _ops.inplace.detach_(self)
 
     def uniform_(self, a=0.0, b=1.0):
         from ._random import generator
@@ -444,12 +442,15 @@ class Tensor(TensorOps):
         return self.div_(other)
 
     def __setitem__(self, key, value):
+        """``x[key] = value``: index_put_ for an int list or a mask, else ``x[key].copy_(value)``."""
         self._check_inference_inplace()
-        if _grad_mode._recording() and (self.requires_grad or
-                                    (isinstance(value, Tensor) and value.requires_grad)):
-            raise NotImplementedError(
-                "assigning into a tensor that takes part in autograd is not supported by "
-                "autograd_lesson; build the result with torch.where(mask, value, x) instead")
-        self._data[key._data if isinstance(key, Tensor) else key] = (
-            value._data if isinstance(value, Tensor) else value)
-        self._version_counter.value += 1
+        if isinstance(key, (list, np.ndarray)) or (isinstance(key, Tensor) and key.ndim > 0
+                                                   and key.dtype.kind in "bi"):
+            self._inplace(lambda x: _ops.shape.index_put(x, key, value), value)
+        elif _grad_mode._recording() and (self.requires_grad or
+                                         (isinstance(value, Tensor) and value.requires_grad)):
+            self[key].copy_(value)
+        else:
+            self._data[key._data if isinstance(key, Tensor) else key] = (
+                value._data if isinstance(value, Tensor) else value)
+            self._version_counter.value += 1

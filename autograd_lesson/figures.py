@@ -109,8 +109,8 @@ def rnn():
 
 
 def wgan_gp():
-    D = _set_params(nn.Sequential(nn.Linear(2, 3), nn.LeakyReLU(0.2), nn.Linear(3, 1),
-                                  nn.Sigmoid()), 10)
+    # a WGAN-GP critic ends in a Linear layer (a score, no Sigmoid)
+    D = _set_params(nn.Sequential(nn.Linear(2, 3), nn.LeakyReLU(0.2), nn.Linear(3, 1)), 10)
     interpolated = _data(11, 2, 2).requires_grad_()
     prob = D(interpolated)
     gradients, = torch.autograd.grad(prob, interpolated, torch.ones_like(prob),

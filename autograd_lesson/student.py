@@ -7,17 +7,27 @@ Solutions in the lessons are marked as nbgrader marks them::
     ### END SOLUTION
 
 In the copy each marked block becomes ``<name> = ...  # YOUR ANSWER HERE`` (for an
-assignment) or ``...  # YOUR ANSWER HERE``, and outputs of exercise cells are cleared, so the
-checkers print their "not done yet" message until the learner answers.
+assignment) or ``...  # YOUR ANSWER HERE``, and the outputs of the exercise cells (answers,
+checkers, the progress cell) are cleared, so the checkers print their "not done yet" message
+until the learner answers. Every other output (pictures, ledgers) stays.
+
+A student's work is never overwritten: an existing copy is regenerated only if its cells are
+still exactly as generated (the lesson changed, the student did not). ``--force`` regenerates
+changed copies too, after saving each one as ``<name>.ipynb.bak``; names after the folders
+limit the run to those lessons (``--force 03_shared_backbone`` resets one notebook).
 """
+import hashlib
+import json
 import pathlib
 import re
+import shutil
 import sys
 
 import nbformat
 
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?",
                    re.MULTILINE | re.DOTALL)
+STAMP = "autograd_lesson_student"  # notebook metadata: the hash of the generated cells
 
 
 def _placeholder(match):
@@ -32,25 +42,67 @@ def strip_solutions(source):
     return BLOCK.sub(_placeholder, source)
 
 
+def is_exercise_cell(cell):
+    """An answer cell, a checker cell or the progress cell: its outputs are the learner's."""
+    marks = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.cell_type == "code" and (
+        marks.get("solution") or marks.get("grade") or "### BEGIN SOLUTION" in cell.source
+        or "lesson.check_" in cell.source or cell.source.startswith("lesson.progress("))
+
+
 def student_notebook(nb):
     for cell in nb.cells:
-        if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
+        if "### BEGIN SOLUTION" in cell.source:
             cell.source = strip_solutions(cell.source)
+        if is_exercise_cell(cell):
             cell.outputs = []
             cell.execution_count = None
-        elif cell.cell_type == "markdown" and "### BEGIN SOLUTION" in cell.source:
-            cell.source = strip_solutions(cell.source)
+    nb.metadata[STAMP] = _fingerprint(nb)
     return nb
 
 
-def main(src="notebooks", dst="build/student"):
-    out = pathlib.Path(dst)
+def _fingerprint(nb):
+    sources = [(c.cell_type, c.source) for c in nb.cells]
+    return hashlib.sha256(json.dumps(sources).encode()).hexdigest()[:16]
+
+
+def _untouched(path):
+    """True if the copy's cells are still as generated (so regenerating loses nothing)."""
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception:  # noqa: BLE001  (unreadable: treat as the student's, keep it)
+        return False
+    return nb.metadata.get(STAMP) == _fingerprint(nb)
+
+
+def main(argv=None):
+    args = list(sys.argv[1:] if argv is None else argv)
+    force = "--force" in args
+    args = [a for a in args if a != "--force"]
+    src = pathlib.Path(args[0] if args else "notebooks")
+    out = pathlib.Path(args[1] if len(args) > 1 else "build/student")
+    only = {a.removesuffix(".ipynb") for a in args[2:]}
     out.mkdir(parents=True, exist_ok=True)
-    for path in sorted(pathlib.Path(src).glob("*.ipynb")):
+    for path in sorted(src.glob("*.ipynb")):
+        if only and path.stem not in only:
+            continue
+        target = out / path.name
         nb = student_notebook(nbformat.read(path, as_version=4))
-        nbformat.write(nb, out / path.name)
-        print(f"wrote {out / path.name}")
+        if target.exists():
+            if nbformat.read(target, as_version=4).metadata.get(STAMP) == nb.metadata[STAMP] \
+                    and _untouched(target):
+                print(f"up to date {target}")
+                continue
+            if not _untouched(target):
+                if not force:
+                    print(f"kept {target} (it has your work; "
+                          f"'make student FORCE=1 LESSON={path.stem}' resets it, with a backup)")
+                    continue
+                shutil.copy2(target, target.with_name(target.name + ".bak"))
+                print(f"saved your work as {target.name}.bak")
+        nbformat.write(nb, target)
+        print(f"wrote {target}")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()

@@ -474,8 +474,8 @@ def s000_ex5_wgan_gp(lib, record):
                 ("create_no_retain", "linear", dict(create_graph=True, retain_graph=False))]
     for name, kind, kwargs in variants:
         label = f"{name} ({kind} D)"
-        if kind == "nonlinear":
-            D = lib.nn.Sequential(mlp(lib, [2, 4, 1], 3, act="leaky"), lib.nn.Sigmoid())
+        if kind == "nonlinear":  # a WGAN-GP critic: Linear-LeakyReLU-Linear, no Sigmoid
+            D = mlp(lib, [2, 4, 1], 3, act="leaky")
         else:
             D = lib.nn.Sequential(linear(lib, 2, 4, 3), linear(lib, 4, 1, 4))
         interpolated = _wgan_data(lib)
@@ -489,7 +489,7 @@ def s000_ex5_wgan_gp(lib, record):
         record.note(f"{label}: gradients", gradients)
         record.note(f"{label}: gradients has grad_fn", gradients.grad_fn is not None)
         gp = ((gradients.norm(2, dim=1) - 1) ** 2).mean()
-        record.graph(prob, gp)  # gp's graph holds double-backward nodes (SigmoidBackwardBackward0)
+        record.graph(prob, gp)  # gp's graph holds double-backward nodes (LeakyReluBackwardBackward0)
         seed_retain = name == "create_graph_seed_retain"
         record(f"{label}: gp.backward", lambda: gp.backward(retain_graph=seed_retain or None))
         record(f"{label}: prob.mean().backward", lambda: prob.mean().backward())

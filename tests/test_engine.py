@@ -356,6 +356,77 @@ def test_allow_unused_and_materialize_grads():
     assert gw.dtype == np.float64
 
 
+def _per_loss_grads(lib, **options):
+    """Two losses on one shared ``h``; their per-loss gradients in one batched ``grad`` call."""
+    w = lib.tensor(np.array([0.3, -1.2, 0.8]), requires_grad=True)
+    b = lib.tensor(np.array([[0.5, -0.1], [2.0, 0.4]]), requires_grad=True)
+    h = (w * 2).tanh()
+    losses = lib.stack([(h ** 2).sum(), h.exp().sum() + (b * b).sum()])
+    grads = lib.autograd.grad(losses, [w, b], grad_outputs=lib.eye(2, dtype=lib.float64),
+                              is_grads_batched=True, **options)
+    return h, losses, grads
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("retain", [None, True])
+def test_is_grads_batched_matches_torch_values_shapes_and_release(torch, retain):
+    states = []
+    for lib in (al, torch):
+        h, losses, (gw, gb) = _per_loss_grads(lib, retain_graph=retain)
+        try:
+            h.grad_fn._saved_result
+            state = "alive"
+        except RuntimeError as exc:
+            state = str(exc)
+        states.append((tuple(gw.shape), tuple(gb.shape), np.round(gw.tolist(), 6).tolist(),
+                       np.round(gb.tolist(), 6).tolist(), state))
+    assert states[0] == states[1]
+    assert states[0][4] == ("alive" if retain else FREED_MESSAGE)
+
+
+@pytest.mark.parity
+def test_is_grads_batched_rows_equal_separate_backwards(torch):
+    for lib in (al, torch):
+        _, _, (gw, _) = _per_loss_grads(lib)
+        w = lib.tensor(np.array([0.3, -1.2, 0.8]), requires_grad=True)
+        h = (w * 2).tanh()
+        l1, l2 = (h ** 2).sum(), h.exp().sum()
+        g1, = lib.autograd.grad(l1, w, retain_graph=True)
+        g2, = lib.autograd.grad(l2, w)
+        np.testing.assert_allclose(np.array(gw.tolist()), np.array([g1.tolist(), g2.tolist()]))
+
+
+@pytest.mark.parity
+def test_is_grads_batched_unused_input_and_bad_shape_match_torch(torch):
+    outcomes = []
+    for lib in (al, torch):
+        w = lib.tensor(np.array([0.3, -1.2]), requires_grad=True)
+        u = lib.tensor(np.array([1.0, 2.0]), requires_grad=True)
+        out = lib.stack([(w * w).sum(), w.exp().sum()])
+        eye = lib.eye(2, dtype=lib.float64)
+        row = []
+        for options in ({}, {"allow_unused": True}, {"materialize_grads": True}):
+            try:
+                g = lib.autograd.grad(out, [w, u], grad_outputs=eye, is_grads_batched=True,
+                                      retain_graph=True, **options)[1]
+                row.append(None if g is None else (tuple(g.shape), g.tolist()))
+            except RuntimeError as exc:
+                row.append(str(exc))
+        for bad in (lib.ones(4, 3, dtype=lib.float64), lib.ones(4, 2, 3, dtype=lib.float64)):
+            with pytest.raises(RuntimeError) as info:
+                lib.autograd.grad(out, [w], grad_outputs=bad, is_grads_batched=True,
+                                  retain_graph=True)
+            row.append(str(info.value))
+        outcomes.append(row)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][2] == ((2,), [0.0, 0.0])  # materialized zeros carry no batch dimension
+
+
+def test_is_grads_batched_with_create_graph_says_it_is_not_supported():
+    with pytest.raises(NotImplementedError, match="create_graph=False"):
+        _per_loss_grads(al, create_graph=True)
+
+
 def test_retain_grad_on_non_leaf():
     x = leaf([1.0, 2.0])
     h = x * 3.0

@@ -83,6 +83,16 @@ def make_recipe(makefile: str, target: str) -> str:
     return "\n".join(out)
 
 
+def expand_variables(makefile: str, text: str) -> str:
+    """`text` with the Makefile's own `$(NAME)` variables (`:=`, `?=`, `=`, with `\\`
+    continuations) substituted, so that a flag kept in a variable is still seen."""
+    joined = re.sub(r"\\\n\s*", " ", makefile)
+    values = dict(re.findall(r"^([A-Za-z_][A-Za-z_0-9]*)\s*[:?]?=[ \t]*(.*)$", joined, re.MULTILINE))
+    for _ in range(10):  # variables may name other variables
+        text = re.sub(r"\$\(([A-Za-z_][A-Za-z_0-9]*)\)", lambda m: values.get(m.group(1), m.group(0)), text)
+    return text
+
+
 def lab_problems(recipe: str) -> list[str]:
     problems = []
     if not recipe:
@@ -162,10 +172,18 @@ def test_test_tool_check_can_fail():
 
 # ---------------------------------------------------------------- (c) make lab is local and authenticated
 
-def test_make_lab_is_local_with_token_auth():
-    recipe = make_recipe((ROOT / "Makefile").read_text(), "lab")
+@pytest.mark.parametrize("target", ["lab", "solutions"])
+def test_make_lab_is_local_with_token_auth(target):
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = expand_variables(makefile, make_recipe(makefile, target))
     assert "jupyter lab" in recipe
     assert lab_problems(recipe) == []
+
+
+def test_variable_expansion_sees_flags_kept_in_a_variable():
+    makefile = "FLAGS := --ip=0.0.0.0 \\\n  --no-browser\nlab:\n\tjupyter lab $(FLAGS)\n"
+    assert lab_problems(expand_variables(makefile, make_recipe(makefile, "lab"))) == [
+        "lab does not bind to 127.0.0.1"]
 
 
 @pytest.mark.parametrize(

@@ -358,3 +358,165 @@ def test_notebook_grad_norms_are_torchs(torch):
     text = notebook_text()
     assert f"with zero_grad():    {[round(n, 2) for n in grad_norms(torch, True)]}" in text
     assert f"without zero_grad(): {[round(n, 2) for n in grad_norms(torch, False)]}" in text
+
+
+# -- the verdict on "grow without bound" (「loss.backward() 호출 시 내부 동작 3단계…」) -------------
+def _torch_norms(torch, batches, steps, reset, **sgd_options):
+    """The notebook's ``train`` in torch, on the notebook's data; all grad norms and the model."""
+    _, weight, bias = notebook_batches_and_weights()
+    model = torch.nn.Linear(10, 1)
+    with torch.no_grad():
+        model.weight.copy_(torch.tensor(weight))
+        model.bias.copy_(torch.tensor(bias))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, **sgd_options)
+    data = [(torch.tensor(d), torch.tensor(t)) for d, t in batches]
+    norms = []
+    for step in range(steps):
+        x, target = data[step % len(data)]
+        if reset:
+            optimizer.zero_grad()
+        torch.nn.MSELoss()(model(x), target).backward()
+        norms.append(sum(p.grad.pow(2).sum() for p in model.parameters()).sqrt().item())
+        optimizer.step()
+    return np.array(norms), model
+
+
+def notebook_stream():
+    al.manual_seed(2)
+    return [(d.numpy(), t.numpy()) for d, t in
+            [(al.randn(4, 10), al.randn(4, 1) * 3) for _ in range(400)]]
+
+
+def test_no_zero_grad_is_sgd_with_momentum_one(torch):
+    batches = notebook_batches_and_weights()[0]
+    _, forgot = _torch_norms(torch, batches, 3, reset=False)
+    _, momentum = _torch_norms(torch, batches, 3, reset=True, momentum=1.0)
+    assert (forgot.weight - momentum.weight).abs().max().item() == 0.0
+
+
+def test_grow_without_bound_depends_on_the_loop(torch):
+    """Repeated batches: bounded (6.5..45 over 20,000 steps) but never settling; a new batch
+    every step: unbounded (past 18,000 by step 400); with the reset the norm falls."""
+    batches = notebook_batches_and_weights()[0]
+    repeated, _ = _torch_norms(torch, batches, 20000, reset=False)
+    assert 6.5 <= repeated[99:].min() < 7 and 44 < repeated[9:].max() <= 45
+    assert repeated[-1000:].min() > 6  # not converging either
+    stream, _ = _torch_norms(torch, notebook_stream(), 400, reset=False)
+    assert stream[399] > 18000 and np.all(np.diff(stream[[0, 9, 99, 199, 399]]) > 0)
+    reset, _ = _torch_norms(torch, batches, 400, reset=True)
+    assert reset[399] < reset[0] / 5
+
+
+def test_notebook_train_norms_are_torchs(torch):
+    text = notebook_text()
+    pick = lambda norms: {s: round(float(norms[s - 1]), 1) for s in (1, 10, 100, 400)}
+    batches = notebook_batches_and_weights()[0]
+    for name, data in [("the same 3 batches, repeated", batches),
+                       ("a new batch every step", notebook_stream())]:
+        for reset in (True, False):
+            norms, _ = _torch_norms(torch, data, 400, reset)
+            assert f"{name:28} zero_grad={str(reset):5}  grad norm at step {pick(norms)}" in text
+
+
+# -- extensions: four ways to stop recording, version counters, grad vs inputs=, micro-batches ---
+def test_four_ways_to_stop_recording(libs):
+    """The table: no_grad / detach / inference_mode results, and requires_grad_(False)."""
+    rows = []
+    for lib in libs:
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with lib.no_grad():
+            a = w * 2
+        with lib.inference_mode():
+            i = w * 2
+        y = w * 2
+        d = y.detach()
+        d.add_(1)  # detach shares memory and the version counter
+        frozen = lib.tensor([1.0, 2.0], requires_grad=True).requires_grad_(False)
+        rows.append([
+            [(t.requires_grad, t.grad_fn is None, t.is_inference()) for t in (a, d, i)],
+            (a._version, d.data_ptr() == y.data_ptr(), y._version, d._version),
+            str(error_of(lambda: i._version)),
+            str(error_of(lambda: (i * w).sum().backward())),
+            str(error_of(lambda: i.add_(1))),
+            str(error_of(lambda: (w * 2).requires_grad_(False))),
+            (frozen.requires_grad, (frozen * 2).grad_fn is None, (a * w).grad_fn.name()),
+        ])
+    assert rows[0] == rows[1]
+    assert rows[0][0] == [(False, True, False), (False, True, False), (False, True, True)]
+    assert rows[0][1] == (0, True, 1, 1)
+    assert rows[0][2] == "Inference tensors do not track version counter."
+    assert rows[0][3].startswith("Inference tensors cannot be saved for backward.")
+    assert rows[0][6] == (False, True, "MulBackward0")
+
+
+def test_version_counter_and_a_stale_saved_leaf(libs):
+    outcomes = []
+    for lib in libs:
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        loss = (w * w).sum()
+        with lib.no_grad():
+            w.add_(1)
+        outcomes.append((w._version, w.detach()._version, str(error_of(loss.backward))))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][:2] == (1, 1)
+    assert outcomes[0][2].startswith(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [torch.FloatTensor [3]] is at version 1; expected version 0 instead.")
+
+
+def test_autograd_grad_and_backward_inputs_run_only_their_branch(libs):
+    outcomes = []
+    for lib in libs:
+        def two_branches():
+            w = lib.tensor([1.0, 2.0], requires_grad=True)
+            b = lib.tensor([0.5, -1.0], requires_grad=True)
+            return w, b, ((w * 3).exp() + b * b).sum()
+        w, b, loss = two_branches()
+        (grad_b,) = lib.autograd.grad(loss, [b])
+        row = [grad_b.tolist(), b.grad, w.grad]
+        w, b, loss = two_branches()
+        loss.backward(inputs=[b])
+        row += [b.grad.tolist(), w.grad]
+        loss.backward(inputs=[w])
+        row += [np.round(w.grad.tolist(), 3).tolist(), str(error_of(loss.backward))]
+        outcomes.append(row)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][:5] == [[1.0, -2.0], None, None, [1.0, -2.0], None]
+    assert outcomes[0][6].startswith(FREED)
+
+
+def test_micro_batch_accumulation_with_loss_scaling(libs):
+    rs = np.random.RandomState(3)
+    data, target = rs.randn(8, 10), rs.randn(8, 1)
+    weight, bias = rs.randn(1, 10) * 0.3, rs.randn(1) * 0.3
+    for lib in libs:
+        model = lib.nn.Linear(10, 1, dtype=lib.float64)
+        with lib.no_grad():
+            model.weight.copy_(lib.tensor(weight))
+            model.bias.copy_(lib.tensor(bias))
+        x, t = lib.tensor(data), lib.tensor(target)
+
+        def accumulated(k, scale=True):
+            model.zero_grad()
+            for i in range(k):
+                rows = slice(i * 8 // k, (i + 1) * 8 // k)
+                loss = lib.nn.MSELoss()(model(x[rows]), t[rows])
+                (loss / k if scale else loss).backward()
+            return np.array(model.weight.grad.tolist())
+        full = accumulated(1)
+        for k in (2, 4, 8):
+            np.testing.assert_allclose(accumulated(k), full, atol=1e-12)
+            np.testing.assert_allclose(accumulated(k, scale=False), k * full, atol=1e-12)
+        assert np.abs(full).max() > 0.1
+
+
+def test_notebook_shows_torchs_inference_and_version_errors(torch):
+    text = notebook_text()
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.inference_mode():
+        i = w * 2
+    loss = (w * w).sum()
+    with torch.no_grad():
+        w.add_(1)
+    for call in ((lambda: (i * w).sum().backward()), (lambda: i.add_(1)), loss.backward):
+        assert f"✗ RuntimeError: {first_sentence(error_of(call))}" in text

@@ -355,12 +355,12 @@ def test_grads_equal_torch(torch):
 
 
 # -- the two related errors --------------------------------------------------------------------
-def _train_in_loop(lib, steps, h_init_requires_grad=False, readout_only=False):
+def _train_in_loop(lib, steps, h_init_requires_grad=False, readout_only=False, **sgd_options):
     """Per-step retain + optimizer.step(); returns the t of the first failing backward and the
     error, or (None, None). Default init: parameters start at version 1, as in the notebook."""
     model = CellWithReadout(lib, deterministic=False)
     params = model.readout.parameters() if readout_only else model.parameters()
-    optimizer = lib.optim.SGD(params, lr=0.1)
+    optimizer = lib.optim.SGD(params, lr=0.1, **sgd_options)
     hidden = model.h_init().requires_grad_(h_init_requires_grad)
     for t in range(steps):
         optimizer.zero_grad()
@@ -374,6 +374,15 @@ def _train_in_loop(lib, steps, h_init_requires_grad=False, readout_only=False):
 
 def test_optimizer_step_in_loop_fails_at_t2_not_t1(lib):
     assert _train_in_loop(lib, 4) == (2, ("RuntimeError", AS_STRIDED.format(now=3, saved=2)))
+
+
+@pytest.mark.parity
+def test_optimizer_step_in_loop_raises_nothing_when_fused(torch):
+    """The version error needs a step that bumps _version: foreach=True does, fused=True does
+    not, and then every backward of the loop runs on silently mixed weights."""
+    assert _train_in_loop(torch, 4, foreach=True) == \
+        (2, ("RuntimeError", AS_STRIDED.format(now=3, saved=2)))
+    assert _train_in_loop(torch, 4, fused=True) == (None, None)
 
 
 def test_optimizer_step_with_learned_initial_state_fails_at_t1(lib):
@@ -404,3 +413,15 @@ def test_hidden_carried_across_batches(lib, detach):
     else:
         assert outcomes[0] is None and outcomes[1][0] == "RuntimeError"
         assert outcomes[1][1].startswith(FREED)
+
+
+def test_the_measuring_helpers_are_package_only(lib):
+    """The summary's precise claim: observe and saved_buffers() are autograd_lesson's own
+    (PyTorch has neither); the PyTorch equivalents the tests use exist in both."""
+    model = CellWithReadout(lib)
+    _, loss = model.step(0, model.h_init())
+    ours = lib is autograd_lesson
+    assert hasattr(lib.autograd.graph, "observe") is ours
+    assert hasattr(loss.grad_fn, "saved_buffers") is ours
+    assert hasattr(lib.autograd.graph, "saved_tensors_hooks")
+    assert hasattr(loss.grad_fn, "register_prehook")

@@ -21,11 +21,11 @@ def lib(request):
 
 
 def critic(lib, kind="leaky"):
-    """The lesson's critic: Linear(2,4)-act-Linear(4,1)-Sigmoid, or two Linears ('linear')."""
+    """The lesson's WGAN-GP critic: Linear(2,4)-act-Linear(4,1), no Sigmoid (an unbounded
+    score), or two Linears ('linear')."""
     if kind == "linear":
         return lib.nn.Sequential(S.linear(lib, 2, 4, 3), S.linear(lib, 4, 1, 4))
-    body = S.mlp(lib, [2, 4, 1], 3, act=kind)
-    return lib.nn.Sequential(body, lib.nn.Sigmoid())
+    return S.mlp(lib, [2, 4, 1], 3, act=kind)
 
 
 def penalty(lib, kind="leaky", **grad_kwargs):
@@ -63,7 +63,8 @@ def test_create_graph_alone_is_enough(lib):
     assert gradients.grad_fn is not None
     assert all(state == "alive" for state in slot_states(lib, [prob]).values())
     assert raised(gp.backward) is None
-    assert all(p.grad is not None for p in D.parameters())
+    # the penalty never reaches the output Linear's bias: its .grad stays None
+    assert [p.grad is None for p in D.parameters()] == [False, False, False, True]
 
 
 def test_create_graph_without_retain_fails_for_a_nonlinear_critic(lib):
@@ -85,25 +86,58 @@ def test_create_graph_without_retain_works_for_a_linear_critic(lib):
 def test_double_backward_graph_reaches_into_the_original_graph(lib):
     _, _, prob, _, gp = penalty(lib, create_graph=True)
     names = [n.name() for n in S.walk([gp])[0]]
-    for name in ("SigmoidBackwardBackward0", "LeakyReluBackwardBackward0"):
-        assert names.count(name) == 1
+    assert names.count("LeakyReluBackwardBackward0") == 1
     assert names.count("MmBackward0") == 2
+    assert not any("Sigmoid" in name for name in names)  # a WGAN-GP critic has no Sigmoid
     edges = {(n.name(), c.name()) for n in S.walk([gp])[0] for c, _ in n.next_functions
              if c is not None}
-    assert ("SigmoidBackwardBackward0", "SigmoidBackward0") in edges
     assert ("LeakyReluBackwardBackward0", "AddmmBackward0") in edges
 
 
-def test_gp_backward_frees_the_original_graph_too(lib):
-    """So the seed's gp.backward(retain_graph=True) matters only if a backward through prob
-    follows."""
+@pytest.mark.parametrize("kind, failing", [("leaky", "AddmmBackward0"),
+                                           ("tanh", "TanhBackward0")])
+def test_create_graph_without_retain_fails_at_the_node_the_lesson_names(lib, kind, failing):
+    """The last node whose pre-hook ran before the FREED error is where gp.backward() stops:
+    the first Linear's AddmmBackward0 for the LeakyReLU critic, TanhBackward0 for the Tanh one."""
+    _, _, prob, _, gp = penalty(lib, kind, create_graph=True, retain_graph=False)
+    started = []
+    for node in S.walk([gp])[0]:
+        node.register_prehook(lambda grads, node=node: started.append(node))
+    assert raised(gp.backward) == S.FREED
+    assert started[-1].name() == failing
+    assert started[-1] in S.walk([prob])[0]  # a node of the forward graph,
+    assert started[-1] is not prob.grad_fn   # and not the output Linear's AddmmBackward0
+
+
+def test_gp_backward_frees_only_the_first_layer_of_the_original_graph(lib):
+    """The penalty's graph enters prob's graph only at the first Linear (through
+    LeakyReluBackwardBackward0), so gp.backward() frees that node and leaves the LeakyReLU and the
+    output Linear untouched. A later backward through prob still fails, at that first node; the
+    seed's gp.backward(retain_graph=True) matters only then."""
     _, _, prob, _, gp = penalty(lib, create_graph=True)
     gp.backward()
-    assert set(slot_states(lib, [prob]).values()) == {"freed"}
+    assert slot_states(lib, [prob]) == {
+        "#0 AddmmBackward0.mat1": "alive", "#0 AddmmBackward0.mat2": "alive",
+        "#2 LeakyReluBackward0.self": "alive",
+        "#4 AddmmBackward0.mat1": "freed", "#4 AddmmBackward0.mat2": "freed"}
     assert raised(lambda: prob.mean().backward()) == S.FREED
     _, _, prob, _, gp = penalty(lib, create_graph=True)
     gp.backward(retain_graph=True)
     assert raised(lambda: prob.mean().backward()) is None
+
+
+def test_one_summed_critic_loss_leaves_the_unreached_part_of_prob_graph(lib):
+    """(D(fake).mean() - D(real).mean() + gp).backward() frees prob's first Linear only; the
+    LeakyReLU's and the output Linear's saves stay until prob is dropped. The article's two
+    backwards (the first retaining) leave all of them."""
+    D, _, prob, _, gp = penalty(lib, create_graph=True)
+    real, fake = S.randn(lib, 43, 4, 2), S.randn(lib, 44, 4, 2)
+    (D(fake).mean() - D(real).mean() + 10 * gp).backward()
+    assert sorted(slot_states(lib, [prob]).values()) == ["alive"] * 3 + ["freed"] * 2
+    D, _, prob, _, gp = penalty(lib, create_graph=True)
+    (10 * gp).backward(retain_graph=True)
+    (D(fake).mean() - D(real).mean()).backward()
+    assert sorted(slot_states(lib, [prob]).values()) == ["alive"] * 5
 
 
 def test_one_summed_critic_loss_gives_the_same_grads(lib):
@@ -124,7 +158,8 @@ def test_penalty_and_grads_match_torch(torch):
         D, interpolated, _, gradients, gp = penalty(lib, create_graph=True)
         gp.backward()
         results.append([S.as_array(gradients), S.as_array(gp)]
-                       + [S.as_array(p.grad) for p in D.parameters()])
+                       + [S.as_array(p.grad) for p in D.parameters() if p.grad is not None])
+    assert len(results[0]) == len(results[1]) == 5
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, atol=1e-6)
 

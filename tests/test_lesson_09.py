@@ -409,7 +409,7 @@ def test_notebook_numbers_in_text():
             in out["l09-plain-graph"])
     assert "saved buffers hold 10,240 B" in out["l09-ckpt-graph"]
     assert "live_saved_bytes() grew by 28,672 B" in out["l09-ckpt-graph"]
-    assert "✓ correct: peak 59,392 B, below 60,000 B, same gradients." in out["l09-ex2"]
+    assert "✓ correct: peak 59,392 B, below 60,000 B, same gradients." in out["09-deep-check"]
     assert out["l09-when"].splitlines() == [
         "after the forward:  ['b1', 'b2', 'b3']",
         "after the backward: ['b1', 'b2', 'b3', 'b3', 'b2', 'b1']"]

@@ -150,8 +150,8 @@ def test_000_ex4_with_a_cell_returning_output_and_hidden():
 
 
 def test_000_ex5_gradient_penalty():
-    D = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.LeakyReLU(0.2), torch.nn.Linear(4, 1),
-                            torch.nn.Sigmoid())  # (added)
+    D = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.LeakyReLU(0.2),
+                            torch.nn.Linear(4, 1))  # (added: a WGAN-GP critic, no Sigmoid)
     interpolated = torch.randn(4, 2, requires_grad=True)  # (added)
     prob = D(interpolated)  # (added)
 
@@ -161,7 +161,8 @@ def test_000_ex5_gradient_penalty():
     gp = ((gradients.norm(2, dim=1) - 1) ** 2).mean()
     gp.backward(retain_graph=True)
 
-    assert all(p.grad is not None for p in D.parameters())
+    # the penalty reaches every parameter but the output bias (it does not depend on it)
+    assert [p.grad is None for p in D.parameters()] == [False, False, False, True]
     prob.mean().backward()  # what the seed's retain_graph=True is needed for
     # without create_graph=True the penalty has no graph at all:
     gradients = torch.autograd.grad(D(interpolated).sum(), interpolated)[0]

@@ -16,8 +16,8 @@ import re
 import nbformat
 import pytest
 
-from autograd_lesson.lesson import NOT_DONE
-from autograd_lesson.student import student_notebook
+from autograd_lesson.lesson import EXERCISES, NOT_DONE, exercises_of
+from autograd_lesson.student import main, student_notebook
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -30,6 +30,12 @@ TIMEOUT = 120  # seconds per cell
 
 def exercise_indices(nb):
     return [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and BEGIN in c.source]
+
+
+def check_indices(nb):
+    """The checker cells (nbgrader autograded tests) and the progress cell."""
+    return [i for i, c in enumerate(nb.cells)
+            if c.metadata.get("nbgrader", {}).get("grade") or c.source.startswith("lesson.progress(")]
 
 
 def text_of(cell):
@@ -115,10 +121,39 @@ def test_student_copy_is_valid_and_has_no_solutions(notebook):
 
 def test_lesson_solutions_pass_their_checks(notebook):
     lesson, _, _ = notebook
-    for i in exercise_indices(lesson):
+    checks = [i for i in check_indices(lesson) if "progress" not in lesson.cells[i].source]
+    assert checks, "every exercise needs a checker cell (nbgrader grade=True)"
+    for i in checks:
         text = text_of(lesson.cells[i])
         assert "✓ correct" in text, f"cell {i}: the stored solution output shows no '✓ correct'"
         assert "not done yet" not in text and "✗ not quite" not in text, f"cell {i}"
+    done = text_of(lesson.cells[check_indices(lesson)[-1]]).splitlines()[0]
+    total = len(exercises_of(lesson.cells[-1].source[17:19]))
+    assert done.endswith(f": {total} of {total} done, {total} on the first try"), done
+
+
+def test_exercises_are_nbgrader_cells_and_every_catalogue_entry_is_used(notebook):
+    lesson, _, _ = notebook
+    for i in exercise_indices(lesson):
+        marks = lesson.cells[i].metadata.get("nbgrader", {})
+        assert marks.get("solution") and not marks.get("grade"), f"cell {i}: a solution cell"
+    for i in check_indices(lesson)[:-1]:
+        marks = lesson.cells[i].metadata["nbgrader"]
+        assert marks["locked"] and marks["points"] >= 1, f"cell {i}"
+    lesson_id = lesson.cells[-1].source[17:19]
+    sources = "".join(c.source for c in lesson.cells)
+    used = re.findall(r'exercise="([^"]+)"|lesson\.report\("([^"]+)"', sources)
+    used = {a or b for a, b in used}
+    assert used == {e.id for e in exercises_of(lesson_id)}
+
+
+def test_no_hint_text_in_any_student_visible_cell(notebook):
+    _, student, _ = notebook
+    hints = [e.hint for e in EXERCISES.values()]
+    for i, cell in enumerate(student.cells):
+        assert "hint=" not in cell.source, f"cell {i}: hints belong in lesson/catalogue.py"
+        seen = cell.source + text_of(cell)
+        assert not any(h in seen for h in hints), f"cell {i} shows a hint"
 
 
 def test_student_copy_runs_and_each_exercise_says_not_done(notebook):
@@ -129,6 +164,33 @@ def test_student_copy_runs_and_each_exercise_says_not_done(notebook):
     for i in exercise_indices(lesson):
         text = text_of(executed.cells[i])
         blanks = len(PLACEHOLDER.findall(student.cells[i].source))
-        assert text.count(NOT_DONE) >= blanks, \
-            f"cell {i}: expected a 'not done yet' line per answer, got:\n{text}"
+        assert text == "" and blanks >= 1, f"cell {i}: an answer cell prints nothing"
+    checks = check_indices(lesson)
+    for i in checks[:-1]:
+        text = text_of(executed.cells[i])
+        assert NOT_DONE in text, f"cell {i}: expected 'not done yet', got:\n{text}"
         assert "✓ correct" not in text, f"cell {i}: an unanswered exercise must not pass"
+    summary = text_of(executed.cells[checks[-1]])
+    assert ": 0 of " in summary.splitlines()[0] and "not done yet" in summary, summary
+
+
+def test_student_copies_keep_pictures_and_never_overwrite_work(tmp_path, capsys):
+    lesson = NOTEBOOKS[0]
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / lesson.name).write_bytes(lesson.read_bytes())
+    main([str(src), str(tmp_path / "out")])
+    copy_path = tmp_path / "out" / lesson.name
+    first = nbformat.read(copy_path, as_version=4)
+    assert sum(bool(c.get("outputs")) for c in first.cells if c.cell_type == "code") > 5
+    main([str(src), str(tmp_path / "out")])
+    assert "up to date" in capsys.readouterr().out
+    first.cells[[i for i, c in enumerate(first.cells)
+                 if c.metadata.get("nbgrader", {}).get("solution")][0]].source = "freed_by_loss1 = set()  # my try"
+    nbformat.write(first, copy_path)
+    main([str(src), str(tmp_path / "out")])
+    assert "kept" in capsys.readouterr().out
+    assert "my try" in copy_path.read_text()
+    main([str(src), str(tmp_path / "out"), "--force"])
+    assert "my try" not in copy_path.read_text()
+    assert "my try" in (tmp_path / "out" / (lesson.name + ".bak")).read_text()

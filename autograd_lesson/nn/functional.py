@@ -18,11 +18,17 @@ def linear(input, weight, bias=None):
     return out + bias if bias is not None else out
 
 
-def relu(input):
-    return input.relu()
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
 
 
-def leaky_relu(input, negative_slope=0.01):
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return input._inplace(lambda x: _ew.LeakyReluBackward1.apply(x, negative_slope))
     return _ew.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
 
 
@@ -42,7 +48,7 @@ def log_softmax(input, dim):
     return _nn.log_softmax(input, dim)
 
 
-def dropout(input, p=0.5, training=True):
+def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p).
 
     As on PyTorch's CPU path this is a ``MulBackward0`` that saves the scaled mask; in eval
@@ -54,7 +60,8 @@ def dropout(input, p=0.5, training=True):
         return input
     keep = generator().random(input.shape) >= p
     scale = 0.0 if p == 1 else 1.0 / (1 - p)
-    return input * Tensor._make((keep * scale).astype(input.dtype))
+    mask = Tensor._make((keep * scale).astype(input.dtype))
+    return input.mul_(mask) if inplace else input * mask
 
 
 def mse_loss(input, target, reduction="mean"):

@@ -13,7 +13,7 @@ An op is a :class:`~autograd_lesson._node.Node` subclass named after PyTorch's n
 ``Op.apply(*inputs)`` runs ``forward``; when grad mode is on and an input requires grad it
 keeps the instance as the output's ``grad_fn`` with one edge per Tensor input.
 """
-from .. import _grad_mode
+from .. import _grad_mode, _node
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
 
@@ -92,8 +92,7 @@ class Op(Node):
                                    grad_fn=ctx if differentiable else None,
                                    storage=base._storage, version_counter=base._version_counter,
                                    base=base._base if base._base is not None else base)
-                if differentiable:
-                    out._view_version = base._version_counter.value
+                out._creation_meta = not _grad_mode._enabled
             else:
                 out = Tensor._make(array, requires_grad=differentiable,
                                    grad_fn=ctx if differentiable else None, output_nr=nr)
@@ -104,8 +103,9 @@ class Op(Node):
             ctx._input_metadata = tuple(((), None) if t is None else (t.shape, t.dtype)
                                         for t in tensors)
             ctx._num_outputs = cls.differentiable_outputs
-            for slot, nr in ctx._output_saves:
-                ctx.save(slot, outputs[nr], is_output=True)
+            if ctx._output_saves and not (inputs and inputs[0] is _node._inplace_self):
+                for slot, nr in ctx._output_saves:  # (an in-place op saves its target instead)
+                    ctx.save(slot, outputs[nr], is_output=True)
         return tuple(outputs) if isinstance(result, tuple) else outputs[0]
 
     def _backward(self, grad_outputs):

@@ -128,6 +128,26 @@ class NegBackward0(Op):
         return -grad
 
 
+class ZeroBackward0(Op):
+    """``x.zero_()``: out = 0; the gradient is zero. Saves no tensor."""
+
+    def forward(ctx, x):
+        return np.zeros_like(x._data)
+
+    def backward(ctx, grad):
+        return zeros(grad.shape, grad)
+
+
+class FillBackward2(Op):
+    """``x.fill_(value)`` with a number: out = value everywhere; the gradient is zero."""
+
+    def forward(ctx, x, value):
+        return np.full_like(x._data, value)
+
+    def backward(ctx, grad):
+        return zeros(grad.shape, grad)
+
+
 class ReciprocalBackward0(Op):
     """out = 1 / self (used by ``2 / x``); d/dself = -grad * out**2. Saves result."""
 
@@ -305,6 +325,28 @@ class LeakyReluBackward0(Op):
 
     def backward(ctx, grad):
         return _db.LeakyReluBackwardBackward0.apply(grad, ctx.saved("self"),
+                                                    negative_slope=ctx.slope)
+
+
+class LeakyReluBackward1(Op):
+    """``leaky_relu_(x, slope)`` (in place): saves the result, not self; needs slope >= 0,
+    since the sign of the result then tells where the input was positive."""
+
+    def forward(ctx, x, negative_slope=0.01):
+        ctx.save_output("result")
+        ctx.save_value("negative_slope", negative_slope)
+        ctx.slope = negative_slope
+        return np.where(x._data > 0, x._data, x._data * negative_slope).astype(x.dtype, copy=False)
+
+    def backward(ctx, grad):
+        if ctx.slope < 0:
+            raise RuntimeError(
+                "In-place leakyReLu backward calculation is triggered with a negative slope which "
+                "is not supported. This is caused by calling in-place forward function with a "
+                "negative slope, please call out-of-place version instead. File an issue at "
+                "https://github.com/pytorch/pytorch if you do require supporting in-place "
+                "leakRelu backward calculation with negative slope")
+        return _db.LeakyReluBackwardBackward0.apply(grad, ctx.saved("result"),
                                                     negative_slope=ctx.slope)
 
 

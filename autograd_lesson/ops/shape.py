@@ -225,7 +225,8 @@ class SelectBackward0(Op):
         ctx.save_value("dim", dim)
         ctx.save_value("index", index)
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.take(x._data, ctx.index, axis=dim) if dim else x._data[ctx.index]
+        # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
+        return x._data[(slice(None),) * (dim % x.ndim) + (ctx.index, Ellipsis)]
 
     def backward(ctx, grad):
         return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.dim, ctx.given_index)
@@ -258,38 +259,6 @@ class SliceBackward0(Op):
 INT64_MAX = 2 ** 63 - 1
 
 
-class AsStridedBackward0(Op):
-    """The grad_fn a differentiable view gets once its base was changed in place (PyTorch
-    regenerates it on access, as an ``as_strided`` of the base). Saves the view's size, stride
-    and storage_offset (values, no tensor); its backward replays the backward of the view ops
-    that made the view, straight into the base's current history."""
-
-    @classmethod
-    def regenerate(cls, view):
-        old = view._grad_fn
-        if isinstance(old, cls):
-            chain = old._chain
-        else:
-            chain, node = [], old
-            while getattr(node, "is_view", False):  # the view ops between the base and the view
-                chain.append(node)
-                node = node.next_functions[0][0]
-        ctx = cls()
-        ctx._chain = chain
-        base, item = view._base, view._data.itemsize
-        ctx.save_value("size", tuple(view.shape))
-        ctx.save_value("stride", tuple(s // item for s in view._data.strides))
-        ctx.save_value("storage_offset", (view.data_ptr() - base.data_ptr()) // item)
-        ctx.next_functions = (base._gradient_edge(),)
-        ctx._input_metadata = ((base.shape, base.dtype),)
-        return ctx
-
-    def backward(ctx, grad):
-        for node in ctx._chain:
-            grad = node.backward(grad)
-        return grad
-
-
 class IndexBackward0(SavedIndexList, Op):
     """out = self[indices] (advanced indexing: int list or bool mask; a copy, not a view).
     Saves indices (a new int64 tensor for a list; the mask itself for a bool mask), which
@@ -315,6 +284,37 @@ class IndexBackward0(SavedIndexList, Op):
 
     def backward(ctx, grad):
         return IndexPutImplBackward0.apply(zeros(ctx.input_shape, grad), ctx.saved("indices"), grad)
+
+
+class IndexPutBackward0(SavedIndexList, Op):
+    """out = self with values written at indices (``x[mask] = 0``, ``c[[1, 2]] = v``:
+    ``index_put_`` without accumulate). d/dself = grad with zeros at indices, d/dvalues =
+    grad[indices]. Saves indices (a tuple, as ``IndexPutImplBackward0``); no edge for them."""
+
+    non_differentiable = (1,)
+    scalar_edges = (2,)
+    _indices_container = tuple
+
+    def forward(ctx, x, indices, values):
+        ctx.save("indices", indices)
+        ctx.save_value("accumulate", False)
+        out = np.array(x._data, copy=True)
+        out[indices._data] = values._data if isinstance(values, Tensor) else values
+        return out
+
+    def backward(ctx, grad):
+        indices = ctx.saved("indices")
+        grad_x = IndexPutBackward0.apply(grad, indices, 0.0) if ctx.needs_input_grad[0] else None
+        grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_values
+
+
+def index_put(x, key, values):
+    """``x.index_put(key, values)`` for an int list, int array or bool mask ``key``."""
+    if not isinstance(key, Tensor):
+        array = np.asarray(key)
+        key = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
+    return IndexPutBackward0.apply(x, key, values)
 
 
 class CatBackward0(Op):
@@ -356,6 +356,9 @@ class StackBackward0(Op):
 class CopyBackwards(Op):
     """``self.copy_(src)``: self's values are replaced by src (broadcast, cast). Saves no tensor."""
 
+    def name(self):
+        return "torch::autograd::CopyBackwards"  # PyTorch's name() for this C++ node
+
     def forward(ctx, x, src):
         ctx.src_dtype = src.dtype
         try:
@@ -366,7 +369,7 @@ class CopyBackwards(Op):
                                f"non-singleton dimension {max(x.ndim - 1, 0)}") from None
 
     def backward(ctx, grad):
-        return grad * 0, grad.to(ctx.src_dtype)
+        return zeros(grad.shape, grad), grad.to(ctx.src_dtype)  # zeros_like: no node, as in C++
 
 
 def copy_from(x, src):

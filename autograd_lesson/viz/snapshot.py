@@ -208,6 +208,8 @@ def _what(buffer, node, node_labels, tensor_names, ids):
     if tensor.grad_fn is not None and tensor.grad_fn in ids:
         label = node_labels.get(tensor.grad_fn)
         return label or f"output of #{ids[tensor.grad_fn]}"
+    if tensor.grad_fn is not None and tensor.grad_fn.name() == "CloneBackward0":
+        return "a copy of the old values"  # what an in-place op like clamp_ saves as self
     if tensor._base is not None and tensor._base.grad_fn is None and tensor._base.requires_grad:
         base_node = tensor._base._accumulator_ref() if tensor._base._accumulator_ref else None
         if base_node in ids:

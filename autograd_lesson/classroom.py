@@ -1,0 +1,76 @@
+"""An nbgrader course from the lessons: ``python -m autograd_lesson.classroom notebooks build/course``.
+
+Writes ``build/course/nbgrader_config.py`` and ``source/<stem>/<stem>.ipynb`` for every lesson.
+The configuration makes nbgrader's release copy match ``make student``: each solution block
+becomes ``<name> = ...  # YOUR ANSWER HERE`` (the variable name kept, so Run All reaches every
+exercise) and only the exercise cells lose their outputs (pictures and ledgers stay). Under
+``nbgrader autograde`` the checkers raise ``AssertionError`` (see ``lesson.grading``), so points
+come only from right answers.
+
+Run nbgrader with the venv's ``bin`` first on PATH (it calls ``alembic`` by name)::
+
+    cd build/course && PATH="$PWD/../../.venv/bin:$PATH" nbgrader generate_assignment 00_how_backward_works
+"""
+import pathlib
+import shutil
+import sys
+
+try:  # only with the `classroom` extra (nbgrader); the course writer itself needs none of it
+    from nbgrader.preprocessors import ClearOutput, ClearSolutions
+except ImportError:  # pragma: no cover
+    ClearOutput = ClearSolutions = object
+
+from .student import is_exercise_cell, strip_solutions
+
+CONFIG = '''\
+# nbgrader configuration written by `make course` (autograd_lesson.classroom).
+from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearMarkScheme,
+                                    ComputeChecksums, IncludeHeaderFooter, InstantiateTests,
+                                    LockCells, SaveCells)
+from autograd_lesson.classroom import ClearExerciseOutputs, ClearSolutionsKeepNames
+
+c = get_config()  # noqa: F821
+c.CourseDirectory.root = {root!r}
+c.ClearSolutions.code_stub = {{"python": "...  # YOUR ANSWER HERE"}}
+c.GenerateAssignment.preprocessors = [
+    IncludeHeaderFooter, InstantiateTests, LockCells, ClearSolutionsKeepNames,
+    ClearExerciseOutputs, CheckCellMetadata, ComputeChecksums, SaveCells, ClearHiddenTests,
+    ClearMarkScheme, ComputeChecksums, CheckCellMetadata,
+]
+c.ExecutePreprocessor.timeout = 300
+'''
+
+
+class ClearSolutionsKeepNames(ClearSolutions):
+    """nbgrader's ClearSolutions, but ``name = <solution>`` becomes ``name = ...``."""
+
+    def _replace_solution_region(self, cell, language):
+        if "### BEGIN SOLUTION" not in cell.source:
+            return False
+        cell.source = strip_solutions(cell.source)
+        return True
+
+
+class ClearExerciseOutputs(ClearOutput):
+    """Clear the outputs of the exercise cells only; the lesson's pictures stay."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        if is_exercise_cell(cell):
+            return super().preprocess_cell(cell, resources, cell_index)
+        return cell, resources
+
+
+def main(src="notebooks", dst="build/course"):
+    root = pathlib.Path(dst).resolve()
+    lessons = sorted(pathlib.Path(src).glob("*.ipynb"))
+    for path in lessons:
+        folder = root / "source" / path.stem
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, folder / path.name)
+    (root / "nbgrader_config.py").write_text(CONFIG.format(root=str(root)))
+    print(f"wrote {root}/nbgrader_config.py and source/<stem>/<stem>.ipynb for "
+          f"{len(lessons)} lessons")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,20 @@
+"""Small helpers the lesson notebooks call (``from autograd_lesson import lesson``).
+
+- :mod:`.showing`: ``show_graph``, ``show_backward``, ``expect_error``, ``step_through``;
+- :mod:`.checking`: the exercise checkers ``check_freed``, ``check_raises``,
+  ``check_which_raise``, ``check_value`` and ``report`` (for a notebook's own checker);
+- :mod:`.catalogue`: every exercise by id, with the hint shown after a wrong answer;
+- :mod:`.grading`: under nbgrader, a checker that is not satisfied raises ``AssertionError``;
+- :mod:`.attempts`: attempts per exercise; ``progress("01")`` prints
+  "3 of 4 done, 2 on the first try".
+"""
+from .catalogue import EXERCISES, exercises_of
+from .checking import (NOT_DONE, check_freed, check_raises, check_value, check_which_raise,
+                       not_done, report)
+from .attempts import progress
+from .showing import expect_error, first_sentence, show_backward, show_graph, step_through, verdict
+
+__all__ = ["EXERCISES", "NOT_DONE", "check_freed", "check_raises", "check_value",
+           "check_which_raise", "exercises_of", "expect_error", "first_sentence", "not_done",
+           "progress",
+           "report", "show_backward", "show_graph", "step_through", "verdict"]

@@ -1,0 +1,137 @@
+"""The exercise catalogue: every exercise of every lesson, keyed by id, with its hint.
+
+Hints live here rather than in the notebooks so that a learner cannot read them before trying:
+a checker shows the hint only after a wrong answer. A hint points at the reasoning, never at the
+answer itself. ``kind`` says how the exercise is checked (see notebooks/INSTRUCTORS.md):
+
+- ``freed``: a set of "Node.slot" names, compared with the buffers the call really frees;
+- ``raises``: True / False, compared with what the call does;
+- ``which-raise``: the set of the calls (by name) that raise;
+- ``value``: a number or list of numbers, compared with the engine's result;
+- ``code``: a function the learner writes, run and checked by behaviour (its gradients and, from
+  the engine's event stream, how they were obtained).
+"""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    kind: str
+    title: str
+    hint: str
+
+    @property
+    def lesson(self):
+        return self.id.split("-", 1)[0]
+
+
+_ALL = [
+    # 00 how backward works
+    Exercise("00-freed", "freed", "what loss1.backward() frees",
+             "follow loss1 down to x in the picture: which of the nodes on that path saved a tensor?"),
+    Exercise("00-which-raise", "which-raise", "which second backward raises",
+             "loss1.backward() released the saved tensors of the nodes it ran; which function's "
+             "second backward has to run one of those nodes again?"),
+    Exercise("00-grad-sum", "value", "x.grad after three calls",
+             "for backward, x.detach() is a constant; and .grad adds up over calls instead of "
+             "being replaced."),
+    # 01 multiple losses
+    Exercise("01-freed", "freed", "what loss1.backward() frees",
+             "list the nodes on the path from loss1 to the leaves, and what each of them saved."),
+    Exercise("01-raises", "raises", "loss2.backward() after loss1.backward()",
+             "which nodes does loss2's backward have to run, and were any of them run (and so "
+             "released) by loss1.backward()?"),
+    Exercise("01-which-raise", "which-raise", "which op fails a second backward",
+             "an op saves a tensor only when its gradient formula needs one; write down each "
+             "op's derivative."),
+    Exercise("01-grad-sum", "value", "x.grad after both calls",
+             "work out d loss1/dx and d loss2/dx separately at this x; after two backward calls "
+             ".grad holds their sum."),
+    # 02 GAN
+    Exercise("02-freed", "freed", "what g_loss.backward() frees in the old graph",
+             "the new D(fake) is a different graph: which nodes of the old graph does g_loss "
+             "reach?"),
+    Exercise("02-which-raise", "which-raise", "which shortcut raises",
+             "look at what the discriminator's backward released in each recipe before G's "
+             "loss is built from the old d_out_fake."),
+    Exercise("02-version", "value", "D[2].weight._version after two steps",
+             "every in-place write adds 1: look for them where the models are made and in one "
+             "training step (an optimizer step writes each of its parameters once)."),
+    # 03 shared backbone
+    Exercise("03-freed", "freed", "what loss1.backward() frees",
+             "loss1 never reaches branch 2; every node it does run releases its saves."),
+    Exercise("03-which-raise", "which-raise", "which second backward raises",
+             "with inputs= the engine runs only the nodes between the loss and those inputs."),
+    Exercise("03-count", "value", "nodes run by two calls and by one call on the sum",
+             "count the nodes of one branch and of the trunk in the pictures above; the two-call "
+             "pattern runs the trunk twice, and the sum adds one node."),
+    # 04 RNN
+    Exercise("04-count", "value", "work of backward #7 and #8 with a cut every 3 steps",
+             "each earlier step the walk reaches through hidden adds the same number of cell "
+             "nodes; detach cuts the walk at the start of the current step."),
+    Exercise("04-freed", "freed", "what one cell step frees",
+             "an op saves one operand only when the other operand needs a gradient; which inputs "
+             "here require grad?"),
+    Exercise("04-which-raise", "which-raise", "which per-step update raises",
+             "a backward raises when a tensor one of its nodes saved was changed in place by "
+             "optimizer.step() after it was saved."),
+    # 05 WGAN-GP
+    Exercise("05-freed", "freed", "what autograd.grad(create_graph=True) frees",
+             "create_graph=True records new nodes, but retain_graph=False still releases the "
+             "saves of every forward node the call runs."),
+    Exercise("05-raises-a", "raises", "gp.backward() after retain_graph=False",
+             "do the recorded formulas have edges into forward nodes whose saves the grad call "
+             "released? Try print_bridges(gp, prob)."),
+    Exercise("05-raises-b", "raises", "prob.mean().backward() after retain_graph=True",
+             "retain_graph=True keeps every buffer of prob's graph; what it does not do is give "
+             "`gradients` a graph."),
+    Exercise("05-none-count", "value", "parameters left with .grad None (tanh critic)",
+             "write ∇x D for D(x) = W2 tanh(W1 x + b1) + b2: which parameters appear in it?"),
+    # 06 sequential optimization
+    Exercise("06-freed", "freed", "what the last backward frees",
+             "retained buffers are not protected from a later backward without retain_graph; "
+             "which nodes does loss_b.backward() run?"),
+    Exercise("06-raises-a", "raises", "loss_b.backward() after a step (one layer)",
+             "which parameters did a node save, and did optimizer.step() change them in place?"),
+    Exercise("06-raises-b", "raises", "loss_b.backward() after a step of the first layer only",
+             "which parameters did any node save? Look at the forward graph's ledger."),
+    # 07 conditional paths
+    Exercise("07-freed", "freed", "what a backward frees with the first layer frozen",
+             "with layer 1 frozen, which tensors still require grad, and which nodes are still "
+             "recorded? Try lesson.show_graph(res=res)."),
+    Exercise("07-raises-a", "raises", "final_loss.backward() after the branch's backward",
+             "the branch's backward does not stop at its SumBackward0: which nodes run?"),
+    Exercise("07-raises-b", "raises", "final_loss.backward() after a new forward",
+             "a new forward records new nodes with new saved buffers."),
+    # 08 memory
+    Exercise("08-alive", "value", "saved bytes after each iteration",
+             "a backward without retain_graph releases the saved tensors of every node it runs, "
+             "whoever still refers to the nodes."),
+    Exercise("08-total-raises", "raises", "total.backward() after the per-loss backwards",
+             "total's graph runs through every loss's nodes: are their buffers still there?"),
+    Exercise("08-which-raise", "which-raise", "which per-step loop raises",
+             "step 1's loss reaches back into step 0's nodes unless the state is detached."),
+    Exercise("08-peak", "value", "the peak of each iteration",
+             "what still refers to the retained graph when the next forward pass starts?"),
+    # 09 saving memory
+    Exercise("09-runs", "value", "runs of each block",
+             "a retained graph keeps its placeholders, not the tensors they stand for."),
+    Exercise("09-deep", "code", "checkpoint Deep below 60,000 B",
+             "checkpoint each middle block with use_reentrant=False; keep first and last as they "
+             "are."),
+]
+
+EXERCISES = {e.id: e for e in _ALL}
+
+
+def lookup(exercise_id):
+    if exercise_id not in EXERCISES:
+        raise KeyError(f"unknown exercise {exercise_id!r}: add it to "
+                       f"autograd_lesson/lesson/catalogue.py")
+    return EXERCISES[exercise_id]
+
+
+def exercises_of(lesson_id, used=None):
+    """The exercises of one lesson, in catalogue order."""
+    return [e for e in _ALL if e.lesson == lesson_id]

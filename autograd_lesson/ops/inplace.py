@@ -1,0 +1,230 @@
+"""In-place ops, as PyTorch records them: one rule for every ``x.op_()``, and ``CopySlices``.
+
+``x.op_(...)`` runs the out-of-place op on ``x``, writes the result into ``x``'s memory, bumps
+the version counter and then *rebases* ``x``'s history onto the op's node:
+
+* a tensor that is not a view takes the node as its ``grad_fn`` (``x.relu_()``:
+  ``ReluBackward0``, whose edge leads to x's old ``grad_fn``). A save of ``self`` becomes a
+  recorded clone of the old values (PyTorch's ``original_self``); a save of the ``result`` is
+  ``x`` itself, at its new version.
+* for a view, the node is wrapped in a ``CopySlices`` that becomes the **base**'s ``grad_fn``:
+  the base's gradient passes through unchanged outside the view and through the node inside
+  it. The view's own ``grad_fn`` is then stale; reading it makes an ``AsStridedBackward0``
+  that selects the view from the base, as PyTorch does for every view whose base (or another
+  view of it) changed in place.
+"""
+import weakref
+
+import numpy as np
+
+from .. import _grad_mode, _node
+from .._node import FREED_MESSAGE, Node
+from .._tensor import Tensor
+from ._op import Op
+
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
+NO_GRAD_VIEW_REBASE = NO_GRAD_VIEW_INPLACE.replace(
+    "is being modified inplace", "its base or another view of its base has been modified inplace")
+LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers "
+                 "to a single memory location. Please clone() the tensor before performing the "
+                 "operation.")
+
+
+def check_inplace(x, others=()):
+    """PyTorch's ``check_inplace`` (when recording and the op needs a gradient), then the
+    inference-tensor check."""
+    if _grad_mode._recording() and (
+            x.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
+        _check_views_and_leaves(x)
+    x._check_inference_inplace()
+
+
+def _check_views_and_leaves(x):
+    base = x._base
+    if base is not None:
+        if x._creation_meta:
+            raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+        if x.requires_grad and base.is_leaf:
+            raise RuntimeError(LEAF_VIEW_INPLACE_ERROR)
+    elif x.requires_grad and x.is_leaf:
+        raise RuntimeError(LEAF_INPLACE_ERROR)
+
+
+def apply(x, compute, others=()):
+    """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``."""
+    check_inplace(x, others)
+    if any(s == 0 and n > 1 for n, s in zip(x._data.shape, x._data.strides)):
+        raise RuntimeError(OVERLAP_ERROR)
+    _node._inplace_self = x  # while it is set, a save of ``self`` is a clone of x
+    try:
+        result = compute(x)
+    finally:
+        _node._inplace_self = None
+    if x._data.shape != result._data.shape:
+        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
+                           f"shape {list(result.shape)}")
+    np.copyto(x._data, result._data, casting="unsafe")
+    x._version_counter.value += 1
+    node = result.grad_fn
+    if node is not None:
+        rebase_history(x, node)
+        for slot, _ in node._output_saves:  # the op's result is x itself, at its new version
+            node.save(slot, x, is_output=True)
+            if x._base is not None:  # PyTorch keeps the view's grad_fn weakly, for messages
+                node._saved_slots[slot].view_fn = weakref.ref(x.grad_fn)
+    return x
+
+
+def rebase_history(x, node):
+    """Make ``node`` (whose input 0 was x) the producer of x's new values."""
+    base = x._base
+    if base is None:
+        old = x._grad_fn
+        if x._retains_grad:  # PyTorch moves the retain_grad hook to the new grad_fn
+            old._retain_grad_refs.pop(x._output_nr, None)
+            node._retain_grad_refs[0] = weakref.ref(x)
+        x._grad_fn, x._output_nr, x._requires_grad = node, 0, True
+        return
+    copy_slices = CopySlices(base, x, node)
+    base._grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
+    x._requires_grad = True  # x.grad_fn is now stale: the next read regenerates it
+
+
+def detach_(x):
+    if x._base is not None:
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead. If you are using "
+            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+            "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+            "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+            "function in torch/optim/optimizer.py as the solution.")
+    x._grad_fn, x._output_nr, x._requires_grad = None, 0, False
+    return x
+
+
+# -- views: where a view sits in its base ---------------------------------------------------------
+def _offsets(array):
+    """The memory offset, in elements, of each element of ``array`` from its first one."""
+    out = np.zeros(array.shape, dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(array.shape, array.strides)):
+        shape = [1] * array.ndim
+        shape[axis] = n
+        out = out + (np.arange(n, dtype=np.int64) * (stride // array.itemsize)).reshape(shape)
+    return out
+
+
+def view_geometry(view, base):
+    """PyTorch's as_strided arguments for ``view`` (sizes, strides, storage offset), and the
+    flat index into ``base`` of each of its elements."""
+    start = (view.data_ptr() - base.data_ptr()) // max(base._data.itemsize, 1)
+    strides = tuple(s // view._data.itemsize for s in view._data.strides)
+    index = _offsets(view._data) + start
+    memory = _offsets(base._data).ravel()
+    if memory.size and not np.array_equal(memory, np.arange(memory.size)):
+        lookup = np.zeros(memory.max() - memory.min() + 1, dtype=np.int64)
+        lookup[memory - memory.min()] = np.arange(memory.size)
+        index = lookup[index - memory.min()]
+    return tuple(view.shape), strides, int(start), index
+
+
+def _affine(index):
+    """Strides and offset, in C-order elements of the base, such that ``index`` (a view's flat
+    indices into its base) is ``offset + sum(i_k * strides_k)``: true of every view."""
+    offset = int(index.flat[0]) if index.size else 0
+    strides = tuple(int(index[(0,) * k + (1,) + (0,) * (index.ndim - k - 1)]) - offset
+                    if n > 1 else 0 for k, n in enumerate(index.shape))
+    return strides, offset
+
+
+def _as_strided_node(node, base, size, stride, storage_offset, index):
+    for name, v in (("size", size), ("stride", stride), ("storage_offset", storage_offset)):
+        node.save_value(name, v)
+    node.index = Tensor._make(index.reshape(-1))
+    node.base_shape, node.base_numel = base.shape, base.numel()
+
+
+class AsStridedBackward0(Op):
+    """``x.as_strided(size, stride, storage_offset)`` (a view), and the regenerated
+    ``grad_fn`` of a view whose base changed in place: the view's elements picked out of the
+    base; the gradient is added back at those places. Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, size, stride, storage_offset):
+        flat = x._data.reshape(-1)  # x is contiguous here: a view of its memory
+        array = np.lib.stride_tricks.as_strided(flat[storage_offset:], size,
+                                                [s * flat.itemsize for s in stride])
+        _as_strided_node(ctx, x, size, stride, storage_offset, _offsets(array) + storage_offset)
+        return array
+
+    def backward(ctx, grad):
+        from .formula import IndexPutImplBackward0
+        flat = Tensor._make(np.zeros(ctx.base_numel, dtype=grad.dtype))
+        return IndexPutImplBackward0.apply(flat, ctx.index, grad.reshape(-1)).view(ctx.base_shape)
+
+
+def regenerate_view_fn(view):
+    """Give a view whose base changed in place a fresh ``AsStridedBackward0`` (on read)."""
+    base = view._base
+    if view._grad_fn is None and not base.requires_grad:
+        return
+    if view._creation_meta:
+        raise RuntimeError(NO_GRAD_VIEW_REBASE)
+    node = AsStridedBackward0()
+    _as_strided_node(node, base, *view_geometry(view, base))
+    node.next_functions = (base._gradient_edge(),)
+    node._input_metadata = ((base.shape, base.dtype),)
+    view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
+    view._attr_version = view._version_counter.value
+
+
+class CopySlices(Node):
+    """The base's ``grad_fn`` after an in-place op on one of its views (``h[:, t] = a``).
+
+    Edge 0 goes to the base's previous history, the others to the wrapped node's other inputs.
+    Backward, as PyTorch's: copy the base's gradient, run the wrapped node on the view's part,
+    write its gradient back into that part. It saves no tensor itself, but a backward without
+    ``retain_graph`` drops the wrapped node, so a second backward raises the usual error.
+    """
+
+    def __init__(self, base, view, fn):
+        super().__init__()
+        self.fn = fn
+        self.base_shape, self.view_shape = base.shape, view.shape
+        self.strides, self.offset = _affine(view_geometry(view, base)[3])
+        self.next_functions = (base._gradient_edge(),) + tuple(fn.next_functions[1:])
+        self._input_metadata = ((base.shape, base.dtype),) + tuple(fn._input_metadata[1:])
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def _backward(self, grad_outputs):
+        if self.fn is None:
+            raise RuntimeError(FREED_MESSAGE)
+        grad = grad_outputs[0]
+        if grad is None:
+            return [None] * len(self.next_functions)
+        result = Tensor._make(np.empty(self.base_shape, dtype=grad.dtype)).copy_(grad)
+        grad_slice = AsStridedBackward0.apply(result, self.view_shape, self.strides, self.offset)
+        res = list(self.fn._backward([grad_slice.clone()]))
+        res += [None] * (len(self.next_functions) - len(res))
+        if res[0] is not None and self.next_functions[0][0] is not None:
+            grad_slice.copy_(res[0])
+            res[0] = result
+        else:
+            res[0] = None
+        return res
+
+    def _release_variables(self):
+        released = [] if self.fn is None else self.fn._release_variables()
+        self.fn = None
+        self._released = True
+        return released
