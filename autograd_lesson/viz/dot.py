@@ -276,6 +276,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
     anchors = []
     if positions is not None and "bb" in positions:
         # Invisible points at the layout's corners: neato -n2 then never shifts the drawing
+        graph_attrs += " splines=true"  # route edges around the pinned boxes
         x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
         anchors = [f'  corner{k} [shape=point style=invis width=0.01 pos="{x:.2f},{y:.2f}!"]'
                    for k, (x, y) in enumerate(((x0, y0), (x1, y1)))]

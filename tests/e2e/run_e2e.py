@@ -316,7 +316,7 @@ def check_notebook(page, base, name, path, legibility):
 
 
 def move_slider(page, cell, index):
-    html = cell.locator(".widget-html-content").first
+    html = cell.locator(".widget-html-content").last  # the frame (the legend comes first)
     handle = cell.locator(".widget-slider .noUi-handle, .widget-hslider .noUi-handle").first
     try:
         handle.wait_for(state="visible", timeout=30_000)
