@@ -211,3 +211,22 @@ def test_without_dot_every_helper_degrades_to_its_text(monkeypatch, capsys):
     lesson.step_through("out.backward()", **names)
     assert all(set(b) == {"text/plain"} and "'dot' program is missing" in b["text/plain"]
                for b in shown), shown
+
+
+# -- lessons ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("number", ["00", "01", "02", "03", "04", "05", "06", "07"])
+def test_every_scenario_lesson_stores_a_step_through_with_its_static_frames(number):
+    import base64
+    import pathlib
+    import nbformat
+    path = next(pathlib.Path(__file__).resolve().parents[1].glob(f"notebooks/{number}_*.ipynb"))
+    nb = nbformat.read(path, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" and "step_through(" in c.source
+               for o in c.outputs if "image/png" in o.get("data", {})]
+    assert outputs, f"{path.name} has no stored step-through"
+    for output in outputs:
+        data = output["data"]
+        assert "application/vnd.jupyter.widget-view+json" in data  # one output: slider + frames
+        png = base64.b64decode(data["image/png"])
+        assert b"autograd-lesson-frame-height-px" in png
+        assert data["text/plain"].splitlines()[1].startswith("step 1: ")
