@@ -90,12 +90,14 @@ def fit(make_dot, levels, area_px=AREA_PX):
 
 
 def fit_width(svg):
-    """Let a wide SVG shrink to the notebook's width (never grow past its natural size)."""
-    match = re.search(r'<svg width="([\d.]+)pt" height="[\d.]+pt"', svg)
+    """Let a wide SVG shrink to the notebook's width, never grow past its natural size: the
+    width and height stay in pt (an <img> of it then has that intrinsic size, which
+    JupyterLab caps at 100%), and inline the style does the same."""
+    match = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
     if not match:
         return svg
     return svg.replace(match.group(0),
-                       f'<svg width="100%" style="max-width: {match.group(1)}pt; height: auto"', 1)
+                       match.group(0) + ' style="max-width: 100%; height: auto"', 1)
 
 
 def tag_png(png, min_pt=MIN_FONT_PT, px_per_pt=PX_PER_PT, extra=None):
