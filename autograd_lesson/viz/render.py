@@ -89,15 +89,19 @@ def fit(make_dot, levels, area_px=AREA_PX):
     return best[1:]
 
 
-def fit_width(svg):
-    """Let a wide SVG shrink to the notebook's width, never grow past its natural size: the
-    width and height stay in pt (an <img> of it then has that intrinsic size, which
-    JupyterLab caps at 100%), and inline the style does the same."""
+def fit_width(svg, area_px=AREA_PX):
+    """Size an SVG for the notebook: a picture wider than the output area is given the width
+    of the area (the viewBox scales the drawing), a narrower one keeps its natural size. The
+    size is written into the width/height attributes, because JupyterLab shows SVG output as
+    an <img> whose size they decide; inline (a widget) the style also caps it at 100%."""
     match = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
     if not match:
         return svg
+    width, height = float(match.group(1)), float(match.group(2))
+    scale = min(1.0, area_px / max(width * PX_PER_PT, 1))
     return svg.replace(match.group(0),
-                       match.group(0) + ' style="max-width: 100%; height: auto"', 1)
+                       f'<svg width="{width * scale:.2f}pt" height="{height * scale:.2f}pt" '
+                       f'style="max-width: 100%; height: auto"', 1)
 
 
 def tag_png(png, min_pt=MIN_FONT_PT, px_per_pt=PX_PER_PT, extra=None):
