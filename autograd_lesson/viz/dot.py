@@ -81,9 +81,11 @@ def _buffer_row(now, then=None):
     if then is not None and then.state != now.state:
         word = f"{then.state.upper()} → {word}"
     colour = ' COLOR="#444444"' if now.state == "freed" else ""
-    text = (f'<FONT{colour}><B>{_e(_slot_name(now.slot))}</B> = {_e(now.holds)}<BR/>'
+    # No bold inside a line: browsers draw bold DejaVu wider than Graphviz measures it, and
+    # the spans of a mixed line would overlap.
+    text = (f'<FONT{colour}>{_e(_slot_name(now.slot))} = {_e(now.holds)}<BR/>'
             f'{_shape_text(now.shape, now.dtype)} · {now.nbytes:,} B · '
-            f'<B>{_e(word)}</B>{version}</FONT>')
+            f'{_e(word)}{version}</FONT>')
     dashed = ' STYLE="dashed"' if st["dashed"] else ""
     return (f'<TR><TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" BORDER="{st["width"]}"'
             f'{dashed}>{text}</TD></TR>')
@@ -239,7 +241,7 @@ def _group_label(after, before, members, key, changes):
     leaves = sum(1 for leaf in after.leaves if leaf.id in member_set)
     what = f"{len(members)} leaves" if leaves == len(members) else f"{len(members)} nodes"
     ran_text = "all ran" if ran == len(members) else "none ran" if ran == 0 else f"{ran} ran"
-    lines = [f"<B>{_e(key)}: {what} folded</B> ({ran_text})"]
+    lines = [f"<B>{_e(key)}: {what} folded ({ran_text})</B>"]
     for (a, b), count in sorted(moves.items()):
         move = a.upper() if a == b else f"{a.upper()} → {b.upper()}"
         lines.append(f"{count} buffer{'s' if count != 1 else ''} {move}")
@@ -276,7 +278,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
     anchors = []
     if positions is not None and "bb" in positions:
         # Invisible points at the layout's corners: neato -n2 then never shifts the drawing
-        graph_attrs += " splines=true"  # route edges around the pinned boxes
+        graph_attrs += ' splines=true esep="+0.5"'  # route edges around the pinned boxes
         x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
         anchors = [f'  corner{k} [shape=point style=invis width=0.01 pos="{x:.2f},{y:.2f}!"]'
                    for k, (x, y) in enumerate(((x0, y0), (x1, y1)))]
@@ -304,7 +306,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
             then = old_leaves.get(node.id)
             if then is not None and then.grad != leaf.grad:
                 grad = f".grad: {_e(_brief(then.grad))} → {_e(_brief(leaf.grad))}"
-            text = [f"<B>{_e(leaf.name)}</B>  {_shape_text(leaf.shape, leaf.dtype)}", grad]
+            text = [f"<B>{_e(leaf.name)}</B>", f"{_shape_text(leaf.shape, leaf.dtype)} · {grad}"]
             if leaf.accumulated or status in ("now", "ran"):
                 text.append("<B>✓ gradient accumulated</B>" if status != "now" else
                             "<B>▶ accumulating now</B>")
@@ -313,9 +315,8 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
             label = "<" + "<BR/>".join(text) + ">"
             lines.append(f"  {name} {_node_attrs(style, label, rounded=False)[:-1]}{pin(name)}]")
             continue
-        head = f"<B>#{node.id} {_e(node.name)}</B>"
-        if node.label:
-            head += f" → {_e(node.label)}"
+        head = f"#{node.id} {_e(node.name)}" + (f" → {_e(node.label)}" if node.label else "")
+        head = f"<B>{head}</B>"
         word = NODE_STYLES[status][4]
         if word:
             head += f"<BR/><B>{word}</B>"

@@ -35,9 +35,9 @@ def render(dot_source, fmt, engine="dot"):
                         f"{type(dot_source).__name__}")
     source = graphviz.Source(dot_source, engine=engine)
     try:
-        if engine == "neato":
-            return source.pipe(format=fmt, neato_no_op=2)
-        return source.pipe(format=fmt)
+        if engine == "neato":  # quiet: a layout warning is no output for a notebook
+            return source.pipe(format=fmt, neato_no_op=2, quiet=True)
+        return source.pipe(format=fmt, quiet=True)
     except graphviz.CalledProcessError as error:
         detail = (error.stderr or b"").decode("utf-8", "replace").strip().splitlines()
         raise ValueError("Graphviz could not read this DOT source ("
