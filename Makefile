@@ -19,7 +19,7 @@ ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 DOT_HINT := Graphviz 'dot' not found: install it with 'sudo apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS) or 'conda install -c conda-forge graphviz'
 
-.PHONY: help venv install install-test install-e2e install-bench install-classroom dot lab solutions test figures student course bench e2e clean
+.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu lab solutions test figures student course bench e2e clean
 
 # Student copies live here; `make clean` leaves them alone. FORCE=1 LESSON=<stem> resets one.
 # LAB_ARGS: extra `jupyter lab` options, e.g. LAB_ARGS=--port=9999
@@ -64,7 +64,13 @@ $(VENV)/.installed-e2e: pyproject.toml | $(VPY)
 	$(INSTALL) -e '.[e2e]'
 	@touch $@ $(VENV)/.installed
 
-dot:
+# The pictures name DejaVu Sans: without it Graphviz measures text in another font.
+dot: dejavu
+dejavu:
+	@if fc-list 2>/dev/null | grep -qi 'DejaVu Sans'; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get install -y fonts-dejavu-core || { apt-get update && apt-get install -y fonts-dejavu-core; }; \
+	else echo "DejaVu Sans not found: install fonts-dejavu-core (Debian/Ubuntu), font-dejavu (brew) or conda-forge's fonts-conda-ecosystem" >&2; fi
 	@if command -v dot >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  apt-get install -y graphviz || { apt-get update && apt-get install -y graphviz; } || exit 1; \

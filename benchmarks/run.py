@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)                     # the benchmark modules
 sys.path.insert(1, os.path.dirname(HERE))   # autograd_lesson from this checkout
 
-SECTIONS = ("speed", "memory", "view", "lessons")
+SECTIONS = ("speed", "memory", "view", "steps", "lessons")
 
 
 def main(argv=None):
@@ -62,6 +62,9 @@ def main(argv=None):
     if "view" in sections:
         import view_speed
         print("\n" + view_speed.run(quick=args.quick), flush=True)
+    if "steps" in sections:
+        import step_through
+        print("\n" + step_through.run(quick=args.quick), flush=True)
     if "lessons" in sections:
         import lessons
         print("\n" + lessons.run(), flush=True)

@@ -489,4 +489,5 @@ def test_step_through_stops_at_the_sigmoid(lib):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     cell = next(c for c in nb.cells if c.get("id") == "l10-step")
     text = "".join(o["data"].get("text/plain", "") for o in cell.outputs if "data" in o)
-    assert "step 2: #3 ClampBackward1" in text and "step 3" not in text
+    assert "step 2: #3 ClampBackward1" in text and "step 4" not in text
+    assert "step 3: #2 SigmoidBackward0 raised: ✗ RuntimeError" in text  # the failed unpack

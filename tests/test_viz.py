@@ -111,7 +111,7 @@ def test_states_are_told_apart_without_colour():
     assert len(signatures) == len(STATES)  # border style/count differs per state, not just colour
     x, y, loss1, loss2 = two_losses(al)
     source = viz.snapshot_dot(viz.take_snapshot([loss1, loss2], names_of(x, y, loss1, loss2)))
-    assert "<B>ALIVE</B>" in source and "saved buffers" in source  # word in the box + legend
+    assert "● ALIVE</B>" in source and "saved, not used by a backward yet" in source  # + legend
 
 
 def test_failed_node_is_marked():
@@ -144,8 +144,8 @@ def test_a_100_step_rnn_still_renders_with_a_note():
     loss = h.sum()
     snap = viz.take_snapshot([loss], dict(loss=loss))
     assert len(snap.nodes) > 500
-    source = viz.snapshot_dot(snap)
-    assert "not drawn" in source and "the ledger lists them all" in source
+    source = viz.graph_view(snap).source
+    assert "nodes folded" in source and "fold=False draws them" in source
     assert source.count("[label=<<TABLE") < 250  # detail is capped
     svg = viz.render(source, "svg")
     assert b"</svg>" in svg

@@ -5,8 +5,9 @@ Every picture comes with printed text (ledger, diff, verdict) that nbval compare
 """
 import sys
 
-from ..viz import before_after_view, graph_view, record, take_snapshot
+from ..viz import _check, before_after_view, graph_view, record, take_snapshot
 from ..viz.ledger import ledger
+from ..viz.record import first_sentence, verdict  # noqa: F401  (lesson.verdict is public)
 from ..viz.steps import StepThrough
 
 
@@ -17,20 +18,6 @@ def _display(obj):
         print(obj.text)
         return
     display(obj)
-
-
-def first_sentence(message):
-    """The message up to its first '. ' (the stable part of PyTorch's longer errors)."""
-    message = str(message).strip()
-    cut = message.find(". ")
-    return message if cut == -1 else message[: cut + 1]
-
-
-def verdict(error):
-    """One stable line for an outcome: '✗ RuntimeError: <first sentence>' or '✓ no error'."""
-    if error is None:
-        return "✓ no error"
-    return f"✗ {type(error).__name__}: {first_sentence(error)}"
 
 
 def _caller_namespace(depth=2):
@@ -54,6 +41,7 @@ def _roots(names):
 
 def show_graph(title="", **names):
     """Draw the graph behind the named tensors and print its buffer ledger."""
+    _check.title(title, "show_graph")
     snap = take_snapshot(_roots(names), names, title=title)
     _display(graph_view(snap))
     print(ledger(snap))
@@ -96,13 +84,15 @@ def step_through(code, **names):
     call, label = _as_call(code, _caller_namespace())
     roots = _roots(names)
     recording = record(call, roots=roots, names=names, frames=True)
-    steps = StepThrough(recording.frames, title=f"{label}: {len(recording.frames)} steps")
-    try:
-        import ipywidgets  # noqa: F401
-        _display(steps.widget())
-    except ImportError:
-        pass
-    _display(steps)
+    if not recording.frames:
+        print(f"{label}: no backward ran, so there is nothing to step through; pass code that "
+              f"calls .backward() or autograd.grad()")
+    else:
+        steps = StepThrough(recording.frames, title=f"{label}: {len(recording.frames)} steps")
+        try:
+            steps.display(key=label)
+        except ImportError:  # plain Python: the text twin is all there is
+            print(steps.text)
     if recording.error:
         print(verdict(recording.error))
     return None

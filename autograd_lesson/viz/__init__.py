@@ -7,25 +7,50 @@ to any saved buffer.
     snap = take_snapshot([loss], names={"x": x, "loss": loss})
     print(ledger(snap))
     graph_view(snap)            # displays as SVG + PNG, text/plain is the ledger
+    before_after_view(a, b)     # one picture: rows read ALIVE → FREED, nodes that ran marked
+
+Large pictures fold what did not change into labelled groups so that they stay readable on a
+laptop; ``fold=False`` draws the whole graph.
 """
-from .dot import panels_dot, snapshot_dot
+import graphviz
+
+from . import _check
+from .dot import panels_dot, picture_dot, snapshot_dot
 from .ledger import diff, ledger
 from .record import Frame, Recording, record
-from .render import GraphView, render
+from .render import GraphView, fit, render
 from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, reachable_nodes, take_snapshot
 
 
-def graph_view(snapshot, title=None, max_nodes=60):
-    """A displayable picture of one snapshot whose text twin is its ledger."""
-    return GraphView(snapshot_dot(snapshot, title, max_nodes=max_nodes), ledger(snapshot, title))
+def _view(before, after, title, text, fold, legend=True):
+    def make(level, rankdir):
+        return picture_dot(before, after, title, fold_level=level, legend=legend,
+                           rankdir=rankdir)
+    levels = 4 if fold else 0
+    try:
+        source, svg, *_ = fit(make, levels)
+    except graphviz.ExecutableNotFound:  # the view degrades to its text twin, with a hint
+        return GraphView(make(0, "TB"), text)
+    return GraphView(source, text, svg)
 
 
-def before_after_view(before, after, max_nodes=60):
-    """Two titled panels (before / after a call) whose text twin is the ledger diff."""
-    return GraphView(panels_dot([(before.title, before), (after.title, after)], max_nodes=max_nodes),
-                     diff(before, after, title=f"{before.title} → {after.title}"))
+def graph_view(snapshot, title=None, max_nodes=None, fold=True):
+    """A displayable picture of one snapshot whose text twin is its ledger; a large graph
+    folds into labelled groups unless ``fold=False``."""
+    _check.snapshot(snapshot, "graph_view()")
+    title = snapshot.title if title is None else title
+    return _view(snapshot, snapshot, title, ledger(snapshot, title), fold)
+
+
+def before_after_view(before, after, max_nodes=None, fold=True):
+    """One picture of a call's effect (buffer rows read ``ALIVE → FREED``, the nodes that ran
+    highlighted, every node where it was) whose text twin is the ledger diff."""
+    _check.snapshot(before, "before_after_view()", "two Snapshots (before, after)")
+    _check.snapshot(after, "before_after_view()", "two Snapshots (before, after)")
+    title = f"{before.title} → {after.title}"
+    return _view(before, after, title, diff(before, after, title=title), fold)
 
 
 __all__ = ["take_snapshot", "reachable_nodes", "Snapshot", "NodeInfo", "LeafInfo", "BufferInfo",
-           "ledger", "diff", "snapshot_dot", "panels_dot", "GraphView", "render", "graph_view",
-           "before_after_view", "record", "Recording", "Frame"]
+           "ledger", "diff", "snapshot_dot", "panels_dot", "picture_dot", "GraphView", "render",
+           "graph_view", "before_after_view", "record", "Recording", "Frame"]

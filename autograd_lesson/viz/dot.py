@@ -1,189 +1,408 @@
-"""DOT source for snapshots: nodes, their saved buffers coloured by state, and a legend.
+"""DOT source for the graph pictures: one picture per comparison, folded to fit a laptop.
 
-States are told apart by fill colour, by border style (solid, bold, dashed, double) and by
-the word printed in each box, so the picture also reads in grayscale. The same snapshot
-always gives the same DOT text (ids come from creation order, never ``id()``).
+A picture compares two snapshots of one graph (``before`` and ``after`` a call, or the start
+and one step of a backward) in *one* drawing: every node keeps its place, a buffer row that
+changed reads ``ALIVE → FREED`` in the new state's style, and the nodes that ran are
+highlighted. A single snapshot is the same picture with nothing changed.
+
+States differ in fill, border style and the printed word with its icon, so the picture reads
+in grayscale and under colour blindness (``tests/test_viz.py`` checks the palette's distances
+under simulated deuteranopia, protanopia and tritanopia). The same snapshots always give the
+same DOT text (ids come from creation order, never ``id()``).
+
+Large graphs are *folded*: nodes that matter (what the call touched and its neighbours, the
+named tensors) stay in full, the rest become labelled groups ("G: 6 nodes, none ran"). The
+whole graph is ``fold=False`` away.
 """
 import html
 import textwrap
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 
-STATES = {  # each state differs in fill, border (width / dashes) and the word printed
-    "alive": dict(fill="#d7f0d2", border="#2e7d32", width="1", dashed=False,
-                  meaning="saved, no backward has passed yet"),
-    "retained": dict(fill="#cfe0fc", border="#1452b8", width="2", dashed=False,
+FONT = "DejaVu Sans"
+MIN_FONT_PT = 10  # the smallest text in every picture (e2e reads it from the PNGs too)
+TITLE_FONT_PT = 11
+
+# Okabe-Ito-derived pale fills (text stays black on all of them); checked under CVD simulation.
+STATES = {
+    "alive": dict(fill="#bfe3f7", border="#0072b2", width="1", dashed=False, icon="●",
+                  meaning="saved, not used by a backward yet"),
+    "retained": dict(fill="#f6e27a", border="#8a6d00", width="2", dashed=False, icon="■",
                      meaning="kept by retain_graph=True"),
-    "freed": dict(fill="#f4f4f4", border="#8a8a8a", width="1", dashed=True,
+    "freed": dict(fill="#ffffff", border="#777777", width="1", dashed=True, icon="○",
                   meaning="released by a backward"),
-    "stale": dict(fill="#ffd9b3", border="#c43e00", width="3", dashed=False,
+    "stale": dict(fill="#e69f9f", border="#9e1b1b", width="3", dashed=False, icon="⚠",
                   meaning="changed in place: backward will raise"),
 }
-EXECUTED_FILL = "#fff2a8"
-FAILED_BORDER = "#d00000"
-DEFAULT_MAX_NODES = 60
+NODE_STYLES = {  # fill, border colour, pen width, dashed, the word printed in the node
+    "idle": ("#ffffff", "#555555", 1, False, ""),
+    "ran": ("#9fd8b8", "#00704a", 2, False, "✓ ran"),
+    "now": ("#f0a030", "#000000", 4, False, "▶ running now"),  # the widest word: layouts use it
+    "failed": ("#e8a0d0", "#3b2d8f", 4, True, "✗ backward failed here"),
+    "leaf": ("#e8e8e8", "#333333", 1, False, ""),
+    "group": ("#f2f2f2", "#777777", 1, True, ""),
+}
+EDGE_COLOUR = "#555555"
+DEFAULT_MAX_NODES = 60  # kept for callers; folding now decides what is drawn in full
 
 
 def _q(text):
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _attrs(**attrs):
-    return "[" + " ".join(f"{k}={_q(v) if not str(v).startswith('<') else v}"
-                          for k, v in attrs.items()) + "]"
-
-
-def _html_label(lines):
-    rows = "".join(f"<TR><TD>{line}</TD></TR>" for line in lines)
-    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{rows}</TABLE>>'
+def _e(text):
+    return html.escape(str(text))
 
 
 def _shape_text(shape, dtype):
     return f"{dtype}[{', '.join(map(str, shape))}]"
 
 
-def _buffer_cell(buffer):
-    """One saved buffer as a table cell: slot = what it holds, dtype[shape] · bytes · STATE."""
-    st = STATES[buffer.state]
-    version = f" v{buffer.current_version}≠v{buffer.saved_version}" if buffer.state == "stale" else ""
-    slot = buffer.slot if buffer.slot.startswith("saved_tensors") else f"_saved_{buffer.slot}"
-    colour = ' COLOR="#555555"' if buffer.state == "freed" else ""
-    text = (f'<FONT POINT-SIZE="10"{colour}><B>{html.escape(slot)}</B> = '
-            f'{html.escape(buffer.holds)}<BR/>{_shape_text(buffer.shape, buffer.dtype)} · '
-            f'{buffer.nbytes:,} B · <B>{buffer.state.upper()}</B>{version}</FONT>')
+def _brief(values, keep=2):
+    """'[0.4282, -0.0481, -0.2598, …]' → '[0.4282, -0.0481, …]': a picture needs no more."""
+    if not values.startswith("[") or values.count(",") < keep:
+        return values
+    return "[" + ", ".join(values[1:].split(", ")[:keep]) + ", …]"
+
+
+def _state_word(state):
+    return f"{STATES[state]['icon']} {state.upper()}"
+
+
+def _slot_name(slot):
+    return slot if slot.startswith("saved_tensors") else f"_saved_{slot}"
+
+
+def _buffer_row(now, then=None):
+    """One saved buffer as a table row; ``then`` (the earlier state) marks a transition."""
+    st = STATES[now.state]
+    version = f" v{now.current_version}≠v{now.saved_version}" if now.state == "stale" else ""
+    word = _state_word(now.state)
+    if then is not None and then.state != now.state:
+        word = f"{then.state.upper()} → {word}"
+    colour = ' COLOR="#444444"' if now.state == "freed" else ""
+    # No bold inside a line: browsers draw bold DejaVu wider than Graphviz measures it, and
+    # the spans of a mixed line would overlap.
+    text = (f'<FONT{colour}>{_e(_slot_name(now.slot))} = {_e(now.holds)}<BR/>'
+            f'{_shape_text(now.shape, now.dtype)} · {now.nbytes:,} B · '
+            f'{_e(word)}{version}</FONT>')
     dashed = ' STYLE="dashed"' if st["dashed"] else ""
     return (f'<TR><TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" BORDER="{st["width"]}"'
             f'{dashed}>{text}</TD></TR>')
 
 
-def _node_lines(snapshot, prefix, max_nodes):
-    """DOT lines for one snapshot's graph; node names start with ``prefix``.
+def _table(rows, spacing=2):
+    return (f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="{spacing}" CELLPADDING="2">'
+            f'{"".join(rows)}</TABLE>>')
 
-    Each function node is a small table: its name, then one row per saved buffer, so the
-    picture stays about as wide as the graph itself.
-    """
-    shown, hidden = _visible(snapshot, max_nodes)
+
+def _node_attrs(style, label, shape="box", rounded=True):
+    fill, border, width, dashed, _ = NODE_STYLES[style]
+    styles = (["rounded"] if rounded else []) + ["filled"] + (["dashed"] if dashed else [])
+    return (f"[label={label} shape={shape} style={_q(','.join(styles))} "
+            f"fillcolor={_q(fill)} color={_q(border)} penwidth={width}]")
+
+
+@dataclass(frozen=True)
+class Change:
+    """How one node differs between the two snapshots compared."""
+    status: str        # "idle", "ran", "now" or "failed"
+    changed: bool      # a buffer or .grad of this node changed (or it ran)
+
+
+def compare(before, after, now=None):
+    """Per node id: its status in ``after`` and whether anything about it changed."""
+    old_buffers = {b.key: b.state for b in before.buffers}
+    old_leaves = {leaf.id: leaf.grad for leaf in before.leaves}
+    touched = Counter()
+    for b in after.buffers:
+        if old_buffers.get(b.key) != b.state:
+            touched[b.node_id] += 1
+    for leaf in after.leaves:
+        if old_leaves.get(leaf.id) != leaf.grad or leaf.accumulated:
+            touched[leaf.id] += 1
+    result = {}
+    for node in after.nodes:
+        status = "failed" if node.failed else "now" if node.id == now else \
+            "ran" if node.executed else "idle"
+        result[node.id] = Change(status, status != "idle" or touched[node.id] > 0)
+    return result
+
+
+# -- folding -----------------------------------------------------------------------------------
+def _module(name):
+    return name.split(".", 1)[0] if "." in name else ""
+
+
+def group_keys(snapshot):
+    """A group name for every node: a leaf's module (``G`` for ``G.0.weight``), else the
+    named tensor the node helps compute (the nearest named node on the way from the roots)."""
+    parents = defaultdict(list)
+    for src, dst in snapshot.edges:
+        parents[dst].append(src)
     leaves = {leaf.id: leaf for leaf in snapshot.leaves}
-    buffers = {}
-    for buffer in snapshot.buffers:
-        buffers.setdefault(buffer.node_id, []).append(buffer)
-    lines = []
-    for node in snapshot.nodes:
-        if node.id not in shown:
+    by_id = {n.id: n for n in snapshot.nodes}
+    keys = {}
+    # Function nodes in reverse creation order: parents (consumers) are created later.
+    for node in sorted(snapshot.nodes, key=lambda n: -n.id if n.id not in leaves else 0):
+        if node.id in leaves:
             continue
-        name = f"{prefix}n{node.id}"
+        if node.label:
+            keys[node.id] = node.label
+            continue
+        owners = sorted({keys[p] for p in parents[node.id] if p in keys})
+        keys[node.id] = owners[0] if owners else by_id[node.id].name
+    for leaf_id, leaf in leaves.items():
+        module = _module(leaf.name)
+        owners = sorted({keys.get(p, "") for p in parents[leaf_id]})
+        keys[leaf_id] = f"{module} parameters" if module else (owners[0] if owners else leaf.name)
+    return keys
+
+
+def fold_plan(snapshot, keep):
+    """Map every node not in ``keep`` to a group number: folded nodes that share a group key
+    and are connected form one group; a module's folded leaves form one group."""
+    keys = group_keys(snapshot)
+    leaves = {leaf.id for leaf in snapshot.leaves}
+    folded = {n.id for n in snapshot.nodes if n.id not in keep}
+    neighbours = defaultdict(set)
+    for src, dst in snapshot.edges:
+        if src in folded and dst in folded and keys[src] == keys[dst]:
+            neighbours[src].add(dst)
+            neighbours[dst].add(src)
+    by_key = defaultdict(list)
+    for leaf in sorted(folded & leaves):
+        by_key[keys[leaf]].append(leaf)
+    for members in by_key.values():
+        for a, b in zip(members, members[1:]):
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+    plan, groups = {}, []
+    for node in sorted(folded):
+        if node in plan:
+            continue
+        stack, members = [node], []
+        plan[node] = len(groups)
+        while stack:
+            current = stack.pop()
+            members.append(current)
+            for other in neighbours[current]:
+                if other not in plan:
+                    plan[other] = len(groups)
+                    stack.append(other)
+        groups.append((keys[node], sorted(members)))
+    singles = {members[0] for _, members in groups if len(members) == 1}
+    if singles:  # a group of one hides nothing: draw that node
+        return fold_plan(snapshot, set(keep) | singles)
+    return plan, groups
+
+
+def focus_sets(before, after, changes):
+    """What to keep in full at each fold level, most to least."""
+    changed = {i for i, c in changes.items() if c.changed}
+    named = {n.id for n in after.nodes if n.label} | set(after.roots)
+    near = set(changed)
+    for src, dst in after.edges:
+        if src in changed or dst in changed:
+            near |= {src, dst}
+    leaves = {leaf.id for leaf in after.leaves}
+    levels = []
+    if changed:
+        levels.append(near | named)
+        levels.append(changed | named)
+        levels.append((changed - leaves) | set(after.roots))
+    else:
+        levels.append(named)
+    levels.append(set(after.roots) | {i for i, c in changes.items() if c.status in ("now",
+                                                                                     "failed")})
+    unique = []
+    for level in levels:
+        if level not in unique and len(level) < len(after.nodes):
+            unique.append(level)
+    return unique
+
+
+def keep_set(before, after, fold_level, changes=None):
+    """The node ids drawn in full at ``fold_level`` (0: all of them)."""
+    changes = changes or compare(before, after)
+    levels = focus_sets(before, after, changes)
+    if fold_level == 0 or not levels:
+        return {n.id for n in after.nodes}
+    return levels[min(fold_level, len(levels)) - 1]
+
+
+# -- DOT -------------------------------------------------------------------------------------------
+def _group_label(after, before, members, key, changes):
+    member_set = set(members)
+    old = {b.key: b.state for b in before.buffers}
+    buffers = [b for b in after.buffers if b.node_id in member_set]
+    ran = sum(1 for m in members if changes[m].status != "idle")
+    moves = Counter((old.get(b.key, b.state), b.state) for b in buffers)
+    leaves = sum(1 for leaf in after.leaves if leaf.id in member_set)
+    what = f"{len(members)} leaves" if leaves == len(members) else f"{len(members)} nodes"
+    ran_text = "all ran" if ran == len(members) else "none ran" if ran == 0 else f"{ran} ran"
+    lines = [f"<B>{_e(key)}: {what} folded ({ran_text})</B>"]
+    for (a, b), count in sorted(moves.items()):
+        move = a.upper() if a == b else f"{a.upper()} → {b.upper()}"
+        lines.append(f"{count} buffer{'s' if count != 1 else ''} {move}")
+    live = sum(b.nbytes for b in buffers if b.state != "freed" and not b.wrapped_scalar)
+    if buffers:
+        lines.append(f"{live:,} B saved here now")
+    lines.append('<FONT COLOR="#444444">fold=False draws them</FONT>')
+    return "<" + "<BR/>".join(lines) + ">"
+
+
+def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, changes=None,
+                positions=None, rankdir="TB", notes=(), keep=None, plan=None):
+    """DOT source of one picture comparing ``before`` with ``after`` (the same snapshot for a
+    plain view). ``fold_level`` 0 draws everything; 1, 2 ... fold more (see focus_sets).
+
+    ``positions`` (name -> (x, y) in points) pins every node for ``neato -n2``, so frames of a
+    step-through share one layout; ``keep`` (node ids drawn in full) or ``plan`` (what
+    fold_plan returned) then fixes the folding.
+    """
+    changes = changes or compare(before, after, now)
+    if keep is None:
+        keep = keep_set(before, after, fold_level, changes)
+    if plan is None:
+        plan = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
+    plan, groups = plan
+    old_buffers = {b.key: b for b in before.buffers}
+    rows_of = defaultdict(list)
+    for b in after.buffers:
+        rows_of[b.node_id].append(b)
+    leaves = {leaf.id: leaf for leaf in after.leaves}
+    old_leaves = {leaf.id: leaf for leaf in before.leaves}
+    graph_attrs = (f'rankdir={rankdir} fontname="{FONT}" fontsize={MIN_FONT_PT} nodesep=0.18 '
+                   f'ranksep=0.28 newrank=true labelloc=t labeljust=l')
+    anchors = []
+    if positions is not None and "bb" in positions:
+        # Invisible points at the layout's corners: neato -n2 then never shifts the drawing
+        graph_attrs += ' splines=true esep="+0.5"'  # route edges around the pinned boxes
+        x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
+        anchors = [f'  corner{k} [shape=point style=invis width=0.01 pos="{x:.2f},{y:.2f}!"]'
+                   for k, (x, y) in enumerate(((x0, y0), (x1, y1)))]
+    lines = ["digraph autograd {", f"  graph [{graph_attrs}]",
+             f'  node [fontname="{FONT}" fontsize={MIN_FONT_PT} margin="0.04,0.02"]',
+             f'  edge [color="{EDGE_COLOUR}" arrowsize=0.6]']
+    if positions is None:  # pinned frames carry their heading outside the graph
+        lines.append(f"  label={_heading(title, before, after, notes, legend)}")
+
+    def pin(name):
+        if positions is None or name not in positions or name == "bb":
+            return ""
+        x, y = positions[name]
+        return f' pos="{x:.2f},{y:.2f}!"'
+
+    lines.extend(anchors)
+    for node in after.nodes:
+        if node.id in plan:
+            continue
+        name = f"n{node.id}"
+        status = changes[node.id].status
         if node.id in leaves:
             leaf = leaves[node.id]
-            text = [f"<B>{html.escape(leaf.name)}</B>", _shape_text(leaf.shape, leaf.dtype),
-                    f".grad = {html.escape(leaf.grad)}"]
-            lines.append(f"  {name} {_attrs(label=_html_label(text), shape='box', style='filled', fillcolor='#e3ecf7' if not leaf.accumulated else EXECUTED_FILL, color='#35506b', penwidth='2' if leaf.accumulated else '1')}")
+            grad = f".grad = {_e(_brief(leaf.grad))}"
+            then = old_leaves.get(node.id)
+            if then is not None and then.grad != leaf.grad:
+                grad = f".grad: {_e(_brief(then.grad))} → {_e(_brief(leaf.grad))}"
+            text = [f"<B>{_e(leaf.name)}</B>", f"{_shape_text(leaf.shape, leaf.dtype)} · {grad}"]
+            if leaf.accumulated or status in ("now", "ran"):
+                text.append("<B>✓ gradient accumulated</B>" if status != "now" else
+                            "<B>▶ accumulating now</B>")
+            style = "now" if status == "now" else "ran" if leaf.accumulated or status == "ran" \
+                else "leaf"
+            label = "<" + "<BR/>".join(text) + ">"
+            lines.append(f"  {name} {_node_attrs(style, label, rounded=False)[:-1]}{pin(name)}]")
             continue
-        head = f"<B>#{node.id} {node.name}</B>"
-        if node.label:
-            head += f"<BR/>→ {html.escape(node.label)}"
-        if node.failed:
-            head += '<BR/><FONT COLOR="#d00000"><B>✗ backward failed here</B></FONT>'
-        elif node.executed:
-            head += "<BR/>ran in last backward"
-        rows = f'<TR><TD BORDER="0">{head}</TD></TR>' + "".join(
-            _buffer_cell(b) for b in buffers.get(node.id, ()))
-        label = (f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="3" CELLPADDING="3">'
-                 f'{rows}</TABLE>>')
-        attrs = dict(label=label, shape="box", style="rounded,filled", margin="0.05",
-                     fillcolor=EXECUTED_FILL if node.executed or node.failed else "white",
-                     color=FAILED_BORDER if node.failed else "#444444",
-                     penwidth="3" if node.failed else ("2" if node.executed else "1"))
-        lines.append(f"  {name} {_attrs(**attrs)}")
-    edges = set()
-    for src, dst in snapshot.edges:
-        a = src if src in shown else "hidden"
-        b = dst if dst in shown else "hidden"
-        if a == b == "hidden":
-            continue
-        edges.add((a, b))
-    for a, b in sorted(edges, key=str):
-        lines.append(f"  {prefix}{'n' if a != 'hidden' else ''}{a} -> "
-                     f"{prefix}{'n' if b != 'hidden' else ''}{b}")
-    if hidden:
-        count = len(hidden)
-        hidden_buffers = sum(1 for b in snapshot.buffers if b.node_id in hidden)
-        text = (f"… {count} nodes and {hidden_buffers} saved buffers not drawn …\n"
-                f"(the same structure repeats; the ledger lists them all)")
-        lines.append(f"  {prefix}hidden {_attrs(label=text, shape='note', style='filled', fillcolor='#eeeeee')}")
-    return lines
-
-
-def _visible(snapshot, max_nodes):
-    ids = [n.id for n in snapshot.nodes if n.name != "AccumulateGrad"]
-    if len(snapshot.nodes) <= max_nodes:
-        return {n.id for n in snapshot.nodes}, set()
-    half = max_nodes // 2
-    shown = set(ids[:half]) | set(ids[-half:]) | set(snapshot.roots)
-    leaf_ids = {leaf.id for leaf in snapshot.leaves}
-    shown |= leaf_ids & {dst for src, dst in snapshot.edges if src in shown}
-    return shown, {n.id for n in snapshot.nodes} - shown
-
-
-def legend_lines(name="legend"):
-    """One compact table node: each buffer state with its colour, border and meaning."""
-    rows = ['<TR><TD COLSPAN="2"><B>saved buffers (rows inside each node)</B></TD></TR>']
-    for state, st in STATES.items():
-        dashed = ' STYLE="dashed"' if st["dashed"] else ""
-        rows.append(f'<TR><TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" '
-                    f'BORDER="{st["width"]}"{dashed}><B>{state.upper()}</B></TD>'
-                    f'<TD ALIGN="LEFT">{st["meaning"]}</TD></TR>')
-    rows.append(f'<TR><TD BGCOLOR="{EXECUTED_FILL}" BORDER="2" STYLE="rounded"><B>#k Node</B></TD>'
-                f'<TD ALIGN="LEFT">ran in the last backward (red border: failed there)</TD></TR>')
-    rows.append('<TR><TD BGCOLOR="#e3ecf7" BORDER="1"><B>leaf</B></TD>'
-                '<TD ALIGN="LEFT">a leaf tensor and its .grad</TD></TR>')
-    table = ('<<TABLE BORDER="1" COLOR="#999999" CELLBORDER="0" CELLSPACING="4" CELLPADDING="3">'
-             + "".join(rows) + "</TABLE>>")
-    return [f"  {name} [label={table} shape=plaintext fontsize=10]"]
-
-
-def snapshot_dot(snapshot, title=None, max_nodes=DEFAULT_MAX_NODES, legend=True):
-    """DOT source of one snapshot, titled, with a legend."""
-    return panels_dot([(title if title is not None else snapshot.title, snapshot)],
-                      max_nodes=max_nodes, legend=legend)
-
-
-STACK_ABOVE_NODES = 10
-
-
-def _stacking_edges(panels, max_nodes):
-    """Invisible edges that put each panel below the previous one (every sink of panel i above
-    every root of panel i+1), so big before/after pictures grow down the page, not sideways."""
-    lines = []
-    for index in range(len(panels) - 1):
-        upper, lower = panels[index][1], panels[index + 1][1]
-        shown_upper, _ = _visible(upper, max_nodes)
-        has_child = {src for src, _ in upper.edges}
-        sinks = sorted(n.id for n in upper.nodes if n.id in shown_upper and n.id not in has_child)
-        for sink in sinks:
-            for root in lower.roots:
-                lines.append(f"  p{index}_n{sink} -> p{index + 1}_n{root} [style=invis]")
-    return lines
-
-
-def panels_dot(panels, max_nodes=DEFAULT_MAX_NODES, legend=True):
-    """DOT source of several titled snapshots (e.g. before / after a backward): side by side
-    when small, one above the other when a panel has more than STACK_ABOVE_NODES nodes."""
-    lines = ["digraph autograd {", '  graph [rankdir=TB fontname="Helvetica" fontsize=12 '
-             'nodesep=0.25 ranksep=0.35 newrank=true]',
-             '  node [fontname="Helvetica" fontsize=11]', '  edge [color="#555555"]']
-    for index, (title, snapshot) in enumerate(panels):
-        prefix = f"p{index}_"
-        totals = (f"saved buffers hold {snapshot.total_bytes:,} B, "
-                  f"{snapshot.graph_only_bytes:,} B of it only in the graph")
-        notes = "".join(f'<BR/><FONT POINT-SIZE="10" COLOR="{FAILED_BORDER}">{html.escape(line)}</FONT>'
-                        for n in snapshot.notes for line in textwrap.wrap(n, 90))
-        heading = f"<B>{html.escape(title)}</B><BR/>" if title else ""
-        label = f'<{heading}<FONT POINT-SIZE="10">{totals}</FONT>{notes}>'
-        lines.append(f"  subgraph cluster_panel{index} {{")
-        lines.append(f'    label={label}; labelloc=t; fontsize=14; style=rounded; color="#bbbbbb";')
-        lines.extend("  " + line for line in _node_lines(snapshot, prefix, max_nodes))
-        lines.append("  }")
-    if max(len(snapshot.nodes) for _, snapshot in panels) > STACK_ABOVE_NODES:
-        lines.extend(_stacking_edges(panels, max_nodes))
-    if legend:
-        lines.extend(legend_lines())
+        head = f"#{node.id} {_e(node.name)}" + (f" → {_e(node.label)}" if node.label else "")
+        head = f"<B>{head}</B>"
+        word = NODE_STYLES[status][4]
+        if word:
+            head += f"<BR/><B>{word}</B>"
+        rows = [f'<TR><TD>{head}</TD></TR>'] + [
+            _buffer_row(b, old_buffers.get(b.key)) for b in rows_of.get(node.id, ())]
+        lines.append(f"  {name} {_node_attrs(status, _table(rows))[:-1]}{pin(name)}]")
+    for index, (key, members) in enumerate(groups):
+        name = f"g{index}"
+        label = _group_label(after, before, members, key, changes)
+        lines.append(f"  {name} {_node_attrs('group', label, shape='folder', rounded=False)[:-1]}"
+                     f"{pin(name)}]")
+    edges = Counter()
+    for src, dst in after.edges:
+        a = f"g{plan[src]}" if src in plan else f"n{src}"
+        b = f"g{plan[dst]}" if dst in plan else f"n{dst}"
+        if a != b:
+            edges[(a, b)] += 1
+    for (a, b), count in sorted(edges.items()):
+        if a.startswith("g") or b.startswith("g"):
+            extra = f' [label="×{count}" fontsize={MIN_FONT_PT}]' if count > 1 else ""
+            lines.append(f"  {a} -> {b}{extra}")
+        else:  # a node used twice (y * y) has two edges: both are drawn
+            lines.extend(f"  {a} -> {b}" for _ in range(count))
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _heading(title, before, after, notes, legend):
+    """The picture's label: title, byte totals, notes, and the legend, above the graph."""
+    if before is after or before.total_bytes == after.total_bytes and \
+            before.graph_only_bytes == after.graph_only_bytes:
+        totals = (f"saved buffers hold {after.total_bytes:,} B, "
+                  f"{after.graph_only_bytes:,} B of it only in the graph")
+    else:
+        totals = (f"saved buffers hold {before.total_bytes:,} B → {after.total_bytes:,} B "
+                  f"({before.graph_only_bytes:,} B → {after.graph_only_bytes:,} B only in "
+                  f"the graph)")
+    rows = []
+    if title:
+        rows.extend(f'<FONT POINT-SIZE="{TITLE_FONT_PT}"><B>{_e(line)}</B></FONT>'
+                    for line in textwrap.wrap(title, 100))
+    rows.append(_e(totals))
+    for note in list(after.notes) + list(notes):
+        rows.extend(f'<FONT COLOR="{NODE_STYLES["failed"][1]}">{_e(line)}</FONT>'
+                    for line in textwrap.wrap(note, 100))
+    cells = "".join(f'<TR><TD ALIGN="LEFT">{row}</TD></TR>' for row in rows)
+    if legend:
+        cells += f'<TR><TD ALIGN="LEFT">{legend_table()}</TD></TR>'
+    return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
+
+
+def legend_table():
+    """A compact legend: the four buffer states and the node marks, in two rows."""
+    cells = []
+    for state, st in STATES.items():
+        dashed = ' STYLE="dashed"' if st["dashed"] else ""
+        cells.append(f'<TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" BORDER="{st["width"]}"'
+                     f'{dashed}><B>{_e(_state_word(state))}</B></TD>'
+                     f'<TD ALIGN="LEFT">{_e(st["meaning"])}</TD>')
+    nodes = []
+    for style, meaning in (("ran", "node ran in this call"), ("now", "node running now"),
+                           ("failed", "where backward raised"), ("group", "folded nodes")):
+        fill, border, width, dashed, word = NODE_STYLES[style]
+        word = word or "▤ group"
+        dash = ' STYLE="dashed"' if dashed else ""
+        nodes.append(f'<TD BGCOLOR="{fill}" COLOR="{border}" BORDER="{min(width, 3)}"'
+                     f'{dash}><B>{_e(word)}</B></TD><TD ALIGN="LEFT">{meaning}</TD>')
+    rows = ["<TR>" + cell + node + "</TR>" for cell, node in zip(cells, nodes)]
+    return ('<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2">'
+            + "".join(rows) + "</TABLE>")
+
+
+def legend_dot():
+    """The legend alone (a step-through shows it once, above its frames)."""
+    return (f'digraph legend {{\n  node [fontname="{FONT}" fontsize={MIN_FONT_PT}]\n'
+            f"  legend [shape=plaintext label=<{legend_table()}>]\n}}\n")
+
+
+def snapshot_dot(snapshot, title=None, max_nodes=DEFAULT_MAX_NODES, legend=True, fold_level=0):
+    """DOT source of one snapshot, titled, with a legend."""
+    return picture_dot(snapshot, snapshot, title if title is not None else snapshot.title,
+                       fold_level=fold_level, legend=legend)
+
+
+def panels_dot(panels, max_nodes=DEFAULT_MAX_NODES, legend=True, fold_level=0):
+    """One picture comparing the first and last (title, snapshot) of ``panels``."""
+    (first_title, first), (last_title, last) = panels[0], panels[-1]
+    title = first_title if len(panels) == 1 else f"{first_title} → {last_title}"
+    return picture_dot(first, last, title, fold_level=fold_level, legend=legend)

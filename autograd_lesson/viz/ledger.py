@@ -22,6 +22,8 @@ def totals_line(snapshot):
 
 def ledger(snapshot, title=None, max_lines=DEFAULT_MAX_LINES):
     """The buffer ledger of one snapshot, as deterministic text."""
+    from ._check import snapshot as check
+    check(snapshot, "ledger()")
     title = snapshot.title if title is None else title
     lines = [title] if title else []
     rows = [(b.key, b.holds, _shape(b), _bytes(b.nbytes), b.state + _stale_note(b))
@@ -47,6 +49,9 @@ def _stale_note(buffer):
 
 def diff(before, after, title=None, max_lines=DEFAULT_MAX_LINES):
     """What changed between two snapshots of the same graph, one line per changed buffer."""
+    from ._check import snapshot as check
+    check(before, "diff()", "two Snapshots (before, after)")
+    check(after, "diff()", "two Snapshots (before, after)")
     old = {b.key: b for b in before.buffers}
     lines = [title] if title else []
     changes, unchanged = [], 0

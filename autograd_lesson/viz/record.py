@@ -1,31 +1,101 @@
 """Record what one call (a backward, an ``autograd.grad``) did, from the engine's event stream.
 
-The recording keeps node *weak* references and plain-data frames only, so it never keeps a
-graph, and therefore never a saved buffer, alive.
+The recording keeps node *weak* references and plain data only, so it never keeps a graph,
+and therefore never a saved buffer, alive. A step-through costs what changes: one snapshot
+when a backward starts, then per executed node only that node's buffer states and its leaf's
+``.grad``; a frame's full snapshot is rebuilt from those on demand. A caught exception is kept
+without its traceback, whose frames would otherwise hold the failed graph (and its buffers)
+in a reference cycle until ``gc.collect()``.
 """
+import dataclasses
 import weakref
-from dataclasses import dataclass
 
-from .._node import GraphRoot
+from .._node import AccumulateGrad, GraphRoot
 from ..autograd.graph import (BackwardFinished, BackwardStarted, BuffersReleased,
                               GradAccumulated, NodeFinished, observe)
-from .snapshot import node_ids, take_snapshot
+from .snapshot import _short, node_ids, take_snapshot
 
 
-@dataclass(frozen=True)
+def first_sentence(message):
+    """The message up to its first '. ' (the stable part of PyTorch's longer errors)."""
+    message = str(message).strip()
+    cut = message.find(". ")
+    return message if cut == -1 else message[: cut + 1]
+
+
+def verdict(error):
+    """One stable line for an outcome: '✗ RuntimeError: <first sentence>' or '✓ no error'."""
+    if error is None:
+        return "✓ no error"
+    return f"✗ {type(error).__name__}: {first_sentence(error)}"
+
+
+class _Timeline:
+    """A snapshot taken when a backward started, and what each later step changed."""
+
+    def __init__(self, base):
+        self.base = base
+        self.updates = []  # (node id, ((state, current_version), ...), leaf grad or None)
+        self._cache = {}
+
+    def snapshot_at(self, count, title="", failed=None):
+        key = (count, title, failed)
+        if key in self._cache:
+            return self._cache[key]
+        latest, executed = {}, set()
+        for node_id, states, grad in self.updates[:count]:
+            latest[node_id] = (states, grad)
+            executed.add(node_id)
+        base = self.base
+        position, buffers = {}, []
+        for b in base.buffers:
+            k = position.get(b.node_id, 0)
+            position[b.node_id] = k + 1
+            if b.node_id in latest and k < len(latest[b.node_id][0]):
+                state, version = latest[b.node_id][0][k]
+                b = dataclasses.replace(b, state=state, current_version=version)
+            buffers.append(b)
+        leaves = tuple(dataclasses.replace(leaf, grad=latest[leaf.id][1], accumulated=True)
+                       if leaf.id in latest and latest[leaf.id][1] is not None else leaf
+                       for leaf in base.leaves)
+        nodes = tuple(dataclasses.replace(n, executed=n.id in executed, failed=n.id == failed)
+                      if n.id in executed or n.id == failed or n.executed or n.failed else n
+                      for n in base.nodes)  # the base ran nothing: most nodes stay as they are
+        snap = dataclasses.replace(base, nodes=nodes, leaves=leaves, buffers=tuple(buffers),
+                                   title=title)
+        self._cache = {key: snap}  # one at a time: a slider asks for neighbouring frames
+        return snap
+
+
 class Frame:
-    """One step of a backward: the node that ran and what it did, plus the graph afterwards."""
-    step: int
-    node_id: int
-    node_name: str
-    grads_in: str
-    released: tuple
-    accumulated: str
-    snapshot: object
+    """One step of a backward: the node that ran and what it did; ``.snapshot`` is the graph
+    after it (rebuilt on demand from the recording's timeline)."""
+
+    __slots__ = ("step", "node_id", "node_name", "grads_in", "released", "accumulated",
+                 "failed", "_timeline", "_count")
+
+    def __init__(self, step, node_id, node_name, grads_in, released, accumulated, timeline,
+                 count, failed=""):
+        self.step, self.node_id, self.node_name = step, node_id, node_name
+        self.grads_in, self.released, self.accumulated = grads_in, released, accumulated
+        self.failed = failed  # the verdict line when this step raised
+        self._timeline, self._count = timeline, count
+
+    @property
+    def snapshot(self):
+        return self._timeline.snapshot_at(self._count, f"after step {self.step}",
+                                          self.node_id if self.failed else None)
+
+    @property
+    def start(self):
+        """The graph when this frame's backward started."""
+        return self._timeline.base
 
     @property
     def text(self):
         parts = [f"step {self.step}: #{self.node_id} {self.node_name}"]
+        if self.failed:
+            return f"{parts[0]} raised: {self.failed}"
         if self.grads_in:
             parts.append(f"got grad {self.grads_in}")
         if self.released:
@@ -60,7 +130,6 @@ class Recording:
 
 
 def _summary(grads):
-    from .snapshot import _short
     shown = [_short(g._data) for g in grads if g is not None]
     return ", ".join(shown)
 
@@ -68,34 +137,46 @@ def _summary(grads):
 def record(call, roots=None, names=None, frames=False, max_frames=200):
     """Run ``call()`` while observing the engine; exceptions are caught into ``.error``.
 
-    With ``frames=True`` (and ``roots``), one :class:`Frame` per executed node is kept.
+    With ``frames=True`` (and ``roots``), one :class:`Frame` per executed node is kept (and one
+    for the node whose backward raised).
     """
     recording = Recording()
     roots = list(roots or [])
-    ids = node_ids(roots) if frames else {}
+    state = {"ids": None, "timeline": None}
     pending = {}
     ran = set()  # strong refs only while the call runs, so temporary nodes are counted too
 
-    def on_event(event):
-        nonlocal ids
-        if isinstance(event, BackwardStarted) and frames and event.root not in ids:
+    def start(event):
+        starts = event.root.next_functions if isinstance(event.root, GraphRoot) else \
+            [(event.root, 0)]
+        new = [node for node, _ in starts if node is not None and
+               (state["ids"] is None or node not in state["ids"])]
+        if state["ids"] is None or new:
             # The backward may start from a tensor made inside ``call`` ((a + b).backward()):
             # draw from its root too (a GraphRoot stands for several roots: use those).
-            starts = event.root.next_functions if isinstance(event.root, GraphRoot) else \
-                [(event.root, 0)]
-            roots.extend(node for node, _ in starts if node is not None and node not in ids)
-            ids = node_ids(roots)
+            roots.extend(n for n in new if not any(n is r for r in roots))
+            state["ids"] = node_ids(roots)
+            state["timeline"] = _Timeline(take_snapshot(roots, names, title="start"))
+
+    def on_event(event):
+        if isinstance(event, BackwardStarted) and frames:
+            start(event)
         elif isinstance(event, NodeFinished):
             recording._executed.add(event.node)
             ran.add(event.node)
-            if frames and len(recording.frames) < max_frames:
-                node_id = ids.get(event.node, -1)
-                snap = take_snapshot(roots, names, executed=recording.executed,
-                                     title=f"after step {len(recording.frames) + 1}")
+            if frames and len(recording.frames) < max_frames and state["timeline"]:
+                node = event.node
+                node_id = state["ids"].get(node, -1)
+                timeline = state["timeline"]
+                grad = None
+                if isinstance(node, AccumulateGrad) and node.variable._grad is not None:
+                    grad = _short(node.variable._grad._data)
+                timeline.updates.append((node_id, tuple(
+                    (b.state, b.current_version) for b in node.saved_buffers()), grad))
                 recording.frames.append(Frame(
-                    len(recording.frames) + 1, node_id, _name(event.node, names),
+                    len(recording.frames) + 1, node_id, _name(node, names),
                     _summary(event.grad_outputs), pending.pop("released", ()),
-                    pending.pop("accumulated", ""), snap))
+                    pending.pop("accumulated", ""), timeline, len(timeline.updates)))
         elif isinstance(event, BuffersReleased):
             pending["released"] = event.slots
         elif isinstance(event, GradAccumulated):
@@ -105,18 +186,25 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             recording.calls += 1
             if event.failed_node is not None:
                 recording._failed = weakref.ref(event.failed_node)
+                if frames and state["timeline"] and len(recording.frames) < max_frames:
+                    timeline = state["timeline"]
+                    recording.frames.append(Frame(
+                        len(recording.frames) + 1, state["ids"].get(event.failed_node, -1),
+                        _name(event.failed_node, names), "", (), "", timeline,
+                        len(timeline.updates), failed=verdict(event.error)))
 
     with observe(on_event):
         try:
             recording.result = call()
         except Exception as error:  # the lesson shows it as one line, not a traceback
-            recording.error = error
+            recording.error = error.with_traceback(None)  # its frames would hold the graph
+            error.__context__ = error.__cause__ = None
     recording._count = len(ran)
+    ran.clear()
     return recording
 
 
 def _name(node, names):
-    from .._node import AccumulateGrad
     from .snapshot import _node_name
     if isinstance(node, AccumulateGrad):
         label = next((n for n, t in (names or {}).items() if t is node.variable), None)

@@ -1,40 +1,129 @@
-"""Turning DOT into pictures, and the object a notebook displays.
+"""Turning DOT into pictures that fit a laptop, and the object a notebook displays.
 
-A displayed :class:`GraphView` carries SVG, PNG and, as text/plain, its ledger: an untrusted
-notebook (fresh from a clone) refuses SVG and falls back to the PNG, and nbval compares the
-text. Without Graphviz's ``dot`` the view degrades to its text with a one-line hint.
+A displayed :class:`GraphView` carries SVG, PNG and, as text/plain, its text twin (ledger or
+diff): an untrusted notebook (fresh from a clone) refuses SVG and falls back to the PNG, and
+nbval compares the text. Without Graphviz's ``dot`` the view degrades to its text with a
+one-line hint.
+
+``fit`` lays a picture out and, while it would be shown with text under ``MIN_TEXT_PX`` or
+taller than ``MAX_HEIGHT_PX`` in a ``AREA_PX``-wide output area (JupyterLab at 1366×768 with
+the file browser open), folds more of what did not change.
 """
 import base64
 import re
+import struct
+import zlib
 
 import graphviz
+
+from .dot import MIN_FONT_PT
 
 DOT_MISSING = ("(picture not rendered: Graphviz's 'dot' program is missing; install it with "
                "'apt-get install graphviz', 'brew install graphviz' or 'conda install -c "
                "conda-forge graphviz')")
+AREA_PX = 920        # output area width at 1366 px with the file browser open (~934), less margin
+MIN_TEXT_PX = 9.0
+MAX_HEIGHT_PX = 1100  # about 1.5 screens of 768 px
+PX_PER_PT = 96 / 72
 
 
-def render(dot_source, fmt):
-    """Render DOT source to ``fmt`` ('svg' or 'png') bytes with the ``dot`` program."""
-    return graphviz.Source(dot_source).pipe(format=fmt)
+def render(dot_source, fmt, engine="dot"):
+    """Render DOT source to ``fmt`` ('svg' or 'png') bytes with Graphviz (``dot`` by default;
+    ``neato`` with ``-n2`` for pinned positions)."""
+    if not isinstance(dot_source, str):
+        raise TypeError(f"render() takes DOT text (a str, such as a view's .source), got "
+                        f"{type(dot_source).__name__}")
+    source = graphviz.Source(dot_source, engine=engine)
+    try:
+        if engine == "neato":  # quiet: a layout warning is no output for a notebook
+            return source.pipe(format=fmt, neato_no_op=2, quiet=True)
+        return source.pipe(format=fmt, quiet=True)
+    except graphviz.CalledProcessError as error:
+        detail = (error.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        raise ValueError("Graphviz could not read this DOT source ("
+                         + (detail[0] if detail else "syntax error")
+                         + "): pass DOT text such as a view's .source") from None
 
 
-def fit_width(svg):
-    """Let a wide SVG shrink to the notebook's width (never grow past its natural size)."""
-    match = re.search(r'<svg width="([\d.]+)pt" height="[\d.]+pt"', svg)
+def svg_size_pt(svg):
+    """(width, height) in points of Graphviz SVG output."""
+    match = re.search(rb'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
+    return (float(match.group(1)), float(match.group(2))) if match else (0.0, 0.0)
+
+
+def shown(width_pt, height_pt, area_px=AREA_PX):
+    """(scale, smallest text in px, height in px) of a picture shown at most area_px wide."""
+    scale = min(1.0, area_px / max(width_pt * PX_PER_PT, 1))
+    return scale, MIN_FONT_PT * PX_PER_PT * scale, height_pt * PX_PER_PT * scale
+
+
+def fits(svg, area_px=AREA_PX):
+    scale, text, height = shown(*svg_size_pt(svg), area_px)
+    return text >= MIN_TEXT_PX and height <= MAX_HEIGHT_PX
+
+
+MAX_DRAWN = 45  # more boxes than this never fit 920 px at readable size
+
+
+def drawn_nodes(source):
+    """How many boxes a DOT source from picture_dot draws."""
+    return len(re.findall(r"^  [ng]\d+ \[", source, flags=re.M))
+
+
+def fit(make_dot, levels, area_px=AREA_PX):
+    """The first of ``make_dot(level, rankdir)`` for level 0..levels (top-down, then
+    left-right) that fits; else the most readable one. Returns (source, svg, level, rankdir)."""
+    best = None
+    for rankdir in ("TB", "LR"):
+        for level in range(levels + 1):
+            source = make_dot(level, rankdir)
+            if drawn_nodes(source) > MAX_DRAWN and (level < levels or best is not None):
+                continue  # hopeless on a laptop, and dot takes long on it: fold more first
+            svg = render(source, "svg")
+            if fits(svg, area_px):
+                return source, svg, level, rankdir
+            scale, text, height = shown(*svg_size_pt(svg), area_px)
+            score = (min(text / MIN_TEXT_PX, 1) + min(MAX_HEIGHT_PX / height, 1), -level)
+            if best is None or score > best[0]:
+                best = (score, source, svg, level, rankdir)
+    return best[1:]
+
+
+def fit_width(svg, area_px=AREA_PX):
+    """Size an SVG for the notebook: a picture wider than the output area is given the width
+    of the area (the viewBox scales the drawing), a narrower one keeps its natural size. The
+    size is written into the width/height attributes, because JupyterLab shows SVG output as
+    an <img> whose size they decide; inline (a widget) the style also caps it at 100%."""
+    match = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
     if not match:
         return svg
+    width, height = float(match.group(1)), float(match.group(2))
+    scale = min(1.0, area_px / max(width * PX_PER_PT, 1))
     return svg.replace(match.group(0),
-                       f'<svg width="100%" style="max-width: {match.group(1)}pt; height: auto"', 1)
+                       f'<svg width="{width * scale:.2f}pt" height="{height * scale:.2f}pt" '
+                       f'style="max-width: 100%; height: auto"', 1)
+
+
+def tag_png(png, min_pt=MIN_FONT_PT, px_per_pt=PX_PER_PT, extra=None):
+    """Write the smallest font size and the pixels per point into the PNG (tEXt chunks), so
+    a browser test can tell the shown text size of a picture it only sees as an image."""
+    chunks = b""
+    for key, value in (("autograd-lesson-min-pt", f"{min_pt:g}"),
+                       ("autograd-lesson-px-per-pt", f"{px_per_pt:.6f}"),
+                       *(extra or {}).items()):
+        body = b"tEXt" + key.encode("latin-1") + b"\0" + value.encode("latin-1")
+        chunks += struct.pack(">I", len(body) - 4) + body + struct.pack(">I", zlib.crc32(body))
+    end_of_ihdr = 8 + 8 + 13 + 4
+    return png[:end_of_ihdr] + chunks + png[end_of_ihdr:]
 
 
 class GraphView:
-    """A rendered graph: ``.source`` (DOT), ``.text`` (ledger), SVG/PNG on demand."""
+    """A rendered graph: ``.source`` (DOT), ``.text`` (ledger or diff), SVG/PNG on demand."""
 
-    def __init__(self, source, text):
+    def __init__(self, source, text, svg=None):
         self.source = source
         self.text = text
-        self._cache = {}
+        self._cache = {} if svg is None else {"svg": svg}
 
     def _render(self, fmt):
         if fmt not in self._cache:
@@ -45,7 +134,7 @@ class GraphView:
         return fit_width(self._render("svg").decode("utf-8"))
 
     def png(self):
-        return self._render("png")
+        return tag_png(self._render("png"))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         try:

@@ -135,8 +135,9 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
     ``names`` maps labels to the user's tensors (``{"x": x, "loss": loss}``); ``executed``
     and ``failed`` come from a recorded backward (see :mod:`.record`).
     """
+    from ._check import names as check_names
     roots = roots if isinstance(roots, (list, tuple)) else [roots]
-    names = dict(names or {})
+    names = check_names(names)
     tensor_names = {id(t): n for n, t in names.items() if isinstance(t, Tensor)}
     node_labels = {}
     for n, t in names.items():

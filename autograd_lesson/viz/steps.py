@@ -1,48 +1,59 @@
-"""Step through a recorded backward, one executed node per frame.
+"""Step through a recorded backward, one executed node per frame, every frame in one layout.
 
-In JupyterLab an ipywidgets slider picks the frame and the picture follows. A static strip of
-small frames is the fallback (and what a notebook shows before it is run); the text of the
-frames is what nbval compares.
+The layout is made once, by ``dot``, from the picture of the whole backward (start → end, the
+widest labels); every frame is then drawn by ``neato -n2`` with each node pinned where that
+layout put it, so nothing moves from frame to frame. The node running in a frame is
+highlighted and its buffer rows read ``ALIVE → FREED``.
+
+Displayed in a notebook it is *one* output: the ipywidgets slider (with a toggle that unfolds
+the whole graph) where widgets run, and where they do not (a notebook fresh from a clone,
+before it is run) a PNG of every frame (or the first and last ones, saying which were left
+out) with a line saying that running the cell gives the slider. Running the cell again
+closes the previous run's widgets.
 """
 import base64
+import html
 import io
+import json
+import weakref
 
-from .dot import snapshot_dot
-from .render import render
+import graphviz
+
+from .dot import Change, compare, fold_plan, keep_set, legend_dot, picture_dot
+from .render import (AREA_PX, DOT_MISSING, MIN_FONT_PT, PX_PER_PT, fit, fit_width, render,
+                     tag_png)
+
+MAX_STATIC_FRAMES = 12
+_live = {}  # display key (the notebook cell) -> the widget shown there last; closed on re-run
+_instances = weakref.WeakSet()  # every StepThrough alive (the leak test counts them)
 
 
-def _strip_png(frames, columns=4, max_frames=8):
-    """Frames rendered side by side into one PNG (matplotlib brings Pillow)."""
-    from PIL import Image
-    chosen = frames if len(frames) <= max_frames else (frames[: max_frames // 2]
-                                                       + frames[-max_frames // 2:])
-    images = [Image.open(io.BytesIO(render(snapshot_dot(f.snapshot, f"step {f.step}: "
-                                                        f"#{f.node_id} {f.node_name}",
-                                                        legend=False), "png")))
-              for f in chosen]
-    width = max(i.width for i in images)
-    height = max(i.height for i in images)
-    rows = (len(images) + columns - 1) // columns
-    sheet = Image.new("RGB", (width * min(columns, len(images)), height * rows), "white")
-    for k, image in enumerate(images):
-        sheet.paste(image, ((k % columns) * width, (k // columns) * height))
-    scale = min(1.0, 1600 / sheet.width)
-    if scale < 1:
-        sheet = sheet.resize((int(sheet.width * scale), int(sheet.height * scale)))
-    out = io.BytesIO()
-    sheet.save(out, format="PNG")
-    return out.getvalue()
+def _cell_key(fallback):
+    """The id of the notebook cell being run (JupyterLab and nbclient send it), else
+    ``fallback``."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        parent = shell.kernel.get_parent() if shell is not None and hasattr(shell, "kernel") \
+            else None
+        cell = (parent or {}).get("metadata", {}).get("cellId")
+        return cell or fallback
+    except Exception:  # no kernel: plain Python
+        return fallback
 
 
 class StepThrough:
-    """Frames of one backward: ``.text`` lists them; display shows a slider (or a strip)."""
+    """Frames of one backward: ``.text`` lists them; display shows a slider (or all frames)."""
 
-    def __init__(self, frames, title=""):
+    def __init__(self, frames, title="", error_line=""):
         if not frames:
             raise ValueError("no frames were recorded: did the call run a backward?")
         self.frames = frames
         self.title = title
+        self.error_line = error_line
+        self._layouts = {}
         self._svgs = {}
+        _instances.add(self)
 
     @property
     def text(self):
@@ -53,38 +64,213 @@ class StepThrough:
     def __repr__(self):
         return self.text
 
-    def frame_svg(self, index):
-        if index not in self._svgs:
-            f = self.frames[index]
-            title = f"step {f.step} of {len(self.frames)}: #{f.node_id} {f.node_name}"
-            self._svgs[index] = render(snapshot_dot(f.snapshot, title), "svg").decode("utf-8")
-        return self._svgs[index]
+    # -- pictures ------------------------------------------------------------------------------
+    def _segment(self, index):
+        """The frames sharing frame ``index``'s start snapshot (one backward)."""
+        start = self.frames[index].start
+        return [f for f in self.frames if f.start is start]
 
+    def _layout(self, index, fold):
+        """(fold plan, rankdir, positions) for the backward frame ``index`` belongs to."""
+        segment = self._segment(index)
+        key = (id(segment[0].start), fold)
+        if key not in self._layouts:
+            start, end = segment[0].start, segment[-1].snapshot
+            changes = compare(start, end)
+
+            def make(level, rankdir):
+                return picture_dot(start, end, self._frame_title(segment[-1]), fold_level=level,
+                                   rankdir=rankdir, changes=changes)
+            _, _, level, rankdir = fit(make, 4 if fold else 0)
+            keep = keep_set(start, end, level, changes)
+            # Lay out with the widest labels any frame will have: every row's transition and
+            # every node that runs marked as running now, so no frame outgrows its place.
+            widest = {i: Change("now" if c.status == "ran" else c.status, c.changed)
+                      for i, c in changes.items()}
+            plan = fold_plan(end, keep) if len(keep) < len(end.nodes) else ({}, [])
+            laid = json.loads(render(picture_dot(start, end, rankdir=rankdir, changes=widest,
+                                                 plan=plan, positions={}), "json"))
+            positions = {"bb": laid["bb"]}
+            for obj in laid.get("objects", []):
+                if "pos" in obj:
+                    x, y = obj["pos"].split(",")
+                    positions[obj["name"]] = (float(x), float(y))
+            self._layouts[key] = (plan, rankdir, positions)
+        return self._layouts[key]
+
+    def _frame_title(self, frame):
+        return f"step {frame.step} of {len(self.frames)}: {frame.text.split(': ', 1)[1]}"
+
+    def frame_dot(self, index, fold=True):
+        frame = self.frames[index]
+        plan, rankdir, positions = self._layout(index, fold)
+        snap = frame.snapshot
+        previous = self.frames[index - 1].snapshot if index and \
+            self.frames[index - 1].start is frame.start else frame.start
+        now = frame.node_id
+        changes = compare(frame.start, snap, now=None if frame.failed else now)
+        return picture_dot(previous, snap, self._frame_title(frame), rankdir=rankdir,
+                           changes=changes, plan=plan, positions=positions)
+
+    def frame_svg(self, index, fold=True):
+        if (index, fold) not in self._svgs:
+            svg = render(self.frame_dot(index, fold), "svg", engine="neato").decode("utf-8")
+            self._svgs = {(index, fold): fit_width(svg)}  # one at a time: cheap to redo
+        return self._svgs[(index, fold)]
+
+    def frame_png(self, index, fold=True):
+        return render(self.frame_dot(index, fold), "png", engine="neato")
+
+    def chosen(self):
+        """The frames a static picture shows, and a note on the ones left out."""
+        n = len(self.frames)
+        if n <= MAX_STATIC_FRAMES:
+            return list(range(n)), ""
+        half = MAX_STATIC_FRAMES // 2
+        picked = list(range(half)) + list(range(n - half, n))
+        return picked, f"steps {half + 1}–{n - half} of {n} are left out here"
+
+    def static_png(self):
+        """Every chosen frame at full size, in one column (two when narrow), under a header
+        line saying that running the cell gives the slider."""
+        from PIL import Image, ImageDraw, ImageFont
+        picked, note = self.chosen()
+        font_px = round(MIN_FONT_PT * PX_PER_PT)
+        try:
+            font = ImageFont.truetype("DejaVuSans.ttf", font_px)
+            bold = ImageFont.truetype("DejaVuSans-Bold.ttf", font_px)
+        except OSError:
+            font = bold = ImageFont.load_default()
+        line = font_px + 6
+        images = []
+        for i in picked:  # each frame under its caption (wrapped to the frame's width)
+            frame = Image.open(io.BytesIO(self.frame_png(i))).convert("RGB")
+            words = self.frames[i].text.split(" ")
+            lines, current = [], ""
+            for word in words:
+                trial = f"{current} {word}".strip()
+                if current and bold.getlength(trial) > max(frame.width, 420) - 12:
+                    lines.append(current)
+                    current = word
+                else:
+                    current = trial
+            lines.append(current)
+            framed = Image.new("RGB", (max(frame.width, 420), frame.height + line * len(lines)
+                                       + 8), "white")
+            draw = ImageDraw.Draw(framed)
+            for k, text in enumerate(lines):
+                draw.text((6, 4 + k * line), text, fill="black", font=bold)
+            framed.paste(frame, (0, line * len(lines) + 8))
+            images.append(framed)
+        legend = Image.open(io.BytesIO(render(legend_dot(), "png"))).convert("RGB")
+        width = max(i.width for i in images)
+        columns = 2 if 2 * width <= AREA_PX else 1
+        height = max(i.height for i in images)
+        header = (f"Static copy of {len(picked)} of {len(self.frames)} steps"
+                  + (f" ({note})" if note else "")
+                  + ": run this cell to get the step slider.")
+        top = line + 6 + legend.height
+        rows = (len(images) + columns - 1) // columns
+        sheet = Image.new("RGB", (max(width * columns, legend.width, 10),
+                                  top + height * rows), "white")
+        draw = ImageDraw.Draw(sheet)
+        draw.text((6, 4), header, fill="black", font=font)
+        sheet.paste(legend, (0, line + 6))
+        for k, image in enumerate(images):
+            x, y = (k % columns) * width, top + (k // columns) * height
+            sheet.paste(image, (x, y))
+            draw.rectangle([x, y, x + image.width - 1, y + image.height - 1], outline="#bbbbbb")
+        out = io.BytesIO()
+        sheet.save(out, format="PNG")
+        return tag_png(out.getvalue(), extra={"autograd-lesson-frame-height-px": str(height)})
+
+    # -- notebook display ---------------------------------------------------------------------
     def widget(self):
-        """A slider over the frames and the picture of the chosen one."""
+        """A slider over the frames, the caption of the chosen one, and its picture; a toggle
+        draws the whole graph instead of the folded one."""
         import ipywidgets as widgets
         picture = widgets.HTML(self.frame_svg(0))
-        caption = widgets.Label(self.frames[0].text)
+        caption = widgets.HTML(f"<b>{html.escape(self.frames[0].text)}</b>")
+        legend = widgets.HTML(fit_width(render(legend_dot(), "svg").decode("utf-8")))
         slider = widgets.IntSlider(value=1, min=1, max=len(self.frames), step=1,
                                    description="step", continuous_update=False)
+        whole = widgets.ToggleButton(value=False, description="whole graph",
+                                     tooltip="draw every node instead of folding the rest")
+        me = weakref.ref(self)  # the widgets must not keep the frames alive on their own
 
-        def show(change):
-            picture.value = self.frame_svg(change["new"] - 1)
-            caption.value = self.frames[change["new"] - 1].text
+        def show(change=None):
+            steps = me()
+            if steps is None:
+                return
+            index = slider.value - 1
+            picture.value = steps.frame_svg(index, fold=not whole.value)
+            caption.value = f"<b>{html.escape(steps.frames[index].text)}</b>"
 
         slider.observe(show, names="value")
-        count = len(self.frames)
+        whole.observe(show, names="value")
+        box = _slider_class()([widgets.HBox([slider, whole]), legend, caption, picture])
+        box._count = len(self.frames)
+        box._steps = self  # the widget keeps its StepThrough; closing it lets both go
+        return box
 
-        class StepSlider(widgets.VBox):
-            def __repr__(self):  # the text a notebook stores: short and stable, not the SVG
-                return f"step-through slider over {count} steps"
-
-        return StepSlider([slider, caption, picture])
+    def display(self, key=None):
+        """Show as one output: the slider where widgets run, else every frame as a PNG."""
+        from IPython.display import display
+        key = _cell_key(key or self.title)
+        old = _live.pop(key, None)
+        if old is not None:
+            _close(old)
+        bundle = {"text/plain": self.text}
+        try:
+            bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
+        except graphviz.ExecutableNotFound:
+            display({"text/plain": self.text + "\n" + DOT_MISSING}, raw=True)
+            return
+        try:
+            box = self.widget()
+        except ImportError:  # no ipywidgets: the static frames are the picture
+            display(bundle, raw=True)
+            return
+        _live[key] = box
+        bundle.update(box._repr_mimebundle_())
+        bundle["text/plain"] = self.text
+        display(bundle, raw=True)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": self.text}
         try:
-            bundle["image/png"] = base64.b64encode(_strip_png(self.frames)).decode("ascii")
-        except Exception as error:  # no dot: the text still tells the story
-            bundle["text/plain"] += f"\n(strip not rendered: {error})"
+            bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
+        except graphviz.ExecutableNotFound:
+            bundle["text/plain"] += "\n" + DOT_MISSING
         return bundle
+
+
+_SLIDER = []
+
+
+def _slider_class():
+    if not _SLIDER:
+        import ipywidgets as widgets
+
+        class StepSlider(widgets.VBox):
+            def __repr__(self):  # the text a notebook stores: short and stable, not the SVG
+                return f"step-through slider over {getattr(self, '_count', 0)} steps"
+        _SLIDER.append(StepSlider)
+    return _SLIDER[0]
+
+
+def _close(widget):
+    """Close a widget, its children and their layout/style widgets (each one is a comm)."""
+    for child in list(getattr(widget, "children", ())):
+        _close(child)
+    for part in ("layout", "style"):
+        inner = getattr(widget, part, None)
+        if inner is not None and hasattr(inner, "close"):
+            inner.close()
+    widget.close()
+    widget._steps = None
+
+
+def live_widgets():
+    """(step-through widgets shown and not closed, StepThrough objects alive)."""
+    return len(_live), len(_instances)

@@ -10,7 +10,12 @@ generated token:
    numbered), never on fixed sleeps;
 3. no cell may show an error, and every graph cell must show a rendered image;
 4. the step-through slider, where there is one, is moved and its picture must change;
-5. a full-page screenshot goes to build/e2e-screenshots/<notebook>.png.
+5. a full-page screenshot goes to build/e2e-screenshots/<notebook>.png;
+6. legibility, at 1366x768 with the file browser open (output area about 934 px): every graph
+   picture, both as stored (untrusted) and after Run All, is measured (natural vs shown width,
+   the smallest rendered SVG text in CSS px, clipping, height) and written as one row to
+   build/e2e/legibility.tsv; a picture with text under MIN_TEXT_PX, cut off, or taller than
+   MAX_HEIGHT_SCREENS screens fails the notebook.
 Then the student's lab (``check_student_lab``; ``run_e2e.py student-lab`` runs only it): ``make
 lab`` on a fresh student folder with its port already taken must print a working address on
 another port, write the student copies, show no news prompt, print no "Kernel is running over
@@ -40,6 +45,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-dev-shm-usage"]
 RUN_TIMEOUT_MS = 120_000
+VIEWPORT = {"width": 1366, "height": 768}
+LEGIBILITY = ROOT / "build" / "e2e" / "legibility.tsv"
+MIN_TEXT_PX = 9.0
+MAX_HEIGHT_SCREENS = 1.5
+PNG_MIN_FONT_PT = None  # set from autograd_lesson.viz.dot.MIN_FONT_PT when it exists
 SERVER_START_S = 90
 
 LAB_SETTINGS = {  # render every cell (no windowing) and keep news/update popups away
@@ -133,7 +143,134 @@ def cell_pictures(page, index):
                         f".widget-html-content svg").count()
 
 
-def check_notebook(page, base, name, path):
+MEASURE_JS = r"""
+([cell, plotCell]) => {
+  const rows = [];
+  const outputs = [...cell.querySelectorAll('.jp-OutputArea-output')];
+  for (const output of outputs) {
+    const box = output.getBoundingClientRect();
+    const pictures = [...output.querySelectorAll('svg, img')].filter(el =>
+      (el.tagName.toLowerCase() === 'img' ? !plotCell : !!el.querySelector('g.graph'))
+      && !(el.tagName.toLowerCase() === 'svg' && el.parentElement.closest('svg')));
+    for (const el of pictures) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;  // a hidden frame
+      let natural, minText = null, src = null;
+      if (el.tagName.toLowerCase() === 'svg') {
+        natural = el.viewBox.baseVal.width * 4 / 3;  // Graphviz draws in pt
+        minText = Infinity;
+        for (const t of el.querySelectorAll('text')) {
+          if (!t.textContent.trim()) continue;
+          const size = parseFloat(t.getAttribute('font-size') || getComputedStyle(t).fontSize);
+          const m = t.getScreenCTM();
+          minText = Math.min(minText, size * Math.hypot(m.a, m.b));
+        }
+      } else {
+        natural = el.naturalWidth;
+        src = el.getAttribute('src');
+      }
+      let clipped = r.left < box.left - 1 || r.right > box.right + 1;
+      for (let a = el.parentElement; a && a !== output.parentElement; a = a.parentElement) {
+        if (a.scrollWidth > a.clientWidth + 1 && getComputedStyle(a).overflowX !== 'visible') clipped = true;
+      }
+      rows.push({kind: el.tagName.toLowerCase(), natural, shown: r.width, height: r.height,
+                 area: box.width, minText, clipped, src});
+    }
+  }
+  return rows;
+}
+"""
+
+
+def png_text_info(src):
+    """(smallest font in pt, pixels per pt) from a PNG's tEXt chunks ('autograd-lesson-min-pt',
+    'autograd-lesson-px-per-pt'); without them Graphviz's defaults: 10 pt text at 96 dpi."""
+    import base64
+    import struct
+    info = {}
+    if src and src.startswith("data:image/png;base64,"):
+        data = base64.b64decode(src.split(",", 1)[1])
+        pos = 8
+        while pos + 8 <= len(data):
+            length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+            if kind == b"tEXt":
+                key, _, value = data[pos + 8:pos + 8 + length].partition(b"\0")
+                info[key.decode("latin-1")] = value.decode("latin-1")
+            if kind == b"IDAT":
+                break
+            pos += 12 + length
+    frame = info.get("autograd-lesson-frame-height-px")
+    return (float(info.get("autograd-lesson-min-pt", 10)),
+            float(info.get("autograd-lesson-px-per-pt", 96 / 72)),
+            float(frame) if frame else None)
+
+
+def svg_text_info(src):
+    """(viewBox width, smallest font-size, is a Graphviz graph) of an SVG data URI."""
+    import base64
+    import re
+    import urllib.parse
+    head, _, body = src.partition(",")
+    text = base64.b64decode(body).decode("utf-8") if head.endswith(";base64") else \
+        urllib.parse.unquote(body)
+    box = re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+) [\d.]+"', text)
+    sizes = [float(v) for v in re.findall(r'font-size="([\d.]+)"', text)]
+    return (float(box.group(1)) if box else 1.0, min(sizes) if sizes else 0.0,
+            'class="graph"' in text)
+
+
+def measure_pictures(page, cells, path, phase, screen_height):
+    """One legibility row per graph picture of the notebook; the problems found."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    rows, problems = [], []
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        plot_cell = any("<Figure" in "".join(o.get("data", {}).get("text/plain", ""))
+                        for o in cell.get("outputs", []))
+        handle = cells.nth(index).element_handle()
+        for k, m in enumerate(page.evaluate(MEASURE_JS, [handle, plot_cell])):
+            if m["kind"] == "img" and (m["src"] or "").startswith("data:image/svg+xml"):
+                m["kind"] = "svg-img"  # JupyterLab shows an SVG output as <img src=data:...>
+                view_width, min_size, is_graph = svg_text_info(m["src"])
+                if not is_graph:
+                    continue
+                m["natural"] = view_width * 4 / 3
+                m["minText"] = min_size * m["shown"] / max(view_width, 1)
+            elif m["kind"] == "img":
+                min_pt, px_per_pt, frame_height = png_text_info(m["src"])
+                m["minText"] = min_pt * px_per_pt * m["shown"] / max(m["natural"], 1)
+                if frame_height:  # the static frames of a step-through: each one must fit
+                    m["kind"] = "frames-png"
+                    m["height"] = frame_height * m["shown"] / max(m["natural"], 1)
+            scale = m["shown"] / max(m["natural"], 1)
+            short = []
+            if m["minText"] < MIN_TEXT_PX:
+                short.append(f"text {m['minText']:.1f} px < {MIN_TEXT_PX:g}")
+            if m["clipped"]:
+                short.append("cut off")
+            if m["height"] > MAX_HEIGHT_SCREENS * screen_height:
+                short.append(f"{m['height']:.0f} px tall > {MAX_HEIGHT_SCREENS:g} screens")
+            rows.append([path.stem, phase, str(index), str(k), m["kind"], f"{m['natural']:.0f}",
+                         f"{m['shown']:.0f}", f"{m['area']:.0f}", f"{scale:.2f}",
+                         f"{m['minText']:.1f}", f"{m['height']:.0f}",
+                         "yes" if m["clipped"] else "no", "; ".join(short) or "ok"])
+            if short:
+                problems.append(f"{phase} cell {index} picture {k}: " + ", ".join(short))
+    return rows, problems
+
+
+LEGIBILITY_HEADER = ["notebook", "phase", "cell", "picture", "kind", "natural_px", "shown_px",
+                     "area_px", "scale", "min_text_px", "height_px", "clipped", "verdict"]
+
+
+def open_file_browser(page):
+    if not page.locator("#filebrowser").is_visible():
+        page.locator(".jp-SideBar li[data-id='filebrowser']").first.click()
+        page.locator("#filebrowser").wait_for(state="visible", timeout=10_000)
+
+
+def check_notebook(page, base, name, path, legibility):
     problems = []
     graphs = stored_graph_cells(path)
     page.goto(f"{base}/lab/tree/{name}?reset")  # ?reset: a fresh workspace, only this notebook
@@ -141,6 +278,7 @@ def check_notebook(page, base, name, path):
     page.wait_for_function(
         "() => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= %d"
         % len(json.loads(path.read_text())["cells"]), timeout=60_000)
+    open_file_browser(page)
     cells = page.locator(".jp-Notebook .jp-Cell")
     for index in graphs:  # the untrusted case: stored outputs alone must show the pictures
         images = cells.nth(index).locator(".jp-OutputArea-output img, .widget-html-content svg")
@@ -148,6 +286,10 @@ def check_notebook(page, base, name, path):
             images.first.wait_for(state="visible", timeout=20_000)
         except Exception:
             problems.append(f"cell {index}: stored graph not shown as a picture before running")
+    page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=30_000)
+    rows, short = measure_pictures(page, cells, path, "stored", VIEWPORT["height"])
+    legibility += rows
+    problems += short
     # kernel ready, then Run > Run All Cells through the menus
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
@@ -168,6 +310,10 @@ def check_notebook(page, base, name, path):
         rendered = cells.nth(index).locator(".jp-OutputArea-output svg, .jp-OutputArea-output img")
         if rendered.count() == 0:
             problems.append(f"cell {index}: graph not rendered after running")
+    page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=30_000)
+    rows, short = measure_pictures(page, cells, path, "run", VIEWPORT["height"])
+    legibility += rows
+    problems += short
     for index in slider_cells(path):
         problems += move_slider(page, cells.nth(index), index)
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -178,7 +324,7 @@ def check_notebook(page, base, name, path):
 
 
 def move_slider(page, cell, index):
-    html = cell.locator(".widget-html-content").first
+    html = cell.locator(".widget-html-content").last  # the frame (the legend comes first)
     handle = cell.locator(".widget-slider .noUi-handle, .widget-hslider .noUi-handle").first
     try:
         handle.wait_for(state="visible", timeout=30_000)
@@ -363,13 +509,14 @@ def main(names):
     log = open(SHOTS / "jupyterlab.log", "w")
     proc = None
     failures = {}
+    legibility = []
     try:
         proc = start_lab(workdir, settings, port, token, log)
         base = f"http://127.0.0.1:{port}"
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
                                         headless=True)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context = browser.new_context(viewport=VIEWPORT)
             login = context.new_page()
             login.goto(f"{base}/lab?token={token}")  # logs in: the token becomes a cookie
             login.wait_for_selector(".jp-LabShell", timeout=60_000)
@@ -378,7 +525,8 @@ def main(names):
                 started = time.monotonic()
                 page = context.new_page()  # one page per notebook: one notebook, one kernel
                 try:
-                    problems = check_notebook(page, base, path.name, workdir / path.name)
+                    problems = check_notebook(page, base, path.name, workdir / path.name,
+                                              legibility)
                 except Exception as error:  # a timeout names the condition that never held
                     problems = [f"{type(error).__name__}: {str(error).splitlines()[0]}"]
                     page.screenshot(path=str(SHOTS / f"{path.stem}-failure.png"))
@@ -401,6 +549,10 @@ def main(names):
         log.close()
         shutil.rmtree(workdir, ignore_errors=True)
         shutil.rmtree(settings, ignore_errors=True)
+    LEGIBILITY.parent.mkdir(parents=True, exist_ok=True)
+    LEGIBILITY.write_text("\n".join("\t".join(r) for r in [LEGIBILITY_HEADER] + legibility)
+                          + "\n", encoding="utf-8")
+    print(f"e2e: {len(legibility)} pictures measured: {LEGIBILITY.relative_to(ROOT)}")
     print(f"e2e: screenshots in {SHOTS.relative_to(ROOT)}/")
     if failures:
         sys.exit(f"e2e: {len(failures)} notebook(s) failed")
