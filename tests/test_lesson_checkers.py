@@ -371,3 +371,20 @@ def test_step_many_retains_are_listed_once(capsys):
     assert step(capsys, retain_every_time)[0].startswith(
         "✗ not quite (1st try): backward #1, backward #2, backward #3 and 2 more of its 5 calls "
         "used retain_graph=True (this step needs none); AddmmBackward0 ran 5 times")
+
+
+def test_every_symbol_the_checkers_print_has_a_glyph_in_the_output_font():
+    """JupyterLab prints outputs in a monospace font, DejaVu Sans Mono on the machines we set up
+    (matplotlib ships it): a symbol outside it shows as an empty box (⏳ did)."""
+    import pathlib
+
+    import matplotlib
+    from fontTools.ttLib import TTFont
+
+    font = pathlib.Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSansMono.ttf"
+    cmap = TTFont(font).getBestCmap()
+    source = "".join(p.read_text(encoding="utf-8")
+                     for p in pathlib.Path(lesson.__file__).parent.glob("*.py"))
+    symbols = {ch for ch in source if ord(ch) > 0x2000}
+    assert symbols, "the checkers print no symbols at all?"
+    assert sorted(ch for ch in symbols if ord(ch) not in cmap) == []

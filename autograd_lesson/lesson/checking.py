@@ -16,7 +16,7 @@ from .grading import fail_if_grading
 from .showing import _as_call, _caller_namespace, _roots, verdict
 from ..viz import record, take_snapshot
 
-NOT_DONE = ("⏳ not done yet: replace the ... with your answer, run that cell, "
+NOT_DONE = ("✎ not done yet: replace the ... with your answer, run that cell, "
             "then run this cell again.")
 FREED_FORM = ('✗ answer with a set of "Node.slot" names, such as {"MulBackward0.other"} '
               '(set() if nothing is freed).')
