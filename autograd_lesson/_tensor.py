@@ -82,6 +82,8 @@ def _infer_array(data, dtype=None):
             array = array.astype(DEFAULT_DTYPE)
         elif array.dtype.kind in "iu":
             array = array.astype(np.int64)
+        elif array.dtype == np.complex128:
+            array = array.astype(np.complex64)  # PyTorch's default complex dtype
         elif array.dtype.kind not in "fb":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     if dtype is not None:
@@ -149,7 +151,11 @@ class Tensor(TensorOps):
         return Size(self._data.shape)
 
     def size(self, dim=None):
-        return self.shape if dim is None else self._data.shape[dim]
+        if dim is None:
+            return self.shape
+        if not self.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._data.shape[_ops._util.wrap_dim(dim, self.ndim)]
 
     @property
     def dtype(self):
@@ -352,6 +358,18 @@ class Tensor(TensorOps):
     # -- in-place ops (the rules live in ops/inplace.py) ------------------------------------------
     def _inplace(self, compute, *others):
         return _ops.inplace.apply(self, compute, others)
+
+    @property
+    def device(self):
+        from ._factories import device
+        return device("cpu")
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def cpu(self):
+        return self
 
     def _check_inference_inplace(self):
         if self._storage.inference and not _grad_mode._inference:

@@ -10,6 +10,7 @@ from . import ops as _ops
 
 def _compare(fn, x, y):
     from ._tensor import Tensor
+    _ops._util.check_broadcast(x, y)  # before NumPy: its clash is a ValueError
     return Tensor._make(np.asarray(fn(x._data, y._data if isinstance(y, Tensor) else y)))
 
 
@@ -140,6 +141,8 @@ class TensorOps:
 
     def argmax(self, dim=None, keepdim=False):
         from ._tensor import Tensor
+        if dim is not None:
+            dim = _ops._util.wrap_dim(dim, self.ndim)
         index = np.argmax(self._data, axis=dim)
         return Tensor._make(np.asarray(np.expand_dims(index, dim) if keepdim and dim is not None
                                        else index, dtype=np.int64))
@@ -189,6 +192,18 @@ class TensorOps:
     def narrow(self, dim, start, length):
         return _ops.shape.narrow(self, dim, start, length)
 
+    def chunk(self, chunks, dim=0):
+        return _ops.shape.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return _ops.shape.unbind(self, dim)
+
+    def is_floating_point(self):
+        return self.dtype.kind == "f"
+
+    def is_complex(self):
+        return self.dtype.kind == "c"
+
     def __getitem__(self, key):
         return _ops.shape.index(self, key)
 
@@ -207,6 +222,15 @@ class TensorOps:
 
     def long(self):
         return self.to(np.int64)
+
+    def int(self):
+        return self.to(np.int32)
+
+    def half(self):
+        return self.to(np.float16)
+
+    def bool(self):
+        return self.to(np.bool_)
 
     # comparisons (no gradient) ----------------------------------------------------------------
     def __lt__(self, other):

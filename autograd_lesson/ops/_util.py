@@ -4,7 +4,16 @@ import numpy as np
 from .._tensor import DEFAULT_DTYPE, Tensor
 
 
-_CATEGORY = {"b": 0, "f": 2}  # by dtype.kind: bool < integer (and the rest) < floating
+_CATEGORY = {"b": 0, "f": 2, "c": 3}  # by dtype.kind: bool < integer < floating < complex
+
+TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def torch_name(dtype):
+    """PyTorch's ScalarType name, as its messages print it (``Long`` for int64)."""
+    return TORCH_NAMES.get(str(dtype), str(dtype))
 
 
 def _category(dtype):
@@ -16,6 +25,8 @@ def _scalar_dtype(value):
         return np.dtype(np.bool_)
     if isinstance(value, (int, np.integer)):
         return np.dtype(np.int64)
+    if isinstance(value, complex):
+        return np.dtype(np.complex64)
     return DEFAULT_DTYPE
 
 
@@ -32,9 +43,28 @@ def result_type(*operands):
     result = None
     for dtype in groups:
         if dtype is not None and (result is None or _category(dtype) > _category(result)):
+            if dtype.kind == "c" and result is not None and result == np.float64:
+                dtype = np.promote_types(dtype, result)  # float64 * 1j: complex128, as torch
             result = dtype
     return result
 
+
+def float_result(x):
+    """The dtype of a floating op (exp, log, sqrt ...) of x: bool and integers give float32."""
+    return x.dtype if x.dtype.kind in "fc" else DEFAULT_DTYPE
+
+
+def as_float(x):
+    """x's values in ``float_result(x)``: the input array of a floating op."""
+    return x._data if x.dtype.kind in "fc" else x._data.astype(DEFAULT_DTYPE)
+
+
+def check_castable(result, target):
+    """An op writing ``result`` into a ``target`` tensor (in place, ``out=``): PyTorch refuses a
+    cast to a lower category (float into int, int into bool)."""
+    if _category(result) > _category(target):
+        raise RuntimeError(f"result type {torch_name(result)} can't be cast to the desired "
+                           f"output type {torch_name(target)}")
 
 def value(operand):
     return operand._data if isinstance(operand, Tensor) else operand
@@ -82,12 +112,23 @@ def sum_to(grad, shape):
     return grad
 
 
+def wrap_dim(dim, ndim):
+    """One dim in ``[0, ndim)``; a 0-dim tensor accepts 0 and -1 (as PyTorch's maybe_wrap_dim).
+    The one place dims are checked: every op that takes a dim calls this."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    size = max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-size}, {size - 1}], but got {dim})")
+    return int(dim) % size
+
+
 def normalize_dims(dim, ndim):
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    out = []
-    for d in dims:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
-        out.append(d % max(ndim, 1))
-    return tuple(out)
+    """A dim or a list of dims, wrapped; a dim named twice is PyTorch's error."""
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    for d in out:
+        if out.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out

@@ -12,7 +12,7 @@ from ._op import Op
 from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
-from ._util import check_broadcast, result_type, value
+from ._util import as_float, check_broadcast, result_type, torch_name, value
 
 
 def _binary(ctx, x, y, array):
@@ -122,6 +122,10 @@ class NegBackward0(Op):
     """out = -self. Saves no tensor."""
 
     def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                               "you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
         return -x._data
 
     def backward(ctx, grad):
@@ -235,7 +239,7 @@ class ExpBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        return np.exp(x._data)
+        return np.exp(as_float(x))
 
     def backward(ctx, grad):
         return grad * ctx.saved("result")
@@ -247,7 +251,7 @@ class LogBackward0(Op):
     def forward(ctx, x):
         ctx.save("self", x)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(x._data)
+            return np.log(as_float(x))
 
     def backward(ctx, grad):
         return grad / ctx.saved("self")
@@ -259,7 +263,7 @@ class SqrtBackward0(Op):
     def forward(ctx, x):
         ctx.save_output("result")
         with np.errstate(invalid="ignore"):
-            return np.sqrt(x._data)
+            return np.sqrt(as_float(x))
 
     def backward(ctx, grad):
         return grad / mul_scalar(ctx.saved("result"), 2)
@@ -269,6 +273,8 @@ class AbsBackward0(Op):
     """out = |self|; d/dself = grad * self.sgn(). Saves self."""
 
     def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         ctx.save("self", x)
         return np.abs(x._data)
 
@@ -281,7 +287,7 @@ class TanhBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        return np.tanh(x._data)
+        return np.tanh(as_float(x))
 
     def backward(ctx, grad):
         return _db.TanhBackwardBackward0.apply(grad, ctx.saved("result"))
@@ -292,7 +298,7 @@ class SigmoidBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        return _sigmoid(x._data)
+        return _sigmoid(as_float(x))
 
     def backward(ctx, grad):
         return _db.SigmoidBackwardBackward0.apply(grad, ctx.saved("result"))
@@ -307,6 +313,8 @@ class ReluBackward0(Op):
     """out = max(self, 0); d/dself = grad where out > 0 (0 at self = 0). Saves result."""
 
     def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         ctx.save_output("result")
         return np.maximum(x._data, 0).astype(x.dtype, copy=False)
 
@@ -358,7 +366,10 @@ class ClampBackward1(Op):
         ctx.save_value("min", min)
         ctx.save_value("max", max)
         ctx.bounds = (min, max)
-        return np.clip(x._data, min, max).astype(x.dtype, copy=False)
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        dtype = result_type(x, *(b for b in (min, max) if b is not None))
+        return np.clip(x._data.astype(dtype, copy=False), min, max)
 
     def backward(ctx, grad):
         x, (low, high) = ctx.saved("self"), ctx.bounds
@@ -394,11 +405,25 @@ def add(x, y, alpha=1):
 
 
 def sub(x, y, alpha=1):
+    _check_bool_sub(x, y)
     check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     return SubBackward0.apply(x, y, alpha=alpha)
 
 
+def _check_bool_sub(x, y):
+    bools = [isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v.dtype == np.bool_)
+             for v in (x, y)]
+    if all(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 def rsub(x, scalar):
+    _check_bool_sub(x, scalar)
     return RsubBackward1.apply(x, scalar)
 
 
@@ -426,7 +451,14 @@ def rpow(x, base):
 
 
 def where(condition, x, y):
-    from .._tensor import Tensor as T
-    if not isinstance(condition, T):
-        condition = T._make(np.asarray(condition, dtype=bool))
+    if not isinstance(condition, Tensor):
+        condition = Tensor._make(np.asarray(condition, dtype=bool))
+    if condition.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {torch_name(condition.dtype)}")
+    shapes = [v.shape for v in (condition, x, y) if isinstance(v, Tensor)]
+    from ._util import broadcast_shape
+    shape = ()
+    for s in shapes:
+        shape = broadcast_shape(shape, s)
     return WhereBackward0.apply(condition, x, y)

@@ -21,6 +21,7 @@ from .. import _grad_mode, _node
 from .._node import FREED_MESSAGE, Node
 from .._tensor import Tensor
 from ._op import Op
+from ._util import check_castable
 
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
@@ -68,6 +69,7 @@ def apply(x, compute, others=()):
         result = compute(x)
     finally:
         _node._inplace_self = None
+    check_castable(result.dtype, x.dtype)
     if x._data.shape != result._data.shape:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")

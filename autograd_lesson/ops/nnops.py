@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from ._op import Op
-from ._util import broadcast_shape, normalize_dims
+from ._util import broadcast_shape, torch_name, wrap_dim
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -27,17 +27,28 @@ def _reduce(loss, reduction):
     return loss
 
 
+def _softmax_dim(x, dim, name):
+    d = wrap_dim(dim, x.ndim)
+    if x.dtype.kind not in "fc":
+        kernel = f"{name}_lastdim_kernel_impl" if d == max(x.ndim, 1) - 1 else f"{name}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(x.dtype)}\'')
+    return d
+
+
 class SoftmaxBackward0(Op):
     """out = exp(self) / sum(exp(self), dim); d/dself = out * (grad - sum(grad * out, dim)).
     Saves result."""
 
     def forward(ctx, x, dim):
-        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        ctx.dim = _softmax_dim(x, dim, "softmax")
         ctx.save_output("result")
         ctx.save_value("dim", dim)
         ctx.given_dim = dim
-        shifted = np.exp(x._data - x._data.max(axis=ctx.dim, keepdims=True))
-        return shifted / shifted.sum(axis=ctx.dim, keepdims=True)
+        a = x._data.reshape(x.shape or (1,))
+        if not a.size:
+            return x._data.copy()
+        shifted = np.exp(a - a.max(axis=ctx.dim, keepdims=True))
+        return (shifted / shifted.sum(axis=ctx.dim, keepdims=True)).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.SoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -48,12 +59,15 @@ class LogSoftmaxBackward0(Op):
     Saves result."""
 
     def forward(ctx, x, dim):
-        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        ctx.dim = _softmax_dim(x, dim, "log_softmax")
         ctx.save_output("result")
         ctx.save_value("dim", dim)
         ctx.given_dim = dim
-        shifted = x._data - x._data.max(axis=ctx.dim, keepdims=True)
-        return shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
+        a = x._data.reshape(x.shape or (1,))
+        if not a.size:
+            return x._data.copy()
+        shifted = a - a.max(axis=ctx.dim, keepdims=True)
+        return (shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.LogSoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)

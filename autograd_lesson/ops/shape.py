@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, zeros)
-from ._util import normalize_dims, result_type
+from ._util import broadcast_shape, normalize_dims, result_type, wrap_dim
 
 
 def _infer_shape(shape, numel):
@@ -105,7 +105,7 @@ class PermuteBackward0(Op):
                                f"does not match the length of the desired ordering of dimensions "
                                f"i.e. input.dim() = {x.ndim} is not equal to "
                                f"len(dims) = {len(dims)}")
-        order = normalize_dims(dims, x.ndim) if dims else ()
+        order = tuple(wrap_dim(d, x.ndim) for d in dims)
         if len(set(order)) != len(order):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         ctx.inverse = tuple(int(i) for i in np.argsort(order))
@@ -121,7 +121,7 @@ class TransposeBackward0(Op):
     is_view = True
 
     def forward(ctx, x, dim0, dim1):
-        ctx.dims = normalize_dims((dim0, dim1), x.ndim)
+        ctx.dims = (wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim))
         ctx.save_value("dim0", dim0)
         ctx.save_value("dim1", dim1)
         return np.swapaxes(x._data, *ctx.dims) if x.ndim else x._data
@@ -160,7 +160,7 @@ class UnsqueezeBackward0(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         ctx.save_value("dim", dim)
-        return np.expand_dims(x._data, dim if dim >= 0 else dim + x.ndim + 1)
+        return np.expand_dims(x._data, wrap_dim(dim, x.ndim + 1))
 
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim)
@@ -189,7 +189,7 @@ class SqueezeBackward1(Op):
         ctx.input_shape = x.shape
         ctx.save_value("dim", dim)
         ctx.save_value("self_sym_sizes", list(x.shape))
-        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        ctx.dim = wrap_dim(dim, x.ndim)
         return x._data.squeeze(ctx.dim) if x.ndim and x.shape[ctx.dim] == 1 else x._data
 
     def backward(ctx, grad):
@@ -216,17 +216,24 @@ class SelectBackward0(Op):
 
     is_view = True
 
-    def forward(ctx, x, dim, index):
+    def forward(ctx, x, dim, index, indexing=False):
+        if not x.ndim:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                             if indexing else "select() cannot be applied to a 0-dim tensor.")
+        dim = wrap_dim(dim, x.ndim)
         size = x.shape[dim]
         if not -size <= index < size:
-            raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+            raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}"
+                             if indexing else f"select(): index {index} out of range for tensor "
+                             f"of size {list(x.shape)} at dimension {dim}")
         ctx.dim, ctx.index, ctx.input_shape = dim, index % size, x.shape
         ctx.given_index = index
         ctx.save_value("dim", dim)
         ctx.save_value("index", index)
         ctx.save_value("self_sym_sizes", list(x.shape))
         # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
-        return x._data[(slice(None),) * (dim % x.ndim) + (ctx.index, Ellipsis)]
+        return x._data[(slice(None),) * dim + (ctx.index, Ellipsis)]
 
     def backward(ctx, grad):
         return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.dim, ctx.given_index)
@@ -321,15 +328,19 @@ class CatBackward0(Op):
     """out = cat(tensors, dim); each input gets its slice of the gradient. Saves no tensor."""
 
     def forward(ctx, tensors, dim=0):
-        (ctx.dim,) = normalize_dims(dim, tensors[0].ndim)
-        ctx.sizes = [t.shape[ctx.dim] for t in tensors]
+        ctx.dim = _check_cat(tensors, dim)
+        ctx.sizes = [None if t.shape == (0,) else t.shape[ctx.dim] for t in tensors]
         ctx.save_value("dim", dim)
         dtype = result_type(*tensors)
-        return np.concatenate([t._data for t in tensors], axis=ctx.dim).astype(dtype, copy=False)
+        kept = [t._data for t in tensors if t.shape != (0,)] or [tensors[0]._data]  # legacy: [0]
+        return np.concatenate(kept, axis=ctx.dim).astype(dtype, copy=False)
 
     def backward(ctx, grad):
         grads, start = [], 0
         for size in ctx.sizes:
+            if size is None:  # a legacy empty 1-D input: its gradient is empty too
+                grads.append(zeros((0,), grad))
+                continue
             grads.append(grad.narrow(ctx.dim, start, size))
             start += size
         return tuple(grads)
@@ -339,6 +350,9 @@ class StackBackward0(Op):
     """out = stack(tensors, dim); each input gets its select of the gradient. Saves no tensor."""
 
     def forward(ctx, tensors, dim=0):
+        if not tensors:
+            raise RuntimeError("stack expects a non-empty TensorList")
+        given, dim = dim, wrap_dim(dim, tensors[0].ndim + 1)
         shapes = {t.shape for t in tensors}
         if len(shapes) > 1:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
@@ -346,7 +360,7 @@ class StackBackward0(Op):
                                f"{list(next(t.shape for t in tensors if t.shape != tensors[0].shape))}"
                                f" at entry {next(i for i, t in enumerate(tensors) if t.shape != tensors[0].shape)}")
         ctx.dim, ctx.count = dim, len(tensors)
-        ctx.save_value("dim", dim)
+        ctx.save_value("dim", given)
         return np.stack([t._data for t in tensors], axis=dim).astype(result_type(*tensors))
 
     def backward(ctx, grad):
@@ -372,6 +386,52 @@ class CopyBackwards(Op):
         return zeros(grad.shape, grad), grad.to(ctx.src_dtype)  # zeros_like: no node, as in C++
 
 
+def _check_cat(tensors, dim):
+    """PyTorch's cat checks, before NumPy sees the arrays; returns the wrapped dim."""
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not t.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    kept = [(i, t) for i, t in enumerate(tensors) if t.shape != (0,)]  # 1-D empties are skipped
+    ndim = kept[0][1].ndim if kept else 1
+    d = wrap_dim(dim, ndim)
+    if not kept:
+        return d
+    first = kept[0][1]
+    for i, t in kept[1:]:
+        if t.ndim != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} "
+                               f"and {t.ndim}")
+        for k in range(t.ndim):
+            if k != d and t.shape[k] != first.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {first.shape[k]} but got size {t.shape[k]} "
+                                   f"for tensor number {i} in the list.")
+    return d
+
+
+def chunk(x, chunks, dim=0):
+    """``x.chunk(n, dim)``: views of ceil(size / n) along dim (``SplitBackward0`` in PyTorch)."""
+    if not x.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, x.ndim)
+    size = x.shape[d]
+    step = max(-(-size // chunks), 1)
+    return tuple(narrow(x, d, start, min(step, size - start)) for start in range(0, size, step)) \
+        or (narrow(x, d, 0, 0),)
+
+
+def unbind(x, dim=0):
+    """``x.unbind(dim)``: one select per index along dim (``UnbindBackward0`` in PyTorch)."""
+    if not x.ndim:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, x.ndim)
+    return tuple(SelectBackward0.apply(x, d, i) for i in range(x.shape[d]))
+
+
 def copy_from(x, src):
     if not isinstance(src, Tensor):
         src = Tensor._make(np.asarray(src, dtype=x.dtype))
@@ -390,11 +450,29 @@ def view(x, *shape):
 
 
 def narrow(x, dim, start, length):
-    return SliceBackward0.apply(x, dim, slice(start, start + length, 1))
+    return SliceBackward0.apply(x, wrap_dim(dim, x.ndim), slice(start, start + length, 1))
+
+
+def _is_advanced(k):
+    return isinstance(k, (list, np.ndarray)) or (isinstance(k, Tensor) and k.ndim > 0)
+
+
+def _check_bounds(key, shape):
+    """An int-list index checked against its dim with PyTorch's message (NumPy says 'axis')."""
+    for d, k in enumerate(key):
+        array = np.asarray(k._data if isinstance(k, Tensor) else k)
+        if array.dtype.kind in "iu" and array.size:
+            bad = array[(array >= shape[d]) | (array < -shape[d])]
+            if bad.size:
+                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
+                                 f"with size {shape[d]}")
 
 
 def index(x, key):
-    """``x[key]``: ints select, slices slice (views); int lists and bool masks copy."""
+    """``x[key]``: ints select, slices slice, None adds a dim (views); ``...`` stands for the
+    dims not named; an int list, a bool mask or a tuple of int lists copies."""
+    if _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind == "b"):
+        _check_bounds((key,), x.shape or (1,))
     if isinstance(key, Tensor) and key.dtype.kind in "bi" and key.ndim > 0:
         return IndexBackward0.apply(x, key)  # saved as is: PyTorch checks its version too
     if isinstance(key, Tensor):
@@ -402,19 +480,70 @@ def index(x, key):
     if isinstance(key, (list, np.ndarray)):
         return IndexBackward0.apply(x, list(key) if isinstance(key, list) else key)
     keys = key if isinstance(key, tuple) else (key,)
-    if any(k is Ellipsis or k is None or isinstance(k, (list, Tensor, np.ndarray)) for k in keys):
-        raise IndexError("autograd_lesson indexes with ints, slices, an int list or a bool mask; "
-                         "combine them step by step (x[0][1:3]) instead")
-    if len(keys) > x.ndim:
+    if keys and all(_is_advanced(k) for k in keys) and len(keys) > 1:
+        return _index_lists(x, keys)
+    if any(_is_advanced(k) for k in keys):
+        raise IndexError("autograd_lesson mixes ints and slices with one int list or mask at a "
+                         "time; index in two steps (x[:, 1:][[0, 1]]) instead")
+    if sum(k is Ellipsis for k in keys) > 1:
+        keys = _drop_extra_ellipses(keys)
+    named = sum(k is not None and k is not Ellipsis for k in keys)
+    if named > x.ndim:
+        if not x.ndim and isinstance(keys[0], (int, np.integer)):
+            SelectBackward0.apply(x, 0, int(keys[0]), indexing=True)  # raises its message
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    if Ellipsis in keys:
+        i = keys.index(Ellipsis)
+        keys = keys[:i] + (slice(None),) * (x.ndim - named) + keys[i + 1:]
     out, dim = x, 0
     for k in keys:
-        if isinstance(k, slice):
+        if k is None:
+            out = UnsqueezeBackward0.apply(out, dim)
+            dim += 1
+        elif isinstance(k, slice):
             if k != slice(None):
                 out = SliceBackward0.apply(out, dim, k)
             dim += 1
         else:
-            out = SelectBackward0.apply(out, dim, int(k))
+            out = SelectBackward0.apply(out, dim, int(k), indexing=True)
     if out is x:
-        out = SliceBackward0.apply(x, 0, slice(None))
+        out = SliceBackward0.apply(x, 0, slice(None)) if x.ndim else AliasBackward0.apply(x)
     return out
+
+
+def _drop_extra_ellipses(keys):
+    first = keys.index(Ellipsis)
+    return tuple(k for i, k in enumerate(keys) if k is not Ellipsis or i == first)
+
+
+def _index_lists(x, keys):
+    """``x[[0, 1], [2, 0]]``: the int lists of the leading dims become one index into those dims
+    flattened (a view then one ``IndexBackward0``; PyTorch records one IndexBackward0)."""
+    if len(keys) > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    _check_bounds(keys, x.shape)
+    arrays = [np.asarray(k._data if isinstance(k, Tensor) else k) for k in keys]
+    if any(a.dtype.kind not in "iu" for a in arrays):
+        raise IndexError("autograd_lesson indexes with a tuple of int lists only; use one bool "
+                         "mask (x[mask]) for masks")
+    try:
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         + " ".join(str(list(np.shape(a))) for a in arrays)) from None
+    lead = x.shape[:len(keys)]
+    linear = np.ravel_multi_index(tuple(a % n for a, n in zip(arrays, lead)), lead)
+    flat = reshape(x, -1, *x.shape[len(keys):]) if x.ndim > len(keys) else reshape(x, -1)
+    return IndexBackward0.apply(flat, Tensor._make(linear.astype(np.int64)))
+
+
+class AliasBackward0(Op):
+    """``x[...]`` of a 0-dim tensor: the same values as a new view. Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x):
+        return x._data[...]
+
+    def backward(ctx, grad):
+        return grad
