@@ -46,12 +46,14 @@ def _check_device(where):
         device(where)
 
 
-def _shape(size):
+def _shape(size, factory=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     shape = tuple(int(s) for s in size)
     for s in shape:
         if s < 0:
+            if factory == "zeros":  # PyTorch words zeros' check its own way
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(shape)}")
     return shape
@@ -96,7 +98,7 @@ def as_tensor(data, dtype=None, device=None):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    return _leaf(np.zeros(_shape(size), dtype=dtype or DEFAULT_DTYPE), requires_grad)
+    return _leaf(np.zeros(_shape(size, "zeros"), dtype=dtype or DEFAULT_DTYPE), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):

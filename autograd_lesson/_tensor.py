@@ -142,7 +142,8 @@ class Tensor(TensorOps):
 
     @classmethod
     def _wrap_scalar(cls, value):
-        dtype = np.float64 if isinstance(value, float) else np.int64
+        dtype = (np.float64 if isinstance(value, float) else np.complex128
+                 if isinstance(value, complex) else np.int64)
         return cls._make(np.asarray(value, dtype=dtype))
 
     # -- metadata ------------------------------------------------------------------------------

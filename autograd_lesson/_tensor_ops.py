@@ -8,9 +8,17 @@ import numpy as np
 from . import ops as _ops
 
 
+_ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge"}
+
+
 def _compare(fn, x, y):
     from ._tensor import Tensor
     _ops._util.check_broadcast(x, y)  # before NumPy: its clash is a ValueError
+    if fn in _ORDERED:
+        dtype = _ops._util.result_type(x, y)
+        if dtype.kind == "c":
+            raise NotImplementedError(f'"{_ORDERED[fn]}_cpu" not implemented for '
+                                      f"'{_ops._util.torch_name(dtype)}'")
     return Tensor._make(np.asarray(fn(x._data, y._data if isinstance(y, Tensor) else y)))
 
 
@@ -194,6 +202,9 @@ class TensorOps:
 
     def chunk(self, chunks, dim=0):
         return _ops.shape.chunk(self, chunks, dim)
+
+    def split(self, split_size, dim=0):
+        return _ops.shape.split(self, split_size, dim)
 
     def unbind(self, dim=0):
         return _ops.shape.unbind(self, dim)

@@ -146,7 +146,7 @@ def expression(draw, names):
     if kind == 24:
         return f"{x}.to(lib.{draw(st.sampled_from(DTYPES))})"
     if kind == 25:
-        return f"{x}.dtype.is_floating_point"
+        return f"{x}.is_floating_point()"
     if kind == 26:
         return f"{x}.expand({draw(st.sampled_from(['2, -1', '(3, 3)', '-1', '2, 1, 3']))})"
     return f"{x}.view(-1)[0]"
@@ -236,10 +236,45 @@ def _same(a, b):
     return a == b
 
 
+# A documented refusal: ours raises NotImplementedError("autograd_lesson ...") where torch has an
+# answer (complex autograd, p != 2 norms ...). The program is compared up to that line.
+LIMITATION = "autograd_lesson"
+
+# Divergences in the other half of issue 12 (autograd/, _engine.py: not this module's to fix),
+# as (our message, torch's message). The program is compared up to the line that raised, and
+# test_pending_divergences_still_diverge fails once one is fixed, so the list stays honest.
+PENDING = [
+    ("One of the differentiated Tensors does not require grad",
+     "element 0 of tensors does not require grad and does not have a grad_fn"),
+]
+PENDING_EXAMPLES = [
+    ["t0 = lib.tensor([1.0])", "t1 = t0 * 2",
+     "g = lib.autograd.grad(t1.sum(), [t0], allow_unused=True)"],
+]
+SEEN = {"limitation": 0, "pending": 0}
+
+
+def _cut(ours, theirs):
+    """The line to stop comparing at, for a documented limitation or a pending divergence."""
+    if ours[0] is None:
+        return None
+    line, kind, message = ours[0]
+    if kind == "NotImplementedError" and message.startswith(LIMITATION):
+        SEEN["limitation"] += 1
+        return line
+    if theirs[0] is not None and any(ours[0][2] == a and theirs[0][2] == b for a, b in PENDING):
+        SEEN["pending"] += 1
+        return min(line, theirs[0][0])
+    return None
+
+
 def compare(torch, lines):
     ours, theirs = run(al, lines), run(torch, lines)
+    cut = _cut(ours, theirs)
+    if cut is not None:
+        lines = lines[:cut]
+        ours, theirs = run(al, lines), run(torch, lines)
     program_text = "\n".join(lines)
-    note("program:\n" + program_text)
     assert ours[0] == theirs[0], (f"\n{program_text}\nexception: autograd_lesson {ours[0]}\n"
                                   f"                  torch {theirs[0]}")
     assert ours[1] == theirs[1], (f"\n{program_text}\nwarnings: autograd_lesson {ours[1]}\n"
@@ -261,12 +296,27 @@ def _show(d):
 @given(program())
 def test_fuzz_programs_match_torch(torch_module, lines):
     TRIED[0] += 1
+    note("program:\n" + "\n".join(lines))
     compare(torch_module, lines)
 
 
 @pytest.fixture(scope="module")
 def torch_module(torch):
     return torch
+
+
+@pytest.mark.parametrize("lines", PENDING_EXAMPLES)
+def test_pending_divergences_still_diverge(torch, lines):
+    """Each PENDING pair is still a real divergence (remove it from the list once fixed)."""
+    ours, theirs = run(al, lines), run(torch, lines)
+    assert (ours[0][2], theirs[0][2]) in PENDING
+
+
+def test_fuzzer_sees_a_planted_bug(torch, monkeypatch):
+    """The comparison can fail: a wrong exp value is caught."""
+    monkeypatch.setattr(al.Tensor, "exp", lambda self: self * 2)
+    with pytest.raises(AssertionError, match="t1"):
+        compare(torch, ["t0 = lib.tensor([1.0])", "t1 = t0.exp()"])
 
 
 if __name__ == "__main__":  # make fuzz
@@ -277,4 +327,6 @@ if __name__ == "__main__":  # make fuzz
         TRIED[0] = 0
         test_fuzz_programs_match_torch(_torch)
     finally:
-        print(f"fuzz: {TRIED[0]} programs tried (FUZZ_EXAMPLES={EXAMPLES})")
+        print(f"fuzz: {TRIED[0]} programs tried (FUZZ_EXAMPLES={EXAMPLES}); compared up to a "
+              f"documented limitation {SEEN['limitation']} times, up to a pending divergence of "
+              f"the autograd half {SEEN['pending']} times")

@@ -1,9 +1,12 @@
 """``nn.functional``: the ops behind the layers, recording the same nodes as PyTorch."""
+import warnings
+
 import numpy as np
 
 from .._random import generator
 from .._tensor import Tensor
 from ..ops import elementwise as _ew, matmul as _mm, nnops as _nn
+from ..ops._util import broadcast_shape
 
 
 def linear(input, weight, bias=None):
@@ -65,6 +68,16 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def mse_loss(input, target, reduction="mean"):
+    """A target of another shape is broadcast against input, with PyTorch's warning (the mean
+    is then over the broadcast shape)."""
+    if input.size() != target.size():
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      f"broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=2)
+        shape = broadcast_shape(input.shape, target.shape)
+        input = input if input.shape == shape else input.expand(shape)
+        target = target if target.shape == shape else target.expand(shape)
     return _nn.MseLossBackward0.apply(input, target, reduction=reduction)
 
 

@@ -1,4 +1,7 @@
 """Helpers shared by ops: PyTorch's type promotion, broadcasting checks, gradient reduction."""
+import contextlib
+import warnings
+
 import numpy as np
 
 from .._tensor import DEFAULT_DTYPE, Tensor
@@ -30,6 +33,14 @@ def _scalar_dtype(value):
     return DEFAULT_DTYPE
 
 
+def promote_types(a, b):
+    """PyTorch's promote_types: the higher category wins outright (float32 with int64 is
+    float32, where NumPy says float64); within a category, the wider dtype."""
+    if _category(a) != _category(b):
+        return a if _category(a) > _category(b) else b
+    return np.promote_types(a, b)
+
+
 def result_type(*operands):
     """PyTorch's promotion: dimensioned tensors win over 0-dim tensors, which win over Python
     scalars, unless the lower group is of a higher category (bool < int < float)."""
@@ -39,7 +50,7 @@ def result_type(*operands):
             index, dtype = (0 if operand._data.ndim else 1), operand._data.dtype
         else:
             index, dtype = 2, _scalar_dtype(operand)
-        groups[index] = dtype if groups[index] is None else np.promote_types(groups[index], dtype)
+        groups[index] = dtype if groups[index] is None else promote_types(groups[index], dtype)
     result = None
     for dtype in groups:
         if dtype is not None and (result is None or _category(dtype) > _category(result)):
@@ -82,6 +93,42 @@ def broadcast_shape(a, b):
                                f"({db}) at non-singleton dimension {dim}")
         shape.append(max(da, db) if 1 not in (da, db) else da * db)
     return tuple(reversed(shape))
+
+
+def expand_shape(shape, sizes, dtype=None):
+    """The shape ``expand(*sizes)`` gives a tensor of ``shape`` (``-1`` keeps a dim), or
+    PyTorch's error; ``addmm``'s bias is checked with it too."""
+    shape, sizes = tuple(shape), tuple(int(s) for s in sizes)
+    if len(sizes) < len(shape):
+        kind = (f"torch.{torch_name(dtype)}Tensor" if dtype is None or dtype.kind != "b"
+                else "CPUBoolType")  # (PyTorch's own naming)
+        raise RuntimeError(f"expand({kind}{{{list(shape)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
+                           f"must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(shape)})")
+    if not shape and -1 in sizes:
+        raise RuntimeError("numel: integer multiplication overflow")  # PyTorch's (0-dim input)
+    lead = len(sizes) - len(shape)
+    out = []
+    for i in reversed(range(len(sizes))):  # PyTorch checks from the last dim
+        s = sizes[i]
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            out.append(s)
+            continue
+        have = shape[i - lead]
+        if s == -1:
+            s = have
+        if have != s and have != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                               f"size ({have}) at non-singleton dimension {i}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(shape)}")
+        if s < 0:
+            raise RuntimeError("numel: integer multiplication overflow")
+        out.append(s)
+    return tuple(reversed(out))
 
 
 def check_broadcast(x, y):
@@ -132,3 +179,11 @@ def normalize_dims(dim, ndim):
         if out.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return out
+
+
+@contextlib.contextmanager
+def quiet():
+    """The mean of nothing is nan in PyTorch, without NumPy's RuntimeWarnings."""
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield

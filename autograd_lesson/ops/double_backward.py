@@ -133,7 +133,9 @@ class LogSoftmaxBackwardDataBackward0(Op):
 
 
 def _mean_factor(reduction, n):
-    return 1.0 / n if reduction == 1 else 1.0
+    if reduction != 1:
+        return 1.0
+    return 1.0 / n if n else float("inf")  # an empty input: the gradient is empty anyway
 
 
 class MseLossBackwardBackward0(Op):

@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import result_type
+from ._util import expand_shape, result_type
 
 
 def _check_dtypes(x, y):
@@ -83,6 +83,7 @@ class AddmmBackward0(Op):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
         _check_dtypes(x, w)
+        expand_shape(bias.shape, (x.shape[0], w.shape[1]), bias.dtype)  # the bias broadcasts
         ctx.save("mat1", x if w.requires_grad else None)
         ctx.save("mat2", w if x.requires_grad else None)
         ctx.alpha, ctx.beta = alpha, beta

@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from ._op import Op
-from ._util import broadcast_shape, torch_name, wrap_dim
+from ._util import broadcast_shape, quiet, result_type, torch_name, wrap_dim
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -21,7 +21,8 @@ def _reduction(name):
 
 def _reduce(loss, reduction):
     if reduction == 1:
-        return np.asarray(loss.mean(), dtype=loss.dtype)
+        with quiet():
+            return np.asarray(loss.mean(), dtype=loss.dtype)
     if reduction == 2:
         return np.asarray(loss.sum(), dtype=loss.dtype)
     return loss
@@ -82,12 +83,14 @@ class MseLossBackward0(Op):
     """out = reduce((self - target)**2); d/dself = 2 (self - target) grad / n. Saves self, target."""
 
     def forward(ctx, x, target, reduction="mean"):
-        _check_same_size(x, target)
         ctx.reduction, ctx.shape = _reduction(reduction), broadcast_shape(x.shape, target.shape)
+        dtype = result_type(x, target)
+        if dtype.kind not in "fc":
+            raise NotImplementedError(f'"mse_cpu" not implemented for \'{torch_name(dtype)}\'')
         ctx.save("self", x)
         ctx.save("target", target)
         ctx.save_value("reduction", ctx.reduction)
-        return _reduce((x._data - target._data) ** 2, ctx.reduction)
+        return _reduce(((x._data - target._data) ** 2).astype(dtype, copy=False), ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
@@ -107,6 +110,8 @@ class BinaryCrossEntropyBackward0(Op):
                              f"size ({p.shape}) is deprecated. Please ensure they have the same size.")
         if ((p._data < 0) | (p._data > 1)).any():
             raise RuntimeError("all elements of input should be between 0 and 1")
+        if ((target._data < 0) | (target._data > 1)).any():
+            raise RuntimeError("all elements of target should be between 0 and 1")
         ctx.reduction = _reduction(reduction)
         ctx.save("self", p)
         ctx.save("target", target)
@@ -174,8 +179,9 @@ class NllLossBackward0(Op):
             raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
         labels = target._data
         keep = labels != ignore_index
-        if (labels[keep] < 0).any() or (labels[keep] >= x.shape[1]).any():
-            raise IndexError(f"Target {int(labels[keep].max())} is out of bounds.")
+        bad = keep & ((labels < 0) | (labels >= x.shape[1]))
+        if bad.any():  # PyTorch names the first bad target, in order
+            raise IndexError(f"Target {int(labels[bad][0])} is out of bounds.")
         ctx.reduction, ctx.ignore_index, ctx.shape = _reduction(reduction), ignore_index, x.shape
         total = np.asarray(keep.sum(), dtype=x.dtype)
         ctx.save("self", x)

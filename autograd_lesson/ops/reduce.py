@@ -7,7 +7,7 @@ from .._tensor import Size, Tensor
 from ._op import Op
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
-from ._util import normalize_dims, torch_name, wrap_dim
+from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
 
@@ -57,7 +57,8 @@ class MeanBackward0(Op):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_numel", x.numel())
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.asarray(x._data.mean(dtype=x.dtype))
+        with _quiet():
+            return np.asarray(x._data.mean(dtype=x.dtype))
 
     def backward(ctx, grad):
         return div_scalar(grad.expand(ctx.input_shape), ctx.input_shape.numel())
@@ -75,7 +76,9 @@ class MeanBackward1(Op):
         ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_numel", x.numel())
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.asarray(x._data.mean(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=x.dtype))
+        with _quiet():
+            return np.asarray(x._data.mean(axis=_axes(ctx.dims, x), keepdims=keepdim,
+                                           dtype=x.dtype))
 
     def backward(ctx, grad):
         return div_scalar(sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim),

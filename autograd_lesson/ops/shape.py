@@ -11,7 +11,7 @@ from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, zeros)
-from ._util import broadcast_shape, normalize_dims, result_type, wrap_dim
+from ._util import broadcast_shape, expand_shape, normalize_dims, result_type, wrap_dim
 
 
 def _infer_shape(shape, numel):
@@ -138,14 +138,7 @@ class ExpandBackward0(Op):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        shape = tuple(s if s != -1 else x.shape[i - (len(shape) - x.ndim)]
-                      for i, s in enumerate(shape))
-        try:
-            return np.broadcast_to(x._data, shape)
-        except ValueError:
-            raise RuntimeError(f"The expanded size of the tensor must match the existing size "
-                               f"at non-singleton dimensions. Target sizes: {list(shape)}. "
-                               f"Tensor sizes: {list(x.shape)}") from None
+        return np.broadcast_to(x._data, expand_shape(x.shape, shape, x.dtype))
 
     def backward(ctx, grad):
         from ._util import sum_to
@@ -352,6 +345,7 @@ class StackBackward0(Op):
     def forward(ctx, tensors, dim=0):
         if not tensors:
             raise RuntimeError("stack expects a non-empty TensorList")
+        check_tensor_list(tensors)
         given, dim = dim, wrap_dim(dim, tensors[0].ndim + 1)
         shapes = {t.shape for t in tensors}
         if len(shapes) > 1:
@@ -386,10 +380,18 @@ class CopyBackwards(Op):
         return zeros(grad.shape, grad), grad.to(ctx.src_dtype)  # zeros_like: no node, as in C++
 
 
+def check_tensor_list(tensors):
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+
+
 def _check_cat(tensors, dim):
     """PyTorch's cat checks, before NumPy sees the arrays; returns the wrapped dim."""
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    check_tensor_list(tensors)
     for i, t in enumerate(tensors):
         if not t.ndim:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -411,25 +413,87 @@ def _check_cat(tensors, dim):
     return d
 
 
+class SplitBackward0(Op):
+    """``x.chunk(n, dim)`` / ``x.split(size, dim)``: pieces of ``split_size`` along dim, each a
+    view; d/dself = the pieces' gradients concatenated (zeros for a piece without one).
+    Saves no tensor."""
+
+    is_view = True
+    multi_view = "Split"
+    differentiable_outputs = 2 ** 31
+
+    def forward(ctx, x, split_size, dim):
+        ctx.dim, ctx.input_shape, ctx.split_size = dim, x.shape, split_size
+        for name, v in (("dim", dim), ("self_sym_sizes", list(x.shape)),
+                        ("split_size", split_size)):
+            ctx.save_value(name, v)
+        size = x.shape[dim]
+        starts = range(0, size, split_size) if size else [0]
+        lead = (slice(None),) * dim
+        return tuple(x._data[lead + (slice(s, s + split_size),)] for s in starts)
+
+    def backward(ctx, *grads):
+        pieces = []
+        for nr, g in enumerate(grads):
+            if g is None:
+                like = next(x for x in grads if x is not None)
+                shape = list(ctx.input_shape)
+                shape[ctx.dim] = min(ctx.split_size, shape[ctx.dim] - nr * ctx.split_size)
+                g = zeros(shape, like)
+            pieces.append(g)
+        return CatBackward0.apply(pieces, dim=ctx.dim)
+
+
+class UnbindBackward0(Op):
+    """``x.unbind(dim)``: one view per index along dim; d/dself = the gradients stacked
+    (zeros for an output without one). Saves no tensor."""
+
+    is_view = True
+    multi_view = "Unbind"
+    differentiable_outputs = 2 ** 31
+
+    def forward(ctx, x, dim):
+        ctx.dim, ctx.input_shape = dim, x.shape
+        ctx.save_value("dim", dim)
+        lead = (slice(None),) * dim
+        return tuple(x._data[lead + (i, Ellipsis)] for i in range(x.shape[dim]))
+
+    def backward(ctx, *grads):
+        like = next(g for g in grads if g is not None)
+        shape = ctx.input_shape[:ctx.dim] + ctx.input_shape[ctx.dim + 1:]
+        return StackBackward0.apply([zeros(shape, like) if g is None else g for g in grads],
+                                    dim=ctx.dim)
+
+
 def chunk(x, chunks, dim=0):
-    """``x.chunk(n, dim)``: views of ceil(size / n) along dim (``SplitBackward0`` in PyTorch)."""
+    """``x.chunk(n, dim)``: ``split`` into pieces of ceil(size / n) along dim."""
     if not x.ndim:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.ndim)
-    size = x.shape[d]
-    step = max(-(-size // chunks), 1)
-    return tuple(narrow(x, d, start, min(step, size - start)) for start in range(0, size, step)) \
-        or (narrow(x, d, 0, 0),)
+    return split(x, max(-(-x.shape[d] // chunks), 1), d)
+
+
+def split(x, split_size, dim=0):
+    if not x.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0 or (split_size == 0 and x.shape[wrap_dim(dim, x.ndim)]):
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {x.shape[wrap_dim(dim, x.ndim)]}")
+    out = SplitBackward0.apply(x, split_size, wrap_dim(dim, x.ndim))
+    return out if isinstance(out, tuple) else (out,)
 
 
 def unbind(x, dim=0):
-    """``x.unbind(dim)``: one select per index along dim (``UnbindBackward0`` in PyTorch)."""
+    """``x.unbind(dim)``: the slices along dim, as views."""
+    d = wrap_dim(dim, x.ndim)
     if not x.ndim:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = wrap_dim(dim, x.ndim)
-    return tuple(SelectBackward0.apply(x, d, i) for i in range(x.shape[d]))
+    if not x.shape[d]:
+        return ()
+    out = UnbindBackward0.apply(x, d)
+    return out if isinstance(out, tuple) else (out,)
 
 
 def copy_from(x, src):
@@ -492,11 +556,16 @@ def index(x, key):
         if not x.ndim and isinstance(keys[0], (int, np.integer)):
             SelectBackward0.apply(x, 0, int(keys[0]), indexing=True)  # raises its message
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    # PyTorch's messages name an index by its position in the key (``real_dim``), an Ellipsis
+    # counting as one position however many dims it stands for.
+    positions = list(range(len(keys)))
     if Ellipsis in keys:
         i = keys.index(Ellipsis)
-        keys = keys[:i] + (slice(None),) * (x.ndim - named) + keys[i + 1:]
+        fill = x.ndim - named
+        keys = keys[:i] + (slice(None),) * fill + keys[i + 1:]
+        positions = positions[:i] + [i] * fill + positions[i + 1:]
     out, dim = x, 0
-    for k in keys:
+    for k, position in zip(keys, positions):
         if k is None:
             out = UnsqueezeBackward0.apply(out, dim)
             dim += 1
@@ -505,6 +574,10 @@ def index(x, key):
                 out = SliceBackward0.apply(out, dim, k)
             dim += 1
         else:
+            size = out.shape[dim]
+            if not -size <= int(k) < size:
+                raise IndexError(f"index {int(k)} is out of bounds for dimension {position} with "
+                                 f"size {size}")
             out = SelectBackward0.apply(out, dim, int(k), indexing=True)
     if out is x:
         out = SliceBackward0.apply(x, 0, slice(None)) if x.ndim else AliasBackward0.apply(x)
