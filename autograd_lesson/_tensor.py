@@ -424,6 +424,8 @@ class Tensor(TensorOps):
         return self._inplace(TensorOps.neg)
 
     def abs_(self):
+        if self.dtype.kind == "c":
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
         return self._inplace(TensorOps.abs)
 
     def reciprocal_(self):

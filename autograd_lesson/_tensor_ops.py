@@ -149,6 +149,8 @@ class TensorOps:
 
     def argmax(self, dim=None, keepdim=False):
         from ._tensor import Tensor
+        if self.dtype.kind == "c":
+            raise RuntimeError("argmax(): does not support complex input")
         if dim is not None:
             dim = _ops._util.wrap_dim(dim, self.ndim)
         index = np.argmax(self._data, axis=dim)
@@ -163,7 +165,7 @@ class TensorOps:
         return _ops.shape.view(self, *shape)
 
     def flatten(self):
-        return _ops.shape.reshape(self, -1)
+        return self if self.ndim == 1 else _ops.shape.reshape(self, -1)  # PyTorch returns self
 
     def t(self):
         return _ops.shape.TBackward0.apply(self)

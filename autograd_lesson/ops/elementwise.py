@@ -176,8 +176,11 @@ class PowBackward0(Op):
         ctx.save("self", x)
         ctx.save_value("exponent", exponent)
         ctx.exponent = exponent
+        dtype = result_type(x, exponent)
+        if dtype.kind in "iub" and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x._data ** exponent).astype(result_type(x, exponent), copy=False)
+            return np.asarray(x._data ** exponent).astype(dtype, copy=False)
 
     def backward(ctx, grad):
         x = ctx.saved("self")
@@ -197,8 +200,7 @@ class PowBackward1(Op):
         ctx.save_output("result")
         ctx.save("self", x)
         check_broadcast(x, exponent)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x._data ** exponent._data).astype(result_type(x, exponent), copy=False)
+        return _power(x._data, exponent._data, result_type(x, exponent))
 
     def backward(ctx, grad):
         x, exponent, result = ctx.saved("self"), ctx.saved("exponent"), ctx.saved("result")
@@ -221,9 +223,7 @@ class PowBackward2(Op):
         ctx.save_output("result")
         ctx.base = base
         ctx.save_value("self", base)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.asarray(base ** exponent._data)
-        return out.astype(result_type(exponent, base), copy=False)
+        return _power(np.asarray(base), exponent._data, result_type(exponent, base))
 
     def backward(ctx, grad):
         result = ctx.saved("result")
@@ -232,6 +232,20 @@ class PowBackward2(Op):
             return grad * where(exponent >= 0, scalar_tensor(0.0, grad),
                                 mul_scalar(result, float("-inf")))
         return grad * mul_scalar(result, math.log(ctx.base))
+
+
+def _power(base, exponent, dtype):
+    """base ** exponent in ``dtype``; for integers, a negative power truncates as in PyTorch
+    (1 for base 1, +-1 for base -1, else 0) instead of NumPy's ValueError."""
+    if dtype.kind not in "iub":
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.asarray(base.astype(dtype, copy=False) ** exponent).astype(dtype, copy=False)
+    base, exponent = np.broadcast_arrays(base.astype(dtype), exponent.astype(dtype))
+    negative = exponent < 0
+    out = np.asarray(base ** np.where(negative, 0, exponent)).astype(dtype, copy=False)
+    odd = np.where(exponent % 2 == 0, 1, -1).astype(dtype)
+    small = np.where(base == 1, 1, np.where(base == -1, odd, 0)).astype(dtype)
+    return np.where(negative, small, out).astype(dtype)
 
 
 class ExpBackward0(Op):
@@ -315,6 +329,7 @@ class ReluBackward0(Op):
     def forward(ctx, x):
         if x.dtype == np.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
+        _no_complex_clamp(x)
         ctx.save_output("result")
         return np.maximum(x._data, 0).astype(x.dtype, copy=False)
 
@@ -366,6 +381,7 @@ class ClampBackward1(Op):
         ctx.save_value("min", min)
         ctx.save_value("max", max)
         ctx.bounds = (min, max)
+        _no_complex_clamp(x)
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         dtype = result_type(x, *(b for b in (min, max) if b is not None))
@@ -378,6 +394,11 @@ class ClampBackward1(Op):
         inside = (x >= low) if high is None else (x <= high) if low is None else (
             (x >= low) & (x <= high))
         return where(inside, grad, scalar_tensor(0.0, grad))
+
+
+def _no_complex_clamp(x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
 
 
 class WhereBackward0(Op):

@@ -25,7 +25,7 @@ def scalar_tensor(number, like):
 
 def _true_divide_type(x, y):
     dtype = result_type(x, y)
-    return dtype if np.issubdtype(dtype, np.floating) else np.dtype(np.float32)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float32)
 
 
 # -- Tensor (op) C++ Scalar ---------------------------------------------------------------------

@@ -76,10 +76,10 @@ def apply(x, compute, others=()):
         result = compute(x)
     finally:
         _node._inplace_self = None
-    check_castable(result.dtype, x.dtype)
     if x._data.shape != result._data.shape:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
+    check_castable(result.dtype, x.dtype)
     np.copyto(x._data, result._data, casting="unsafe")
     x._version_counter.value += 1
     node = result.grad_fn

@@ -30,7 +30,7 @@ def _reduce(loss, reduction):
 
 def _softmax_dim(x, dim, name):
     d = wrap_dim(dim, x.ndim)
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "f" and x.numel():  # (an empty input passes, in its own dtype)
         kernel = f"{name}_lastdim_kernel_impl" if d == max(x.ndim, 1) - 1 else f"{name}_kernel_impl"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(x.dtype)}\'')
     return d
@@ -85,7 +85,7 @@ class MseLossBackward0(Op):
     def forward(ctx, x, target, reduction="mean"):
         ctx.reduction, ctx.shape = _reduction(reduction), broadcast_shape(x.shape, target.shape)
         dtype = result_type(x, target)
-        if dtype.kind not in "fc":
+        if dtype.kind != "f":
             raise NotImplementedError(f'"mse_cpu" not implemented for \'{torch_name(dtype)}\'')
         ctx.save("self", x)
         ctx.save("target", target)
@@ -108,6 +108,12 @@ class BinaryCrossEntropyBackward0(Op):
         if p.shape != target.shape:
             raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                              f"size ({p.shape}) is deprecated. Please ensure they have the same size.")
+        if target.dtype != p.dtype:
+            raise RuntimeError(f"Found dtype {torch_name(target.dtype)} but expected "
+                               f"{torch_name(p.dtype)}")
+        if p.dtype.kind != "f":
+            raise NotImplementedError(f'"binary_cross_entropy" not implemented for '
+                                      f"'{torch_name(p.dtype)}'")
         if ((p._data < 0) | (p._data > 1)).any():
             raise RuntimeError("all elements of input should be between 0 and 1")
         if ((target._data < 0) | (target._data > 1)).any():

@@ -25,8 +25,9 @@ class SumBackward0(Op):
     def forward(ctx, x, dtype=None):
         ctx.save_value("self_sym_sizes", list(x.shape))
         ctx.input_shape = x.shape
-        out_dtype = dtype or (x.dtype if x.dtype.kind == "f" else np.dtype(np.int64))
-        return np.asarray(x._data.sum(dtype=out_dtype))
+        out_dtype = dtype or (x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64))
+        with _quiet():  # inf + -inf is nan, without NumPy's RuntimeWarning
+            return np.asarray(x._data.sum(dtype=out_dtype))
 
     def backward(ctx, grad):
         return grad.expand(ctx.input_shape)
@@ -43,7 +44,8 @@ class SumBackward1(Op):
         ctx.save_value("self_sym_sizes", list(x.shape))
         dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
         # sum(dim=()) reduces every dim, as PyTorch does (NumPy's axis=() reduces none)
-        return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))
+        with _quiet():
+            return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))
 
     def backward(ctx, grad):
         return sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim)
@@ -109,6 +111,8 @@ class MaxBackward1(Op):
         if x.numel() == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == "
                                "0. Specify the reduction dim with the 'dim' argument.")
+        if x.dtype.kind == "c":
+            raise NotImplementedError(f'"max_all" not implemented for \'{torch_name(x.dtype)}\'')
         ctx.save_output("result")
         ctx.save("self", x)
         return np.asarray(x._data.max())
@@ -128,6 +132,8 @@ class MaxBackward0(Op):
     def forward(ctx, x, dim, keepdim=False):
         ctx.save_value("keepdim", keepdim)
         d = wrap_dim(dim, x.ndim)
+        if x.dtype.kind == "c":
+            raise RuntimeError("max(): does not support complex input")
         if x.ndim and x.shape[d] == 0:
             raise IndexError(f"max(): Expected reduction dim {d} to have non-zero size.")
         if not x.ndim:
@@ -151,6 +157,8 @@ class MaxBackward0(Op):
 
     def backward(ctx, grad, grad_indices=None):
         indices = ctx.saved("indices")
+        if not ctx.input_shape:  # a 0-dim input: its one element was the max
+            return grad
         if not ctx.keepdim and ctx.input_shape:
             grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
         return ScatterBackward0.apply(zeros(ctx.input_shape, grad), ctx.dim, indices, grad)
@@ -173,7 +181,8 @@ class LinalgVectorNormBackward0(Op):
         ctx.save_value("ord", ord)
         ctx.save_value("dim", ctx.given_dims)
         ctx.save_value("keepdim", keepdim)
-        return np.asarray(np.sqrt((x._data * x._data).sum(axis=ctx.dims and _axes(ctx.dims, x),
+        a = np.abs(x._data) if x.dtype.kind == "c" else x._data
+        return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
                                                             keepdims=keepdim)))
 
     def backward(ctx, grad):

@@ -4,6 +4,7 @@ None of these saves a tensor, except advanced indexing (``IndexBackward0`` saves
 which is why graphs made of them can be backpropagated twice.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -68,12 +69,22 @@ class CloneBackward0(Op):
         return grad
 
 
+def cast(array, dtype):
+    """``array`` in ``dtype``; complex to real warns as PyTorch does (a UserWarning)."""
+    dtype = np.dtype(dtype)
+    if array.dtype.kind == "c" and dtype.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=4)
+        return array.real.astype(dtype)
+    return array.astype(dtype)
+
+
 class ToCopyBackward0(Op):
     """out = self converted to another dtype; the gradient is converted back. Saves no tensor."""
 
     def forward(ctx, x, dtype):
         ctx.input_dtype = x.dtype
-        return x._data.astype(dtype)
+        return cast(x._data, dtype)
 
     def backward(ctx, grad):
         return grad.to(ctx.input_dtype)
@@ -274,6 +285,8 @@ class IndexBackward0(SavedIndexList, Op):
             index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
         ctx.save("indices", index)
         key = index._data
+        if isinstance(key, np.ndarray) and key.dtype == bool and key.ndim > x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
         if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
             raise IndexError(f"The shape of the mask {list(key.shape)} at index 0 does not match "
                              f"the shape of the indexed tensor {list(x.shape)} at index 0")
@@ -396,10 +409,9 @@ def _check_cat(tensors, dim):
         if not t.ndim:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     kept = [(i, t) for i, t in enumerate(tensors) if t.shape != (0,)]  # 1-D empties are skipped
-    ndim = kept[0][1].ndim if kept else 1
-    d = wrap_dim(dim, ndim)
-    if not kept:
-        return d
+    if not kept:  # only legacy empty 1-D tensors: PyTorch does not even check dim
+        return 0
+    d = wrap_dim(dim, kept[0][1].ndim)
     first = kept[0][1]
     for i, t in kept[1:]:
         if t.ndim != first.ndim:
@@ -526,6 +538,8 @@ def _check_bounds(key, shape):
     for d, k in enumerate(key):
         array = np.asarray(k._data if isinstance(k, Tensor) else k)
         if array.dtype.kind in "iu" and array.size:
+            if not shape[d]:
+                raise IndexError("index is out of bounds for dimension with size 0")
             bad = array[(array >= shape[d]) | (array < -shape[d])]
             if bad.size:
                 raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
@@ -553,8 +567,12 @@ def index(x, key):
         keys = _drop_extra_ellipses(keys)
     named = sum(k is not None and k is not Ellipsis for k in keys)
     if named > x.ndim:
-        if not x.ndim and isinstance(keys[0], (int, np.integer)):
-            SelectBackward0.apply(x, 0, int(keys[0]), indexing=True)  # raises its message
+        if not x.ndim and len(keys) == 1:  # PyTorch's three messages for a 0-dim tensor
+            if isinstance(key, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if int(key) != 0:
+                raise IndexError(f"index {int(key)} is out of bounds for dimension 0 with size 0")
+            SelectBackward0.apply(x, 0, 0, indexing=True)  # raises its message
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     # PyTorch's messages name an index by its position in the key (``real_dim``), an Ellipsis
     # counting as one position however many dims it stands for.
