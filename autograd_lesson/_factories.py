@@ -49,6 +49,14 @@ def _check_device(where):
 def _shape(size, factory=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
+    elif len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+        raise TypeError(f"{factory}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
+    for i, s in enumerate(size):
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"{factory}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
     shape = tuple(int(s) for s in size)
     for s in shape:
         if s < 0:
@@ -103,27 +111,30 @@ def zeros(*size, dtype=None, device=None, requires_grad=False):
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    return _leaf(np.ones(_shape(size), dtype=dtype or DEFAULT_DTYPE), requires_grad)
+    return _leaf(np.ones(_shape(size, "ones"), dtype=dtype or DEFAULT_DTYPE), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """``fill_value``'s type sets the dtype, as in PyTorch: bool, int64, float32 or complex64."""
     _check_device(device)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
     if dtype is None:
         dtype = _infer_array(fill_value).dtype if not isinstance(fill_value, complex) else np.complex64
-    return _leaf(np.full(_shape((size,)), fill_value, dtype=dtype), requires_grad)
+    return _leaf(np.full(_shape((size,), "full"), fill_value, dtype=dtype), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the package's seeded generator (see ``manual_seed``)."""
     _check_device(device)
-    values = generator().standard_normal(_shape(size))
+    values = generator().standard_normal(_shape(size, "randn"))
     return _leaf(values.astype(dtype or DEFAULT_DTYPE), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    values = generator().random(_shape(size))
+    values = generator().random(_shape(size, "rand"))
     return _leaf(values.astype(dtype or DEFAULT_DTYPE), requires_grad)
 
 

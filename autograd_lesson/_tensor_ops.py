@@ -22,6 +22,26 @@ def _compare(fn, x, y):
     return Tensor._make(np.asarray(fn(x._data, y._data if isinstance(y, Tensor) else y)))
 
 
+def _operand(x, other):
+    """A number or a tensor: anything else makes a Python operator return NotImplemented, so
+    ``x + 'a'`` raises Python's own TypeError, as it does with PyTorch."""
+    return isinstance(other, (type(x), bool, int, float, complex, np.number))
+
+
+def _bitwise(fn, name, x, y):
+    """``&``, ``|``, ``^``: logical on bools, bitwise on integers, refused on floats."""
+    from ._tensor import Tensor
+    if not isinstance(y, (Tensor, bool, int, float, np.number)):
+        return NotImplemented
+    _ops._util.check_broadcast(x, y)
+    dtype = _ops._util.result_type(x, y)
+    if dtype.kind not in "biu":
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{_ops._util.torch_name(dtype)}'")
+    other = y._data if isinstance(y, Tensor) else y
+    return Tensor._make(np.asarray(fn(x._data.astype(dtype), np.asarray(other).astype(dtype))))
+
+
 class TensorOps:
     __slots__ = ()
 
@@ -42,33 +62,53 @@ class TensorOps:
         return _ops.elementwise.pow(self, exponent)
 
     def __add__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.add(self, other)
 
     def __radd__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.add(self, other)
 
     def __sub__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.sub(self, other)
 
     def __rsub__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.rsub(self, other)
 
     def __mul__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.mul(self, other)
 
     def __rmul__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.mul(self, other)
 
     def __truediv__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.div(self, other)
 
     def __rtruediv__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.rdiv(self, other)
 
     def __pow__(self, exponent):
+        if not _operand(self, exponent):
+            return NotImplemented
         return _ops.elementwise.pow(self, exponent)
 
     def __rpow__(self, base):
+        if not _operand(self, base):
+            return NotImplemented
         return _ops.elementwise.rpow(self, base)
 
     def __neg__(self):
@@ -78,9 +118,13 @@ class TensorOps:
         return _ops.elementwise.NegBackward0.apply(self)
 
     def __matmul__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.matmul.matmul(self, other)
 
     def __rmatmul__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.matmul.matmul(other, self)
 
     def matmul(self, other):
@@ -182,6 +226,8 @@ class TensorOps:
         return _ops.shape.TransposeBackward0.apply(self, dim0, dim1)
 
     def expand(self, *shape):
+        if not shape:
+            raise TypeError('expand() missing 1 required positional arguments: "size"')
         shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return _ops.shape.ExpandBackward0.apply(self, shape)
 
@@ -223,7 +269,20 @@ class TensorOps:
     def clone(self):
         return _ops.shape.CloneBackward0.apply(self)
 
-    def to(self, dtype):
+    def to(self, *args, dtype=None, device=None):
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``: only the CPU exists here."""
+        from ._factories import device as _device
+        for arg in args:
+            if isinstance(arg, (str, _device)):
+                _device(arg)  # refuses anything but the CPU, with PyTorch's message
+            elif isinstance(arg, TensorOps):
+                dtype = arg.dtype
+            else:
+                dtype = arg
+        if device is not None:
+            _device(device)
+        if dtype is None:
+            return self
         dtype = np.dtype(dtype)
         return self if dtype == self.dtype else _ops.shape.ToCopyBackward0.apply(self, dtype)
 
@@ -265,13 +324,21 @@ class TensorOps:
         return _compare(np.not_equal, self, other)
 
     def __and__(self, other):
-        return _compare(np.logical_and, self, other)
+        return _bitwise(np.bitwise_and, "bitwise_and", self, other)
 
     def __or__(self, other):
-        return _compare(np.logical_or, self, other)
+        return _bitwise(np.bitwise_or, "bitwise_or", self, other)
+
+    def __xor__(self, other):
+        return _bitwise(np.bitwise_xor, "bitwise_xor", self, other)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def __invert__(self):
         from ._tensor import Tensor
+        if self.dtype.kind not in "biu":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors")
         return Tensor._make(~self._data)
 
     def eq(self, other):

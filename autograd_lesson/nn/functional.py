@@ -95,7 +95,12 @@ def nll_loss(input, target, reduction="mean", ignore_index=-100):
 
 def cross_entropy(input, target, reduction="mean", ignore_index=-100):
     """``nll_loss(log_softmax(input, 1), target)``: class-index targets only."""
-    if not isinstance(target, Tensor) or not np.issubdtype(target.dtype, np.integer):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not isinstance(target, Tensor) or (target.dtype.kind == "f" and target.shape == input.shape):
         raise NotImplementedError("autograd_lesson's cross_entropy takes class indices (an int64 "
                                   "tensor); class-probability targets are not supported")
-    return nll_loss(log_softmax(input, 1), target, reduction=reduction, ignore_index=ignore_index)
+    class_dim = 0 if input.ndim == 1 else 1  # PyTorch's class dim (an unbatched input has one)
+    return nll_loss(log_softmax(input, class_dim), target, reduction=reduction,
+                    ignore_index=ignore_index)

@@ -95,12 +95,12 @@ def broadcast_shape(a, b):
     return tuple(reversed(shape))
 
 
-def expand_shape(shape, sizes, dtype=None):
+def expand_shape(shape, sizes, dtype=None, prefix="torch."):
     """The shape ``expand(*sizes)`` gives a tensor of ``shape`` (``-1`` keeps a dim), or
     PyTorch's error; ``addmm``'s bias is checked with it too."""
     shape, sizes = tuple(shape), tuple(int(s) for s in sizes)
     if len(sizes) < len(shape):
-        kind = (f"torch.{torch_name(dtype)}Tensor" if dtype is None or dtype.kind != "b"
+        kind = (f"{prefix}{torch_name(dtype)}Tensor" if dtype is None or dtype.kind != "b"
                 else "CPUBoolType")  # (PyTorch's own naming)
         raise RuntimeError(f"expand({kind}{{{list(shape)}}}, "
                            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "

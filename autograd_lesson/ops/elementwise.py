@@ -31,7 +31,8 @@ class AddBackward0(Op):
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        return _binary(ctx, x, y, x._data + (value(y) if alpha == 1 else alpha * value(y)))
+        with np.errstate(all="ignore"):  # inf - inf is nan, silently, in PyTorch
+            return _binary(ctx, x, y, x._data + (value(y) if alpha == 1 else alpha * value(y)))
 
     def backward(ctx, grad):
         grad_y = maybe_multiply(grad, ctx.alpha) if ctx.needs_input_grad[1] else None
@@ -46,7 +47,8 @@ class SubBackward0(Op):
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        return _binary(ctx, x, y, x._data - (value(y) if alpha == 1 else alpha * value(y)))
+        with np.errstate(all="ignore"):
+            return _binary(ctx, x, y, x._data - (value(y) if alpha == 1 else alpha * value(y)))
 
     def backward(ctx, grad):
         grad_y = maybe_multiply(-grad, ctx.alpha) if ctx.needs_input_grad[1] else None
@@ -81,7 +83,8 @@ class MulBackward0(Op):
         else:
             ctx.save_scalar("other", y)
             ctx.save("self", None)
-        return _binary(ctx, x, y, x._data * value(y))
+        with np.errstate(all="ignore"):  # 0 * inf
+            return _binary(ctx, x, y, x._data * value(y))
 
     def backward(ctx, grad):
         other, x = ctx.saved("other"), ctx.saved("self")
@@ -341,6 +344,9 @@ class LeakyReluBackward0(Op):
     """out = self if self > 0 else slope * self. Saves self; negative_slope is a non-tensor save."""
 
     def forward(ctx, x, negative_slope=0.01):
+        if x.dtype.kind not in "f":
+            raise NotImplementedError(f'"leaky_relu_cpu" not implemented for '
+                                      f"'{torch_name(x.dtype)}'")
         ctx.save("self", x)
         ctx.save_value("negative_slope", negative_slope)
         ctx.slope = negative_slope

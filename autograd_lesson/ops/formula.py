@@ -35,7 +35,8 @@ class MulBackward1(Op):
     def forward(ctx, x, scalar):
         ctx.save_value("other", scalar)
         ctx.scalar = scalar
-        return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
+        with np.errstate(all="ignore"):  # 0 * inf is nan, silently, in PyTorch
+            return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
 
     def backward(ctx, grad):
         return mul_scalar(grad, ctx.scalar)

@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from ._op import Op
-from ._util import broadcast_shape, quiet, result_type, torch_name, wrap_dim
+from ._util import broadcast_shape, check_castable, quiet, result_type, torch_name, wrap_dim
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -146,6 +146,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         if x.shape != target.shape:
             raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                              f"({x.shape})")
+        if x.dtype.kind != "f":
+            raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
+                                      f"'{torch_name(x.dtype)}'")
+        check_castable(result_type(x, target), target.dtype)
         ctx.reduction = _reduction(reduction)
         ctx.save("self", x)
         ctx.save("target", target)
@@ -178,6 +182,15 @@ class NllLossBackward0(Op):
     non_differentiable = (1,)  # the class indices: no edge
 
     def forward(ctx, x, target, reduction="mean", ignore_index=-100):
+        if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+        if x.ndim != 2 and target.dtype.kind in "iu" and (x.ndim, target.ndim) in ((1, 0), (1, 1)):
+            raise NotImplementedError("autograd_lesson's nll_loss takes a batch: pass input of "
+                                      "shape (N, C) and target of shape (N,) (x.unsqueeze(0))")
+        if target.dtype.kind not in "iu" or target.dtype not in (np.int64, np.uint8):
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{torch_name(target.dtype)}")
         if x.ndim != 2 or target.ndim != 1 or target.shape[0] != x.shape[0]:
             raise ValueError(f"Expected input batch_size ({x.shape[0] if x.ndim else 1}) to match "
                              f"target batch_size ({target.shape[0] if target.ndim else 1}).")

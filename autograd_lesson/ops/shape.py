@@ -12,11 +12,23 @@ from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, zeros)
-from ._util import broadcast_shape, expand_shape, normalize_dims, result_type, wrap_dim
+from ._util import (broadcast_shape, expand_shape, is_expandable_to, normalize_dims,
+                    result_type, torch_name, wrap_dim)
 
 
-def _infer_shape(shape, numel):
+def _infer_shape(shape, numel, name="reshape"):
     shape = list(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else list(shape)
+    for i, s in enumerate(shape):
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            if name == "view":
+                raise TypeError(f"view() received an invalid combination of arguments - got "
+                                f"({type(s).__name__}), but expected one of:")
+            if len(shape) == 1:
+                raise TypeError(f"reshape(): argument 'shape' (position 1) must be tuple of ints, "
+                                f"not {type(s).__name__}")
+            raise TypeError(f"reshape(): argument 'shape' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = int(math.prod(s for s in shape if s != -1)) if shape else 1  # np.prod: ~3 us
@@ -37,11 +49,12 @@ class ViewBackward0(Op):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        if not x._data.flags.c_contiguous and x._data.size > 1:
+        try:  # possible exactly when the strides allow it, as in PyTorch
+            return x._data.reshape(shape, copy=False)
+        except ValueError:
             raise RuntimeError("view size is not compatible with input tensor's size and stride "
                                "(at least one dimension spans across two contiguous subspaces). "
-                               "Use .reshape(...) instead.")
-        return x._data.reshape(shape)
+                               "Use .reshape(...) instead.") from None
 
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape)
@@ -330,6 +343,69 @@ def index_put(x, key, values):
     return IndexPutBackward0.apply(x, key, values)
 
 
+def is_advanced_key(key):
+    """An int list, int array, bool mask or a tuple of int lists: ``index_put_``, not a view."""
+    if isinstance(key, tuple):
+        return len(key) > 1 and all(_is_advanced(k) for k in key)
+    return _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind not in "biu")
+
+
+OVERLAP_INPUT_ERROR = ("unsupported operation: some elements of the input tensor and the "
+                       "written-to tensor refer to a single memory location. Please clone() the "
+                       "tensor before performing the operation.")
+
+
+def check_overlap(target, value, partial_only=False):
+    """PyTorch's ``assert_no_overlap`` (``index_put_``) / ``assert_no_partial_overlap``
+    (``copy_``): a value reading memory that the write changes."""
+    a, b = target._data, value._data
+    if not a.size or not b.size or not np.shares_memory(a, b):
+        return
+    if partial_only and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]:
+        return  # the same elements: a full overlap is fine for copy_
+    raise RuntimeError(OVERLAP_INPUT_ERROR)
+
+
+def index_put_(x, key, value):
+    """``x[key] = value`` for an advanced ``key``, with PyTorch's checks before NumPy's."""
+    if isinstance(key, tuple):  # int lists for the leading dims: one index into them flattened
+        _check_bounds(key, x.shape)
+        arrays = np.broadcast_arrays(*[np.asarray(k._data if isinstance(k, Tensor) else k)
+                                       for k in key])
+        lead = x.shape[:len(key)]
+        linear = np.ravel_multi_index(tuple(a % n for a, n in zip(arrays, lead)), lead)
+        flat = view(x, -1, *x.shape[len(key):])
+        return index_put_(flat, Tensor._make(linear.astype(np.int64)), value)
+    from . import inplace
+    inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index
+    if isinstance(value, Tensor) and value.dtype != x.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{torch_name(x.dtype)} for the destination and "
+                           f"{torch_name(value.dtype)} for the source.")
+    mask = isinstance(key, Tensor) and key.dtype == np.bool_
+    if isinstance(value, Tensor) and np.prod(x.shape):
+        check_overlap(x, value)
+    if mask or (isinstance(key, np.ndarray) and key.dtype == bool):
+        array = key._data if isinstance(key, Tensor) else key
+        if array.ndim > x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        if array.shape != x.shape[:array.ndim]:
+            raise IndexError(f"The shape of the mask {list(array.shape)} at index 0 does not "
+                             f"match the shape of the indexed tensor {list(x.shape)} at index 0")
+        result_shape = (int(array.sum()),) + x.shape[array.ndim:]
+    else:
+        if not x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        _check_bounds((key,), x.shape)
+        array = np.asarray(key._data if isinstance(key, Tensor) else key)
+        result_shape = array.shape + x.shape[1:]
+    if isinstance(value, Tensor):
+        if not is_expandable_to(value.shape, result_shape):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot "
+                               f"be broadcast to indexing result of shape {list(result_shape)}")
+    x._inplace(lambda t: index_put(t, key, value), value)
+
+
 class CatBackward0(Op):
     """out = cat(tensors, dim); each input gets its slice of the gradient. Saves no tensor."""
 
@@ -515,14 +591,23 @@ def copy_from(x, src):
 
 
 def reshape(x, *shape):
+    """A view where the strides allow one (as ``view``), else a copy then ``_unsafe_view``."""
     shape = _infer_shape(shape, x.numel())
-    if x._data.flags.c_contiguous or x._data.size <= 1:
+    if _viewable(x._data, shape):
         return ViewBackward0.apply(x, shape)
     return UnsafeViewBackward0.apply(CloneBackward0.apply(x), shape)
 
 
+def _viewable(array, shape):
+    try:
+        array.reshape(shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 def view(x, *shape):
-    return ViewBackward0.apply(x, _infer_shape(shape, x.numel()))
+    return ViewBackward0.apply(x, _infer_shape(shape, x.numel(), "view"))
 
 
 def narrow(x, dim, start, length):
@@ -546,9 +631,21 @@ def _check_bounds(key, shape):
                                  f"with size {shape[d]}")
 
 
+def _check_key_types(keys):
+    for k in keys:
+        if isinstance(k, Tensor) and k.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if isinstance(k, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if isinstance(k, float):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             "byte Variables are valid indices (got float)")
+
+
 def index(x, key):
     """``x[key]``: ints select, slices slice, None adds a dim (views); ``...`` stands for the
     dims not named; an int list, a bool mask or a tuple of int lists copies."""
+    _check_key_types(key if isinstance(key, tuple) else (key,))
     if _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind == "b"):
         _check_bounds((key,), x.shape or (1,))
     if isinstance(key, Tensor) and key.dtype.kind in "bi" and key.ndim > 0:
