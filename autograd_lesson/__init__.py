@@ -97,11 +97,11 @@ def norm(x, p=2, dim=None, keepdim=False):
 
 
 def cat(tensors, dim=0):
-    return _sh.CatBackward0.apply(list(tensors), dim=dim)
+    return _sh.CatBackward0.apply(_sh.tensor_list("cat", tensors), dim=dim)
 
 
 def stack(tensors, dim=0):
-    return _sh.StackBackward0.apply(list(tensors), dim=dim)
+    return _sh.StackBackward0.apply(_sh.tensor_list("stack", tensors), dim=dim)
 
 
 def chunk(x, chunks, dim=0):

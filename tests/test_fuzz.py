@@ -319,8 +319,10 @@ LIMITATION = "autograd_lesson"
 PENDING = [  # (our exception message or None for no exception, torch's message): regexes
     ("One of the differentiated Tensors does not require grad",
      "element 0 of tensors does not require grad and does not have a grad_fn"),
-    (r"Function \w+ returned an invalid gradient at index \d+ - got .*|None",
-     "hook '<lambda>' has changed the size of value"),
+    (r"Function \w+ returned an invalid gradient at index \d+ - got .*|None|shape .* is invalid "
+     r"for input of size \d+", "hook '<lambda>' has changed the size of value"),
+    ("One of the differentiated Tensors does not require grad",
+     "can't retain_grad on Tensor that has requires_grad=False"),
 ]
 PENDING_EXAMPLES = [
     ["t0 = lib.tensor([1.0])", "t1 = t0 * 2",
@@ -329,6 +331,8 @@ PENDING_EXAMPLES = [
      "h = t1.register_hook(lambda g: g.sum())", "t1.sum().backward()"],
     ["t0 = lib.tensor([1.0, 2.0], requires_grad=True)",
      "h = t0.register_hook(lambda g: g.sum())", "t0.sum().backward()"],
+    ["t0 = lib.tensor([1.0])", "t1 = lib.tensor([2.0], requires_grad=True)",
+     "t1.sum().backward(inputs=[t0])"],
 ]
 
 

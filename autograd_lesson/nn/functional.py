@@ -15,6 +15,11 @@ def linear(input, weight, bias=None):
     The saved ``weight.t()`` is a view of the parameter (same storage, same version counter),
     which is why ``optimizer.step()`` makes a retained graph stale.
     """
+    if not input.ndim or not weight.ndim:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
+    if bias is not None and weight.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
     if input.ndim == 2 and bias is not None:
         return _mm.addmm(bias, input, weight.t())
     out = _mm.matmul(input, weight.t())

@@ -159,11 +159,13 @@ def sum_to(grad, shape):
     return grad
 
 
-def wrap_dim(dim, ndim):
+def wrap_dim(dim, ndim, op=None):
     """One dim in ``[0, ndim)``; a 0-dim tensor accepts 0 and -1 (as PyTorch's maybe_wrap_dim).
-    The one place dims are checked: every op that takes a dim calls this."""
+    The one place dims are checked: every op that takes a dim calls this (``op`` names it in
+    PyTorch's argument error)."""
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+        where = f"{op}(): argument 'dim' (position 1)" if op else "dim"
+        raise TypeError(f"{where} must be int, not {type(dim).__name__}")
     size = max(ndim, 1)
     if not -size <= dim < size:
         raise IndexError(f"Dimension out of range (expected to be in range of "

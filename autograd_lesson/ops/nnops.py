@@ -182,6 +182,9 @@ class NllLossBackward0(Op):
     non_differentiable = (1,)  # the class indices: no edge
 
     def forward(ctx, x, target, reduction="mean", ignore_index=-100):
+        if x.dtype.kind != "f":
+            raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
+                                      f"'{torch_name(x.dtype)}'")
         if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                              f"{target.shape[0]}")

@@ -193,19 +193,28 @@ class LinalgVectorNormBackward0(Op):
         return grad * MaskedFillBackward0.apply(x / result, result == 0, 0)
 
 
+def _check_keepdim(name, keepdim):
+    if not isinstance(keepdim, (bool, np.bool_)):
+        raise TypeError(f"{name}(): argument 'keepdim' (position 2) must be bool, not "
+                        f"{type(keepdim).__name__}")
+
+
 def sum(x, dim=None, keepdim=False, dtype=None):
+    _check_keepdim("sum", keepdim)
     if dim is None:
         return SumBackward0.apply(x, dtype=dtype)
     return SumBackward1.apply(x, dim, keepdim=keepdim)
 
 
 def mean(x, dim=None, keepdim=False):
+    _check_keepdim("mean", keepdim)
     if dim is None:
         return MeanBackward0.apply(x)
     return MeanBackward1.apply(x, dim, keepdim=keepdim)
 
 
 def max(x, dim=None, keepdim=False):
+    _check_keepdim("max", keepdim)
     if dim is None:
         return MaxBackward1.apply(x)
     return MaxResult(*MaxBackward0.apply(x, dim, keepdim=keepdim))

@@ -177,7 +177,7 @@ class UnsqueezeBackward0(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         ctx.save_value("dim", dim)
-        return np.expand_dims(x._data, wrap_dim(dim, x.ndim + 1))
+        return np.expand_dims(x._data, wrap_dim(dim, x.ndim + 1, "unsqueeze"))
 
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim)
@@ -206,7 +206,7 @@ class SqueezeBackward1(Op):
         ctx.input_shape = x.shape
         ctx.save_value("dim", dim)
         ctx.save_value("self_sym_sizes", list(x.shape))
-        ctx.dim = wrap_dim(dim, x.ndim)
+        ctx.dim = wrap_dim(dim, x.ndim, "squeeze")
         return x._data.squeeze(ctx.dim) if x.ndim and x.shape[ctx.dim] == 1 else x._data
 
     def backward(ctx, grad):
@@ -238,7 +238,7 @@ class SelectBackward0(Op):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
                              if indexing else "select() cannot be applied to a 0-dim tensor.")
-        dim = wrap_dim(dim, x.ndim)
+        dim = wrap_dim(dim, x.ndim, "select")
         size = x.shape[dim]
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}"
@@ -347,6 +347,8 @@ def is_advanced_key(key):
     """An int list, int array, bool mask or a tuple of int lists: ``index_put_``, not a view."""
     if isinstance(key, tuple):
         return len(key) > 1 and all(_is_advanced(k) for k in key)
+    if isinstance(key, Tensor) and key.dtype == np.bool_:
+        return True  # a 0-dim mask too
     return _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind not in "biu")
 
 
@@ -359,11 +361,13 @@ def check_overlap(target, value, partial_only=False):
     """PyTorch's ``assert_no_overlap`` (``index_put_``) / ``assert_no_partial_overlap``
     (``copy_``): a value reading memory that the write changes."""
     a, b = target._data, value._data
-    if not a.size or not b.size or not np.shares_memory(a, b):
+    if partial_only:  # copy_: the very same elements are fine
+        if (a.size and b.size and np.shares_memory(a, b)
+                and a.__array_interface__["data"][0] != b.__array_interface__["data"][0]):
+            raise RuntimeError(OVERLAP_INPUT_ERROR)
         return
-    if partial_only and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]:
-        return  # the same elements: a full overlap is fine for copy_
-    raise RuntimeError(OVERLAP_INPUT_ERROR)
+    if target._storage is value._storage or (a.size and b.size and np.shares_memory(a, b)):
+        raise RuntimeError(OVERLAP_INPUT_ERROR)
 
 
 def index_put_(x, key, value):
@@ -378,13 +382,9 @@ def index_put_(x, key, value):
         return index_put_(flat, Tensor._make(linear.astype(np.int64)), value)
     from . import inplace
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index
-    if isinstance(value, Tensor) and value.dtype != x.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{torch_name(x.dtype)} for the destination and "
-                           f"{torch_name(value.dtype)} for the source.")
     mask = isinstance(key, Tensor) and key.dtype == np.bool_
-    if isinstance(value, Tensor) and np.prod(x.shape):
-        check_overlap(x, value)
+    if isinstance(value, Tensor) and not (mask and not key._data.any()):
+        check_overlap(x, value)  # (a mask that selects nothing writes nothing)
     if mask or (isinstance(key, np.ndarray) and key.dtype == bool):
         array = key._data if isinstance(key, Tensor) else key
         if array.ndim > x.ndim:
@@ -396,13 +396,18 @@ def index_put_(x, key, value):
     else:
         if not x.ndim:
             raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-        _check_bounds((key,), x.shape)
         array = np.asarray(key._data if isinstance(key, Tensor) else key)
         result_shape = array.shape + x.shape[1:]
     if isinstance(value, Tensor):
         if not is_expandable_to(value.shape, result_shape):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot "
                                f"be broadcast to indexing result of shape {list(result_shape)}")
+        if value.dtype != x.dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{torch_name(x.dtype)} for the destination and "
+                               f"{torch_name(value.dtype)} for the source.")
+    if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
+        _check_bounds((key,), x.shape)
     x._inplace(lambda t: index_put(t, key, value), value)
 
 
@@ -467,6 +472,14 @@ class CopyBackwards(Op):
 
     def backward(ctx, grad):
         return zeros(grad.shape, grad), grad.to(ctx.src_dtype)  # zeros_like: no node, as in C++
+
+
+def tensor_list(name, tensors):
+    """cat/stack's argument: a list or tuple of tensors (a tensor is not one)."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    return list(tensors)
 
 
 def check_tensor_list(tensors):
@@ -646,6 +659,10 @@ def index(x, key):
     """``x[key]``: ints select, slices slice, None adds a dim (views); ``...`` stands for the
     dims not named; an int list, a bool mask or a tuple of int lists copies."""
     _check_key_types(key if isinstance(key, tuple) else (key,))
+    if isinstance(key, (bool, np.bool_)):
+        key = Tensor._make(np.asarray(key))  # x[True]: a 0-dim mask, as PyTorch indexes it
+    if isinstance(key, Tensor) and key.dtype == np.bool_ and not key.ndim:
+        return IndexBackward0.apply(x, key)
     if _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind == "b"):
         _check_bounds((key,), x.shape or (1,))
     if isinstance(key, Tensor) and key.dtype.kind in "bi" and key.ndim > 0:
