@@ -18,6 +18,8 @@ def linear(input, weight, bias=None):
     if not input.ndim or not weight.ndim:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
+    if weight.ndim > 2:
+        weight.t()  # raises t()'s message, as PyTorch's linear does
     if bias is not None and weight.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
     if input.ndim == 2 and bias is not None:

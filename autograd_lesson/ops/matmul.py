@@ -128,15 +128,17 @@ class MvBackward0(Op):
     """out = self @ vec (matrix times vector). Saves self and vec."""
 
     def forward(ctx, x, v):
+        if not x.ndim:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         if x.ndim != 2 or v.ndim != 1:
             raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x.ndim}, {v.ndim}")
+        if x.shape[1] != v.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat "
+                               f"({x.shape[0]}x{x.shape[1]}), vec ({v.shape[0]})")
         if x.dtype != v.dtype:
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                                f"{torch_name(v.dtype)}, {torch_name(x.dtype)}, and "
                                f"{torch_name(v.dtype)}")
-        if x.shape[1] != v.shape[0]:
-            raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat "
-                               f"({x.shape[0]}x{x.shape[1]}), vec ({v.shape[0]})")
         _check_dtypes(x, v)
         ctx.save("self", x if v.requires_grad else None)
         ctx.save("vec", v if x.requires_grad else None)

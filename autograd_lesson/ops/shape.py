@@ -383,6 +383,12 @@ def index_put_(x, key, value):
     from . import inplace
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index
     mask = isinstance(key, Tensor) and key.dtype == np.bool_
+    if mask and isinstance(value, Tensor) and not value.ndim:
+        value = value.item() if not value.requires_grad else value.to(x.dtype)  # masked_fill_
+    if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
+        array = np.asarray(key._data if isinstance(key, Tensor) else key)
+        if x.ndim and not x.shape[0] and array.size:
+            raise IndexError("index is out of bounds for dimension with size 0")
     if isinstance(value, Tensor) and not (mask and not key._data.any()):
         check_overlap(x, value)  # (a mask that selects nothing writes nothing)
     if mask or (isinstance(key, np.ndarray) and key.dtype == bool):
@@ -624,7 +630,19 @@ def view(x, *shape):
 
 
 def narrow(x, dim, start, length):
-    return SliceBackward0.apply(x, wrap_dim(dim, x.ndim), slice(start, start + length, 1))
+    if not x.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.ndim, "narrow")
+    size = x.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start % size if start < 0 else start
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return SliceBackward0.apply(x, d, slice(start, start + length, 1))
 
 
 def _is_advanced(k):
