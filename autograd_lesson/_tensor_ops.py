@@ -237,10 +237,15 @@ class TensorOps:
     def unsqueeze(self, dim):
         return _ops.shape.UnsqueezeBackward0.apply(self, dim)
 
-    def squeeze(self, dim=None):
-        if dim is None:
+    def squeeze(self, *dim):
+        """``squeeze()``, ``squeeze(d)`` or ``squeeze((d0, d1))`` / ``squeeze(d0, d1)``."""
+        if len(dim) == 1 and isinstance(dim[0], (tuple, list)):
+            dim = tuple(dim[0])
+        if not dim or dim == (None,):
             return _ops.shape.SqueezeBackward0.apply(self)
-        return _ops.shape.SqueezeBackward1.apply(self, dim)
+        if len(dim) == 1:
+            return _ops.shape.SqueezeBackward1.apply(self, dim[0])
+        return _ops.shape.SqueezeBackward2.apply(self, dim)
 
     def select(self, dim, index):
         return _ops.shape.SelectBackward0.apply(self, dim, index)

@@ -6,7 +6,7 @@ import numpy as np
 from .._random import generator
 from .._tensor import Tensor
 from ..ops import elementwise as _ew, matmul as _mm, nnops as _nn
-from ..ops._util import broadcast_shape
+from ..ops._util import broadcast_shape, torch_name
 
 
 def linear(input, weight, bias=None):
@@ -21,11 +21,19 @@ def linear(input, weight, bias=None):
     if weight.ndim > 2:
         weight.t()  # raises t()'s message, as PyTorch's linear does
     if bias is not None and weight.ndim != 2:
+        if input.dtype != weight.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{torch_name(input.dtype)} and {torch_name(weight.dtype)}")
         raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
     if input.ndim == 2 and bias is not None:
         return _mm.addmm(bias, input, weight.t())
     out = _mm.matmul(input, weight.t())
-    return out + bias if bias is not None else out
+    if bias is None:
+        return out
+    if broadcast_shape(out.shape, bias.shape) != out.shape:  # PyTorch adds the bias in place
+        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                           f"shape {list(broadcast_shape(out.shape, bias.shape))}")
+    return out + bias
 
 
 def relu(input, inplace=False):

@@ -180,6 +180,8 @@ class PowBackward0(Op):
         ctx.save_value("exponent", exponent)
         ctx.exponent = exponent
         dtype = result_type(x, exponent)
+        if dtype == np.bool_:  # bool ** True is the tensor, bool ** False all True
+            return x._data.copy() if exponent else np.ones_like(x._data)
         if dtype.kind in "iub" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -240,6 +242,8 @@ class PowBackward2(Op):
 def _power(base, exponent, dtype):
     """base ** exponent in ``dtype``; for integers, a negative power truncates as in PyTorch
     (1 for base 1, +-1 for base -1, else 0) instead of NumPy's ValueError."""
+    if dtype == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if dtype.kind not in "iub":
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.asarray(base.astype(dtype, copy=False) ** exponent).astype(dtype, copy=False)

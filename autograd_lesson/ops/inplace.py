@@ -148,6 +148,8 @@ def _affine(index):
     """Strides and offset, in C-order elements of the base, such that ``index`` (a view's flat
     indices into its base) is ``offset + sum(i_k * strides_k)``: true of every view."""
     offset = int(index.flat[0]) if index.size else 0
+    if not index.size:  # an empty view: no element says where it sits
+        return (0,) * index.ndim, offset
     strides = tuple(int(index[(0,) * k + (1,) + (0,) * (index.ndim - k - 1)]) - offset
                     if n > 1 else 0 for k, n in enumerate(index.shape))
     return strides, offset

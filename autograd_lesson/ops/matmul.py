@@ -86,16 +86,15 @@ class AddmmBackward0(Op):
         if bias.dtype != w.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                                f"{torch_name(bias.dtype)} and {torch_name(w.dtype)}")
+        if x.dtype != w.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{torch_name(x.dtype)} and {torch_name(w.dtype)}")
         for name, m in (("mat1", x), ("mat2", w)):
             if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
         if x.shape[1] != w.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
-        _check_dtypes(x, w)
-        if bias.dtype != w.dtype:
-            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                               f"{torch_name(bias.dtype)} and {torch_name(w.dtype)}")
         expand_shape(bias.shape, (x.shape[0], w.shape[1]), bias.dtype)  # the bias broadcasts
         ctx.save("mat1", x if w.requires_grad else None)
         ctx.save("mat2", w if x.requires_grad else None)

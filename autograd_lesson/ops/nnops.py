@@ -182,15 +182,18 @@ class NllLossBackward0(Op):
     non_differentiable = (1,)  # the class indices: no edge
 
     def forward(ctx, x, target, reduction="mean", ignore_index=-100):
-        if x.dtype.kind != "f":
-            raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
-                                      f"'{torch_name(x.dtype)}'")
         if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                              f"{target.shape[0]}")
         if x.ndim != 2 and target.dtype.kind in "iu" and (x.ndim, target.ndim) in ((1, 0), (1, 1)):
             raise NotImplementedError("autograd_lesson's nll_loss takes a batch: pass input of "
                                       "shape (N, C) and target of shape (N,) (x.unsqueeze(0))")
+        if x.ndim == 2 and target.ndim == 1 and target.shape[0] != x.shape[0]:
+            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                             f"batch_size ({target.shape[0]}).")
+        if x.dtype.kind != "f":
+            raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
+                                      f"'{torch_name(x.dtype)}'")
         if target.dtype.kind not in "iu" or target.dtype not in (np.int64, np.uint8):
             raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                                f"{torch_name(target.dtype)}")

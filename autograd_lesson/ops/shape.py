@@ -213,6 +213,24 @@ class SqueezeBackward1(Op):
         return unsqueeze_to(grad, ctx.input_shape, [ctx.dim] if ctx.input_shape else [])
 
 
+class SqueezeBackward2(Op):
+    """out = self without those of ``dims`` that have size 1 (``squeeze((d0, d1))``, a view).
+    Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, dims):
+        ctx.input_shape = x.shape
+        ctx.save_value("dim", list(dims))
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.dims = sorted(set(normalize_dims(dims, x.ndim))) if x.ndim else []
+        drop = tuple(d for d in ctx.dims if x.shape[d] == 1)
+        return x._data.squeeze(drop) if drop else x._data
+
+    def backward(ctx, grad):
+        return unsqueeze_to(grad, ctx.input_shape, ctx.dims)
+
+
 def unsqueeze_to(grad, shape, dims):
     """Squeeze's backward: put back each of ``dims`` that had size 1 (``UnsqueezeBackward0``)."""
     for d in dims:
@@ -383,14 +401,17 @@ def index_put_(x, key, value):
     from . import inplace
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index
     mask = isinstance(key, Tensor) and key.dtype == np.bool_
-    if mask and isinstance(value, Tensor) and not value.ndim:
-        value = value.item() if not value.requires_grad else value.to(x.dtype)  # masked_fill_
+    if not x.ndim and not mask:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    if mask and x.ndim and isinstance(value, Tensor) and value.numel() == 1:
+        # PyTorch fills through the mask with a one-element value (masked_fill_)
+        value = value.item() if not value.requires_grad else value.reshape(()).to(x.dtype)
+    if isinstance(value, Tensor) and not (mask and x.numel() and not key._data.any()):
+        check_overlap(x, value)  # (a mask that selects nothing writes nothing)
     if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
         array = np.asarray(key._data if isinstance(key, Tensor) else key)
         if x.ndim and not x.shape[0] and array.size:
             raise IndexError("index is out of bounds for dimension with size 0")
-    if isinstance(value, Tensor) and not (mask and not key._data.any()):
-        check_overlap(x, value)  # (a mask that selects nothing writes nothing)
     if mask or (isinstance(key, np.ndarray) and key.dtype == bool):
         array = key._data if isinstance(key, Tensor) else key
         if array.ndim > x.ndim:
