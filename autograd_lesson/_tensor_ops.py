@@ -25,7 +25,7 @@ def _compare(fn, x, y):
 def _operand(x, other):
     """A number or a tensor: anything else makes a Python operator return NotImplemented, so
     ``x + 'a'`` raises Python's own TypeError, as it does with PyTorch."""
-    return isinstance(other, (type(x), bool, int, float, complex, np.number))
+    return isinstance(other, (TensorOps, bool, int, float, complex, np.number))
 
 
 def _bitwise(fn, name, x, y):
