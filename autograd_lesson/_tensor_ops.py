@@ -197,6 +197,12 @@ class TensorOps:
             raise RuntimeError("argmax(): does not support complex input")
         if dim is not None:
             dim = _ops._util.wrap_dim(dim, self.ndim)
+        if not self.numel() and (dim is None or not self.ndim or not self.shape[dim]):
+            raise IndexError("argmax(): Expected reduction dim to be specified for "
+                             "input.numel() == 0." if dim is None else
+                             f"argmax(): Expected reduction dim {dim} to have non-zero size.")
+        if dim is not None and not self.ndim:
+            dim = None
         index = np.argmax(self._data, axis=dim)
         return Tensor._make(np.asarray(np.expand_dims(index, dim) if keepdim and dim is not None
                                        else index, dtype=np.int64))

@@ -97,6 +97,7 @@ def mse_loss(input, target, reduction="mean"):
 
 
 def binary_cross_entropy(input, target, reduction="mean"):
+    target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
     return _nn.BinaryCrossEntropyBackward0.apply(input, target, reduction=reduction)
 
 

@@ -60,6 +60,7 @@ class Op(Node):
     is_view = False          # output shares storage and version counter with input 0
     differentiable_outputs = 1  # outputs after this many are non-differentiable (max's indices)
     multi_view = None        # "Split", "Unbind": every output is a view, none may change in place
+    any_dtype = False        # outputs of any dtype carry a gradient (copy_ only, as in PyTorch)
     scalar_edges = ()        # argument positions where a Python scalar still gets an edge
     non_differentiable = ()  # argument positions of tensors that get no edge
 
@@ -92,7 +93,8 @@ class Op(Node):
         for nr, array in enumerate(arrays):
             # Only floating outputs carry a gradient (PyTorch's isDifferentiableType): x.long()
             # of a tensor that requires grad does not.
-            differentiable = record and nr < cls.differentiable_outputs and array.dtype.kind == "f"
+            differentiable = (record and nr < cls.differentiable_outputs
+                              and (array.dtype.kind == "f" or cls.any_dtype))
             if base is not None and (nr == 0 or cls.multi_view):
                 out = Tensor._make(array, requires_grad=differentiable,
                                    grad_fn=ctx if differentiable else None,

@@ -223,7 +223,8 @@ class SqueezeBackward2(Op):
         ctx.input_shape = x.shape
         ctx.save_value("dim", list(dims))
         ctx.save_value("self_sym_sizes", list(x.shape))
-        ctx.dims = sorted(set(normalize_dims(dims, x.ndim))) if x.ndim else []
+        dims = normalize_dims(dims, x.ndim)  # (a 0-dim tensor accepts 0 and -1)
+        ctx.dims = sorted(set(dims)) if x.ndim else []
         drop = tuple(d for d in ctx.dims if x.shape[d] == 1)
         return x._data.squeeze(drop) if drop else x._data
 
@@ -316,6 +317,8 @@ class IndexBackward0(SavedIndexList, Op):
             index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
         ctx.save("indices", index)
         key = index._data
+        if not x.ndim and key.dtype != bool:
+            raise IndexError("too many indices for tensor of dimension 0")
         if isinstance(key, np.ndarray) and key.dtype == bool and key.ndim > x.ndim:
             raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
         if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
@@ -399,10 +402,10 @@ def index_put_(x, key, value):
         flat = view(x, -1, *x.shape[len(key):])
         return index_put_(flat, Tensor._make(linear.astype(np.int64)), value)
     from . import inplace
-    inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index
     mask = isinstance(key, Tensor) and key.dtype == np.bool_
     if not x.ndim and not mask:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index values
     if mask and x.ndim and isinstance(value, Tensor) and value.numel() == 1:
         # PyTorch fills through the mask with a one-element value (masked_fill_)
         value = value.item() if not value.requires_grad else value.reshape(()).to(x.dtype)
@@ -483,7 +486,12 @@ class StackBackward0(Op):
 
 
 class CopyBackwards(Op):
-    """``self.copy_(src)``: self's values are replaced by src (broadcast, cast). Saves no tensor."""
+    """``self.copy_(src)``: self's values are replaced by src (broadcast, cast). Saves no tensor.
+
+    As in PyTorch, the result requires grad when src does, whatever self's dtype (an integer
+    tensor then fails in backward)."""
+
+    any_dtype = True
 
     def name(self):
         return "torch::autograd::CopyBackwards"  # PyTorch's name() for this C++ node
