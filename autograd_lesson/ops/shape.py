@@ -341,6 +341,7 @@ class IndexPutBackward0(SavedIndexList, Op):
     non_differentiable = (1,)
     scalar_edges = (2,)
     _indices_container = tuple
+    any_dtype = True  # (x[mask] = v of an integer x with v requiring grad: as PyTorch)
 
     def forward(ctx, x, indices, values):
         ctx.save("indices", indices)
@@ -405,12 +406,14 @@ def index_put_(x, key, value):
     mask = isinstance(key, Tensor) and key.dtype == np.bool_
     if not x.ndim and not mask:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    if mask and not x.ndim and x.is_leaf and x.requires_grad and inplace._grad_mode._recording():
+        raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index values
-    if mask and x.ndim and isinstance(value, Tensor) and value.numel() == 1:
-        # PyTorch fills through the mask with a one-element value (masked_fill_)
-        value = value.item() if not value.requires_grad else value.reshape(()).to(x.dtype)
-    if isinstance(value, Tensor) and not (mask and x.numel() and not key._data.any()):
-        check_overlap(x, value)  # (a mask that selects nothing writes nothing)
+    fill = mask and x.ndim and isinstance(value, Tensor) and value.numel() == 1
+    if fill:  # PyTorch fills through the mask with a one-element value (masked_fill_)
+        value = value.item() if not value.requires_grad else value.reshape(())
+    if isinstance(value, Tensor):  # (not for masked_fill_, which reads one number)
+        check_overlap(x, value)
     if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
         array = np.asarray(key._data if isinstance(key, Tensor) else key)
         if x.ndim and not x.shape[0] and array.size:
@@ -432,7 +435,7 @@ def index_put_(x, key, value):
         if not is_expandable_to(value.shape, result_shape):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot "
                                f"be broadcast to indexing result of shape {list(result_shape)}")
-        if value.dtype != x.dtype:
+        if value.dtype != x.dtype and not fill:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                                f"{torch_name(x.dtype)} for the destination and "
                                f"{torch_name(value.dtype)} for the source.")
