@@ -114,6 +114,10 @@ def cross_entropy(input, target, reduction="mean", ignore_index=-100):
     if not isinstance(input, Tensor):
         raise TypeError(f"cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    if isinstance(target, Tensor) and target.shape == input.shape and target.dtype.kind != "f":
+        # a target shaped like the input holds class probabilities, in PyTorch
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, "
+                           f"got {torch_name(target.dtype)}")
     if not isinstance(target, Tensor) or (target.dtype.kind == "f" and target.shape == input.shape):
         raise NotImplementedError("autograd_lesson's cross_entropy takes class indices (an int64 "
                                   "tensor); class-probability targets are not supported")
