@@ -478,6 +478,9 @@ class Tensor(TensorOps):
             target = self  # x[...] = v is x.copy_(v) itself
         else:
             target = self[key]
+        if isinstance(value, Tensor) and not value.ndim:  # PyTorch fills with a 0-dim value
+            target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value)
+            return
         if isinstance(value, Tensor):
             shape = value.shape
             while shape and shape[0] == 1 and len(shape) > target.ndim:

@@ -145,6 +145,21 @@ class ZeroBackward0(Op):
         return zeros(grad.shape, grad)
 
 
+class FillBackward3(Op):
+    """``x.fill_(value)`` with a 0-dim tensor (``x[...] = t.sum()``): out = value everywhere;
+    d/dself = 0, d/dvalue = grad.sum(). Saves no tensor. As in PyTorch, the result requires
+    grad when value does, whatever x's dtype."""
+
+    any_dtype = True
+
+    def forward(ctx, x, value):
+        return np.full_like(x._data, value._data)
+
+    def backward(ctx, grad):
+        grad_value = grad.sum() if ctx.needs_input_grad[1] else None
+        return (zeros(grad.shape, grad) if ctx.needs_input_grad[0] else None), grad_value
+
+
 class FillBackward2(Op):
     """``x.fill_(value)`` with a number: out = value everywhere; the gradient is zero."""
 

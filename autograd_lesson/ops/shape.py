@@ -489,12 +489,7 @@ class StackBackward0(Op):
 
 
 class CopyBackwards(Op):
-    """``self.copy_(src)``: self's values are replaced by src (broadcast, cast). Saves no tensor.
-
-    As in PyTorch, the result requires grad when src does, whatever self's dtype (an integer
-    tensor then fails in backward)."""
-
-    any_dtype = True
+    """``self.copy_(src)``: self's values are replaced by src (broadcast, cast). Saves no tensor."""
 
     def name(self):
         return "torch::autograd::CopyBackwards"  # PyTorch's name() for this C++ node
