@@ -432,6 +432,11 @@ def index_put_(x, key, value):
         array = np.asarray(key._data if isinstance(key, Tensor) else key)
         result_shape = array.shape + x.shape[1:]
     if isinstance(value, Tensor):
+        shape = value.shape
+        while shape and shape[0] == 1 and len(shape) > len(result_shape):
+            shape = shape[1:]  # leading 1s are dropped first, as in copy_to
+        if shape != value.shape and is_expandable_to(shape, result_shape):
+            value = value.reshape(shape)
         if not is_expandable_to(value.shape, result_shape):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot "
                                f"be broadcast to indexing result of shape {list(result_shape)}")
