@@ -98,7 +98,7 @@ def _as_given(dim):
 
 
 def _require_float(x, name):
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {torch_name(x.dtype)}")
 

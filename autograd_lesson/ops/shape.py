@@ -502,7 +502,8 @@ class CopyBackwards(Op):
     def forward(ctx, x, src):
         ctx.src_dtype = src.dtype
         try:
-            return np.broadcast_to(src._data, x.shape).astype(x.dtype)
+            data = src._data.real if src.dtype.kind == "c" and x.dtype.kind != "c" else src._data
+            return np.broadcast_to(data, x.shape).astype(x.dtype)  # (copy_ drops .imag quietly)
         except ValueError:
             raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match "
                                f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
