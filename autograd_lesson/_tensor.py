@@ -479,6 +479,8 @@ class Tensor(TensorOps):
         else:
             target = self[key]
         if isinstance(value, Tensor) and not value.ndim:  # PyTorch fills with a 0-dim value
+            if target is not self and self.dtype.kind not in "fc":
+                value = value.detach()  # (through a view, an integer base records nothing)
             target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value)
             return
         if isinstance(value, Tensor):

@@ -182,6 +182,8 @@ class NllLossBackward0(Op):
     non_differentiable = (1,)  # the class indices: no edge
 
     def forward(ctx, x, target, reduction="mean", ignore_index=-100):
+        if not x.ndim:
+            raise ValueError("Expected 1 or more dimensions (got 0)")
         if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                              f"{target.shape[0]}")
