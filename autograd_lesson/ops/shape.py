@@ -437,8 +437,8 @@ def index_put_(x, key, value):
             shape = shape[1:]  # leading 1s are dropped first, as in copy_to
         if shape != value.shape and is_expandable_to(shape, result_shape):
             value = value.reshape(shape)
-        if not is_expandable_to(value.shape, result_shape):
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot "
+        if not is_expandable_to(shape, result_shape):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot "
                                f"be broadcast to indexing result of shape {list(result_shape)}")
         if value.dtype != x.dtype and not fill:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
