@@ -121,3 +121,13 @@ clean:
 	@[ ! -d build ] || find build -mindepth 1 -maxdepth 1 ! -name student -exec rm -rf {} +
 	rm -rf .pytest_cache .hypothesis *.egg-info
 	find . -name __pycache__ -type d -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+
+# --- differential fuzzer (tests/test_fuzz.py) ---------------------------------
+# make fuzz [FUZZ_EXAMPLES=20000]: a fresh random search of programs run through both libraries;
+# prints how many it tried, and the shrunk program of the first mismatch. (make test runs a fixed,
+# deterministic budget of the same fuzzer.)
+FUZZ_EXAMPLES ?= 5000
+
+.PHONY: fuzz
+fuzz: install-test
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VPY) tests/test_fuzz.py

@@ -21,7 +21,7 @@ from ._tensor import Size, Tensor
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, matmul, mm, mv
 from .ops.nnops import log_softmax, softmax
-from ._factories import (arange, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
+from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
                          rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
 from . import autograd, nn, optim, utils  # noqa: E402  (they need the ops above)
 
@@ -29,6 +29,12 @@ float32 = float = _np.dtype(_np.float32)
 float64 = double = _np.dtype(_np.float64)
 float16 = half = _np.dtype(_np.float16)
 int64 = long = _np.dtype(_np.int64)
+int32 = int = _np.dtype(_np.int32)
+int16 = short = _np.dtype(_np.int16)
+int8 = _np.dtype(_np.int8)
+uint8 = _np.dtype(_np.uint8)
+complex64 = cfloat = _np.dtype(_np.complex64)
+complex128 = cdouble = _np.dtype(_np.complex128)
 bool = _np.dtype(_np.bool_)
 
 __version__ = "0.1.0"
@@ -91,11 +97,23 @@ def norm(x, p=2, dim=None, keepdim=False):
 
 
 def cat(tensors, dim=0):
-    return _sh.CatBackward0.apply(list(tensors), dim=dim)
+    return _sh.CatBackward0.apply(_sh.tensor_list("cat", tensors), dim=dim)
 
 
 def stack(tensors, dim=0):
-    return _sh.StackBackward0.apply(list(tensors), dim=dim)
+    return _sh.StackBackward0.apply(_sh.tensor_list("stack", tensors), dim=dim)
+
+
+def chunk(x, chunks, dim=0):
+    return x.chunk(chunks, dim)
+
+
+def unbind(x, dim=0):
+    return x.unbind(dim)
+
+
+def is_floating_point(x):
+    return x.is_floating_point()
 
 
 def where(condition, x, y):
@@ -124,7 +142,8 @@ __all__ = [
     "linspace", "eye", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled",
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "autograd", "nn", "optim",
-    "utils", "float32", "float64", "float16", "int64", "bool",
+    "utils", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
+    "complex64", "complex128", "bool", "chunk", "unbind", "is_floating_point", "device",
     "exp", "log", "tanh", "sigmoid", "relu", "relu_", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
     "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",

@@ -5,10 +5,66 @@ from ._random import generator
 from ._tensor import DEFAULT_DTYPE, FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, _is_float
 
 
-def _shape(size):
+class device:
+    """``torch.device``: autograd_lesson computes on the CPU only, so only ``"cpu"`` is valid."""
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        name, _, number = str(type).partition(":")
+        if name == "cuda":
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        if name not in ("cpu",):
+            if name in _KNOWN_DEVICES:
+                raise RuntimeError(f"autograd_lesson computes on the CPU only: pass "
+                                   f"device='cpu' (or leave device out), not {type!r}")
+            raise RuntimeError(f"Expected one of {', '.join(_KNOWN_DEVICES)} device type at "
+                               f"start of device string: {type}")
+        self.type, self.index = name, int(number) if number else index
+
+    def __repr__(self):
+        extra = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{extra})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        other = other if isinstance(other, device) else device(other)
+        return (self.type, self.index) == (other.type, other.index)
+
+    __hash__ = object.__hash__
+
+
+_KNOWN_DEVICES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                  "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                  "privateuseone")
+
+
+def _check_device(where):
+    if where is not None:
+        device(where)
+
+
+def _shape(size, factory=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(size[0])
-    return tuple(int(s) for s in size)
+        size = tuple(size[0])
+    elif len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+        raise TypeError(f"{factory}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
+    for i, s in enumerate(size):
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"{factory}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+    shape = tuple(int(s) for s in size)
+    for s in shape:
+        if s < 0:
+            if factory == "zeros":  # PyTorch words zeros' check its own way
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(shape)}")
+    return shape
 
 
 def _leaf(array, requires_grad):
@@ -20,35 +76,65 @@ def _leaf(array, requires_grad):
     return t
 
 
-def tensor(data, dtype=None, requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor copying ``data``; Python floats become float32, ints int64."""
+    _check_device(device)
+    _check_nested(data)
     return _leaf(_infer_array(data, dtype), requires_grad)
 
 
-def as_tensor(data, dtype=None):
+def _check_nested(data, dim=0):
+    """A ragged nested list: PyTorch's ValueError, not NumPy's 'inhomogeneous shape'."""
+    if not isinstance(data, (list, tuple)):
+        return
+    lengths = [len(v) for v in data if isinstance(v, (list, tuple))]
+    if lengths and len(lengths) != len(data):
+        raise TypeError("not a sequence" if isinstance(data[0], (list, tuple))
+                        else "'list' object cannot be interpreted as an integer")
+    for v in data:
+        if isinstance(v, (list, tuple)) and len(v) != lengths[0]:
+            raise ValueError(f"expected sequence of length {lengths[0]} at dim {dim + 1} "
+                             f"(got {len(v)})")
+    for v in data:
+        _check_nested(v, dim + 1)
+
+
+def as_tensor(data, dtype=None, device=None):
+    _check_device(device)
     return data if isinstance(data, Tensor) and dtype is None else tensor(data, dtype)
 
 
-def zeros(*size, dtype=None, requires_grad=False):
-    return _leaf(np.zeros(_shape(size), dtype=dtype or DEFAULT_DTYPE), requires_grad)
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    return _leaf(np.zeros(_shape(size, "zeros"), dtype=dtype or DEFAULT_DTYPE), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False):
-    return _leaf(np.ones(_shape(size), dtype=dtype or DEFAULT_DTYPE), requires_grad)
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    return _leaf(np.ones(_shape(size, "ones"), dtype=dtype or DEFAULT_DTYPE), requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad=False):
-    return _leaf(np.full(_shape((size,)), fill_value, dtype=dtype or DEFAULT_DTYPE), requires_grad)
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    """``fill_value``'s type sets the dtype, as in PyTorch: bool, int64, float32 or complex64."""
+    _check_device(device)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    if dtype is None:
+        dtype = _infer_array(fill_value).dtype if not isinstance(fill_value, complex) else np.complex64
+    return _leaf(np.full(_shape((size,), "full"), fill_value, dtype=dtype), requires_grad)
 
 
-def randn(*size, dtype=None, requires_grad=False):
+def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the package's seeded generator (see ``manual_seed``)."""
-    values = generator().standard_normal(_shape(size))
+    _check_device(device)
+    values = generator().standard_normal(_shape(size, "randn"))
     return _leaf(values.astype(dtype or DEFAULT_DTYPE), requires_grad)
 
 
-def rand(*size, dtype=None, requires_grad=False):
-    values = generator().random(_shape(size))
+def rand(*size, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    values = generator().random(_shape(size, "rand"))
     return _leaf(values.astype(dtype or DEFAULT_DTYPE), requires_grad)
 
 
@@ -72,21 +158,34 @@ def rand_like(t, dtype=None, requires_grad=False):
     return rand(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     values = np.arange(start, end, step)
     if dtype is None:
         dtype = np.int64 if values.dtype.kind in "iu" else DEFAULT_DTYPE
     return _leaf(values.astype(dtype), requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _leaf(np.linspace(start, end, steps).astype(dtype or DEFAULT_DTYPE), requires_grad)
 
 
-def eye(n, dtype=None, requires_grad=False):
-    return _leaf(np.eye(n, dtype=dtype or DEFAULT_DTYPE), requires_grad)
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    return _leaf(np.eye(n, m, dtype=dtype or DEFAULT_DTYPE), requires_grad)
 
 
 def from_numpy(array):

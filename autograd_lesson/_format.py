@@ -38,7 +38,7 @@ def format_tensor(t):
                            threshold=1000, edgeitems=3, max_line_width=80)
     body = body.replace(", ...,", ",  ...,")  # PyTorch prints a skipped run in a row as " ..."
     extras = []
-    if data.dtype not in (np.float32, np.int64, np.bool_):
+    if data.dtype not in (np.float32, np.int64, np.bool_, np.complex64):  # torch's defaults
         extras.append(f"dtype=torch.{data.dtype}")
     if t.grad_fn is not None:
         extras.append(f"grad_fn=<{t.grad_fn.name()}>")

@@ -94,6 +94,10 @@ def _infer_array(data, dtype=None):
             array = array.astype(DEFAULT_DTYPE)
         elif array.dtype.kind in "iu":
             array = array.astype(np.int64)
+        elif array.dtype == np.complex128:
+            array = array.astype(np.complex64)  # PyTorch's default complex dtype
+        elif array.dtype.kind in "US":
+            raise TypeError("new(): invalid data type 'str'")
         elif array.dtype.kind not in "fb":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     if dtype is not None:
@@ -152,7 +156,8 @@ class Tensor(TensorOps):
 
     @classmethod
     def _wrap_scalar(cls, value):
-        dtype = np.float64 if isinstance(value, float) else np.int64
+        dtype = (np.float64 if isinstance(value, float) else np.complex128
+                 if isinstance(value, complex) else np.int64)
         return cls._make(np.asarray(value, dtype=dtype))
 
     # -- metadata ------------------------------------------------------------------------------
@@ -161,7 +166,11 @@ class Tensor(TensorOps):
         return Size(self._data.shape)
 
     def size(self, dim=None):
-        return self.shape if dim is None else self._data.shape[dim]
+        if dim is None:
+            return self.shape
+        if not self.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._data.shape[_ops._util.wrap_dim(dim, self.ndim)]
 
     @property
     def dtype(self):
@@ -389,6 +398,18 @@ class Tensor(TensorOps):
     def _inplace(self, compute, *others):
         return _ops.inplace.apply(self, compute, others)
 
+    @property
+    def device(self):
+        from ._factories import device
+        return device("cpu")
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def cpu(self):
+        return self
+
     def _check_inference_inplace(self):
         if self._storage.inference and not _grad_mode._inference:
             raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
@@ -441,6 +462,8 @@ class Tensor(TensorOps):
         return self._inplace(TensorOps.neg)
 
     def abs_(self):
+        if self.dtype.kind == "c":
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
         return self._inplace(TensorOps.abs)
 
     def reciprocal_(self):
@@ -478,15 +501,29 @@ class Tensor(TensorOps):
         return self.div_(other)
 
     def __setitem__(self, key, value):
-        """``x[key] = value``: index_put_ for an int list or a mask, else ``x[key].copy_(value)``."""
+        """``x[key] = value``: ``index_put_`` for int lists and masks, else ``x[key].copy_(value)``
+        (the value broadcast to the indexed shape, as PyTorch's ``copy_to``)."""
         self._check_inference_inplace()
-        if isinstance(key, (list, np.ndarray)) or (isinstance(key, Tensor) and key.ndim > 0
-                                                   and key.dtype.kind in "bi"):
-            self._inplace(lambda x: _ops.shape.index_put(x, key, value), value)
-        elif _grad_mode._recording() and (self.requires_grad or
-                                         (isinstance(value, Tensor) and value.requires_grad)):
-            self[key].copy_(value)
+        if not isinstance(value, (Tensor, int, float, bool, np.number)):
+            raise TypeError(f"can't assign a {type(value).__name__} to a "
+                            f"torch.{_ops._util.torch_name(self.dtype)}Tensor")
+        if _ops.shape.is_advanced_key(key):
+            _ops.shape.index_put_(self, key, value)
+            return
+        if key is Ellipsis or (isinstance(key, tuple) and all(k is Ellipsis for k in key) and key):
+            target = self  # x[...] = v is x.copy_(v) itself
         else:
-            self._data[key._data if isinstance(key, Tensor) else key] = (
-                value._data if isinstance(value, Tensor) else value)
-            self._version_counter.value += 1
+            target = self[key]
+        if isinstance(value, Tensor) and not value.ndim:  # PyTorch fills with a 0-dim value
+            if target is not self and self.dtype.kind not in "fc":
+                value = value.detach()  # (through a view, an integer base records nothing)
+            target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value)
+            return
+        if isinstance(value, Tensor):
+            shape = value.shape
+            while shape and shape[0] == 1 and len(shape) > target.ndim:
+                shape = shape[1:]  # PyTorch's copy_to drops leading 1s first
+            _ops._util.expand_shape(shape, target.shape, value.dtype, prefix="")
+            _ops.shape.check_overlap(target, value, partial_only=True)
+            value = value if shape == value.shape else value.reshape(shape)
+        target.copy_(value)

@@ -8,9 +8,38 @@ import numpy as np
 from . import ops as _ops
 
 
+_ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge"}
+
+
 def _compare(fn, x, y):
     from ._tensor import Tensor
+    _ops._util.check_broadcast(x, y)  # before NumPy: its clash is a ValueError
+    if fn in _ORDERED:
+        dtype = _ops._util.result_type(x, y)
+        if dtype.kind == "c":
+            raise NotImplementedError(f'"{_ORDERED[fn]}_cpu" not implemented for '
+                                      f"'{_ops._util.torch_name(dtype)}'")
     return Tensor._make(np.asarray(fn(x._data, y._data if isinstance(y, Tensor) else y)))
+
+
+def _operand(x, other):
+    """A number or a tensor: anything else makes a Python operator return NotImplemented, so
+    ``x + 'a'`` raises Python's own TypeError, as it does with PyTorch."""
+    return isinstance(other, (TensorOps, bool, int, float, complex, np.number))
+
+
+def _bitwise(fn, name, x, y):
+    """``&``, ``|``, ``^``: logical on bools, bitwise on integers, refused on floats."""
+    from ._tensor import Tensor
+    if not isinstance(y, (Tensor, bool, int, float, np.number)):
+        return NotImplemented
+    _ops._util.check_broadcast(x, y)
+    dtype = _ops._util.result_type(x, y)
+    if dtype.kind not in "biu":
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{_ops._util.torch_name(dtype)}'")
+    other = y._data if isinstance(y, Tensor) else y
+    return Tensor._make(np.asarray(fn(x._data.astype(dtype), np.asarray(other).astype(dtype))))
 
 
 class TensorOps:
@@ -33,33 +62,53 @@ class TensorOps:
         return _ops.elementwise.pow(self, exponent)
 
     def __add__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.add(self, other)
 
     def __radd__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.add(self, other)
 
     def __sub__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.sub(self, other)
 
     def __rsub__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.rsub(self, other)
 
     def __mul__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.mul(self, other)
 
     def __rmul__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.mul(self, other)
 
     def __truediv__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.div(self, other)
 
     def __rtruediv__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.elementwise.rdiv(self, other)
 
     def __pow__(self, exponent):
+        if not _operand(self, exponent):
+            return NotImplemented
         return _ops.elementwise.pow(self, exponent)
 
     def __rpow__(self, base):
+        if not _operand(self, base):
+            return NotImplemented
         return _ops.elementwise.rpow(self, base)
 
     def __neg__(self):
@@ -69,9 +118,13 @@ class TensorOps:
         return _ops.elementwise.NegBackward0.apply(self)
 
     def __matmul__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.matmul.matmul(self, other)
 
     def __rmatmul__(self, other):
+        if not _operand(self, other):
+            return NotImplemented
         return _ops.matmul.matmul(other, self)
 
     def matmul(self, other):
@@ -140,6 +193,16 @@ class TensorOps:
 
     def argmax(self, dim=None, keepdim=False):
         from ._tensor import Tensor
+        if self.dtype.kind == "c":
+            raise RuntimeError("argmax(): does not support complex input")
+        if dim is not None:
+            dim = _ops._util.wrap_dim(dim, self.ndim)
+        if not self.numel() and (dim is None or not self.ndim or not self.shape[dim]):
+            raise IndexError("argmax(): Expected reduction dim to be specified for "
+                             "input.numel() == 0." if dim is None else
+                             f"argmax(): Expected reduction dim {dim} to have non-zero size.")
+        if dim is not None and not self.ndim:
+            dim = None
         index = np.argmax(self._data, axis=dim)
         return Tensor._make(np.asarray(np.expand_dims(index, dim) if keepdim and dim is not None
                                        else index, dtype=np.int64))
@@ -152,7 +215,7 @@ class TensorOps:
         return _ops.shape.view(self, *shape)
 
     def flatten(self):
-        return _ops.shape.reshape(self, -1)
+        return self if self.ndim == 1 else _ops.shape.reshape(self, -1)  # PyTorch returns self
 
     def t(self):
         return _ops.shape.TBackward0.apply(self)
@@ -169,6 +232,8 @@ class TensorOps:
         return _ops.shape.TransposeBackward0.apply(self, dim0, dim1)
 
     def expand(self, *shape):
+        if not shape:
+            raise TypeError('expand() missing 1 required positional arguments: "size"')
         shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return _ops.shape.ExpandBackward0.apply(self, shape)
 
@@ -178,10 +243,15 @@ class TensorOps:
     def unsqueeze(self, dim):
         return _ops.shape.UnsqueezeBackward0.apply(self, dim)
 
-    def squeeze(self, dim=None):
-        if dim is None:
+    def squeeze(self, *dim):
+        """``squeeze()``, ``squeeze(d)`` or ``squeeze((d0, d1))`` / ``squeeze(d0, d1)``."""
+        if len(dim) == 1 and isinstance(dim[0], (tuple, list)):
+            dim = tuple(dim[0])
+        if not dim or dim == (None,):
             return _ops.shape.SqueezeBackward0.apply(self)
-        return _ops.shape.SqueezeBackward1.apply(self, dim)
+        if len(dim) == 1:
+            return _ops.shape.SqueezeBackward1.apply(self, dim[0])
+        return _ops.shape.SqueezeBackward2.apply(self, dim)
 
     def select(self, dim, index):
         return _ops.shape.SelectBackward0.apply(self, dim, index)
@@ -189,13 +259,41 @@ class TensorOps:
     def narrow(self, dim, start, length):
         return _ops.shape.narrow(self, dim, start, length)
 
+    def chunk(self, chunks, dim=0):
+        return _ops.shape.chunk(self, chunks, dim)
+
+    def split(self, split_size, dim=0):
+        return _ops.shape.split(self, split_size, dim)
+
+    def unbind(self, dim=0):
+        return _ops.shape.unbind(self, dim)
+
+    def is_floating_point(self):
+        return self.dtype.kind == "f"
+
+    def is_complex(self):
+        return self.dtype.kind == "c"
+
     def __getitem__(self, key):
         return _ops.shape.index(self, key)
 
     def clone(self):
         return _ops.shape.CloneBackward0.apply(self)
 
-    def to(self, dtype):
+    def to(self, *args, dtype=None, device=None):
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``: only the CPU exists here."""
+        from ._factories import device as _device
+        for arg in args:
+            if isinstance(arg, (str, _device)):
+                _device(arg)  # refuses anything but the CPU, with PyTorch's message
+            elif isinstance(arg, TensorOps):
+                dtype = arg.dtype
+            else:
+                dtype = arg
+        if device is not None:
+            _device(device)
+        if dtype is None:
+            return self
         dtype = np.dtype(dtype)
         return self if dtype == self.dtype else _ops.shape.ToCopyBackward0.apply(self, dtype)
 
@@ -207,6 +305,15 @@ class TensorOps:
 
     def long(self):
         return self.to(np.int64)
+
+    def int(self):
+        return self.to(np.int32)
+
+    def half(self):
+        return self.to(np.float16)
+
+    def bool(self):
+        return self.to(np.bool_)
 
     # comparisons (no gradient) ----------------------------------------------------------------
     def __lt__(self, other):
@@ -228,13 +335,21 @@ class TensorOps:
         return _compare(np.not_equal, self, other)
 
     def __and__(self, other):
-        return _compare(np.logical_and, self, other)
+        return _bitwise(np.bitwise_and, "bitwise_and", self, other)
 
     def __or__(self, other):
-        return _compare(np.logical_or, self, other)
+        return _bitwise(np.bitwise_or, "bitwise_or", self, other)
+
+    def __xor__(self, other):
+        return _bitwise(np.bitwise_xor, "bitwise_xor", self, other)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def __invert__(self):
         from ._tensor import Tensor
+        if self.dtype.kind not in "biu":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                            "tensors")
         return Tensor._make(~self._data)
 
     def eq(self, other):

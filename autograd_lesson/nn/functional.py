@@ -1,9 +1,12 @@
 """``nn.functional``: the ops behind the layers, recording the same nodes as PyTorch."""
+import warnings
+
 import numpy as np
 
 from .._random import generator
 from .._tensor import Tensor
 from ..ops import elementwise as _ew, matmul as _mm, nnops as _nn
+from ..ops._util import broadcast_shape, torch_name
 
 
 def linear(input, weight, bias=None):
@@ -12,10 +15,25 @@ def linear(input, weight, bias=None):
     The saved ``weight.t()`` is a view of the parameter (same storage, same version counter),
     which is why ``optimizer.step()`` makes a retained graph stale.
     """
+    if not input.ndim or not weight.ndim:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
+    if weight.ndim > 2:
+        weight.t()  # raises t()'s message, as PyTorch's linear does
+    if bias is not None and weight.ndim != 2:
+        if input.dtype != weight.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{torch_name(input.dtype)} and {torch_name(weight.dtype)}")
+        raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
     if input.ndim == 2 and bias is not None:
         return _mm.addmm(bias, input, weight.t())
     out = _mm.matmul(input, weight.t())
-    return out + bias if bias is not None else out
+    if bias is None:
+        return out
+    if broadcast_shape(out.shape, bias.shape) != out.shape:  # PyTorch adds the bias in place
+        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                           f"shape {list(broadcast_shape(out.shape, bias.shape))}")
+    return out + bias
 
 
 def relu(input, inplace=False):
@@ -65,10 +83,21 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def mse_loss(input, target, reduction="mean"):
+    """A target of another shape is broadcast against input, with PyTorch's warning (the mean
+    is then over the broadcast shape)."""
+    if input.size() != target.size():
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      f"broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=2)
+        shape = broadcast_shape(input.shape, target.shape)
+        input = input if input.shape == shape else input.expand(shape)
+        target = target if target.shape == shape else target.expand(shape)
     return _nn.MseLossBackward0.apply(input, target, reduction=reduction)
 
 
 def binary_cross_entropy(input, target, reduction="mean"):
+    target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
     return _nn.BinaryCrossEntropyBackward0.apply(input, target, reduction=reduction)
 
 
@@ -82,7 +111,16 @@ def nll_loss(input, target, reduction="mean", ignore_index=-100):
 
 def cross_entropy(input, target, reduction="mean", ignore_index=-100):
     """``nll_loss(log_softmax(input, 1), target)``: class-index targets only."""
-    if not isinstance(target, Tensor) or not np.issubdtype(target.dtype, np.integer):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if isinstance(target, Tensor) and target.shape == input.shape and target.dtype.kind != "f":
+        # a target shaped like the input holds class probabilities, in PyTorch
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, "
+                           f"got {torch_name(target.dtype)}")
+    if not isinstance(target, Tensor) or (target.dtype.kind == "f" and target.shape == input.shape):
         raise NotImplementedError("autograd_lesson's cross_entropy takes class indices (an int64 "
                                   "tensor); class-probability targets are not supported")
-    return nll_loss(log_softmax(input, 1), target, reduction=reduction, ignore_index=ignore_index)
+    class_dim = 0 if input.ndim == 1 else 1  # PyTorch's class dim (an unbatched input has one)
+    return nll_loss(log_softmax(input, class_dim), target, reduction=reduction,
+                    ignore_index=ignore_index)

@@ -59,6 +59,8 @@ class Op(Node):
 
     is_view = False          # output shares storage and version counter with input 0
     differentiable_outputs = 1  # outputs after this many are non-differentiable (max's indices)
+    multi_view = None        # "Split", "Unbind": every output is a view, none may change in place
+    any_dtype = False        # outputs of any dtype carry a gradient (copy_ only, as in PyTorch)
     scalar_edges = ()        # argument positions where a Python scalar still gets an edge
     non_differentiable = ()  # argument positions of tensors that get no edge
 
@@ -83,16 +85,25 @@ class Op(Node):
         ctx.needs_input_grad = needs
         result = cls.forward(ctx, *inputs, **params)
         arrays = result if isinstance(result, tuple) else (result,)
+        if record and any(a.dtype.kind == "c" for a in arrays[:cls.differentiable_outputs]):
+            raise NotImplementedError("autograd_lesson does not differentiate complex values: "
+                                      "compute them from .detach()ed tensors")
         base = inputs[0] if cls.is_view else None
         outputs = []
         for nr, array in enumerate(arrays):
-            differentiable = record and nr < cls.differentiable_outputs
-            if base is not None and nr == 0:
+            # Only floating outputs carry a gradient (PyTorch's isDifferentiableType): x.long()
+            # of a tensor that requires grad does not.
+            differentiable = (record and nr < cls.differentiable_outputs
+                              and (array.dtype.kind == "f" or cls.any_dtype))
+            if base is not None and (nr == 0 or cls.multi_view):
                 out = Tensor._make(array, requires_grad=differentiable,
                                    grad_fn=ctx if differentiable else None,
                                    storage=base._storage, version_counter=base._version_counter,
                                    base=base._base if base._base is not None else base)
                 out._creation_meta = not _grad_mode._enabled
+                if cls.multi_view:
+                    out._output_nr = nr
+                    out.__dict__["_multi_view"] = cls.multi_view
             else:
                 out = Tensor._make(array, requires_grad=differentiable,
                                    grad_fn=ctx if differentiable else None, output_nr=nr)
@@ -102,7 +113,7 @@ class Op(Node):
                                        for t in tensors)
             ctx._input_metadata = tuple(((), None) if t is None else (t.shape, t.dtype)
                                         for t in tensors)
-            ctx._num_outputs = cls.differentiable_outputs
+            ctx._num_outputs = min(cls.differentiable_outputs, len(arrays))
             if ctx._output_saves and not (inputs and inputs[0] is _node._inplace_self):
                 for slot, nr in ctx._output_saves:  # (an in-place op saves its target instead)
                     ctx.save(slot, outputs[nr], is_output=True)

@@ -1,10 +1,22 @@
 """Helpers shared by ops: PyTorch's type promotion, broadcasting checks, gradient reduction."""
+import contextlib
+import warnings
+
 import numpy as np
 
 from .._tensor import DEFAULT_DTYPE, Tensor
 
 
-_CATEGORY = {"b": 0, "f": 2}  # by dtype.kind: bool < integer (and the rest) < floating
+_CATEGORY = {"b": 0, "f": 2, "c": 3}  # by dtype.kind: bool < integer < floating < complex
+
+TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def torch_name(dtype):
+    """PyTorch's ScalarType name, as its messages print it (``Long`` for int64)."""
+    return TORCH_NAMES.get(str(dtype), str(dtype))
 
 
 def _category(dtype):
@@ -16,7 +28,17 @@ def _scalar_dtype(value):
         return np.dtype(np.bool_)
     if isinstance(value, (int, np.integer)):
         return np.dtype(np.int64)
+    if isinstance(value, complex):
+        return np.dtype(np.complex64)
     return DEFAULT_DTYPE
+
+
+def promote_types(a, b):
+    """PyTorch's promote_types: the higher category wins outright (float32 with int64 is
+    float32, where NumPy says float64); within a category, the wider dtype."""
+    if _category(a) != _category(b):
+        return a if _category(a) > _category(b) else b
+    return np.promote_types(a, b)
 
 
 def result_type(*operands):
@@ -28,13 +50,32 @@ def result_type(*operands):
             index, dtype = (0 if operand._data.ndim else 1), operand._data.dtype
         else:
             index, dtype = 2, _scalar_dtype(operand)
-        groups[index] = dtype if groups[index] is None else np.promote_types(groups[index], dtype)
+        groups[index] = dtype if groups[index] is None else promote_types(groups[index], dtype)
     result = None
     for dtype in groups:
         if dtype is not None and (result is None or _category(dtype) > _category(result)):
+            if dtype.kind == "c" and result is not None and result == np.float64:
+                dtype = np.promote_types(dtype, result)  # float64 * 1j: complex128, as torch
             result = dtype
     return result
 
+
+def float_result(x):
+    """The dtype of a floating op (exp, log, sqrt ...) of x: bool and integers give float32."""
+    return x.dtype if x.dtype.kind in "fc" else DEFAULT_DTYPE
+
+
+def as_float(x):
+    """x's values in ``float_result(x)``: the input array of a floating op."""
+    return x._data if x.dtype.kind in "fc" else x._data.astype(DEFAULT_DTYPE)
+
+
+def check_castable(result, target):
+    """An op writing ``result`` into a ``target`` tensor (in place, ``out=``): PyTorch refuses a
+    cast to a lower category (float into int, int into bool)."""
+    if _category(result) > _category(target):
+        raise RuntimeError(f"result type {torch_name(result)} can't be cast to the desired "
+                           f"output type {torch_name(target)}")
 
 def value(operand):
     return operand._data if isinstance(operand, Tensor) else operand
@@ -52,6 +93,42 @@ def broadcast_shape(a, b):
                                f"({db}) at non-singleton dimension {dim}")
         shape.append(max(da, db) if 1 not in (da, db) else da * db)
     return tuple(reversed(shape))
+
+
+def expand_shape(shape, sizes, dtype=None, prefix="torch."):
+    """The shape ``expand(*sizes)`` gives a tensor of ``shape`` (``-1`` keeps a dim), or
+    PyTorch's error; ``addmm``'s bias is checked with it too."""
+    shape, sizes = tuple(shape), tuple(int(s) for s in sizes)
+    if len(sizes) < len(shape):
+        kind = (f"{prefix}{torch_name(dtype)}Tensor" if dtype is None or dtype.kind != "b"
+                else "CPUBoolType")  # (PyTorch's own naming)
+        raise RuntimeError(f"expand({kind}{{{list(shape)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
+                           f"must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(shape)})")
+    if not shape and -1 in sizes:
+        raise RuntimeError("numel: integer multiplication overflow")  # PyTorch's (0-dim input)
+    lead = len(sizes) - len(shape)
+    out = []
+    for i in reversed(range(len(sizes))):  # PyTorch checks from the last dim
+        s = sizes[i]
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            out.append(s)
+            continue
+        have = shape[i - lead]
+        if s == -1:
+            s = have
+        if have != s and have != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing "
+                               f"size ({have}) at non-singleton dimension {i}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(shape)}")
+        if s < 0:
+            raise RuntimeError("numel: integer multiplication overflow")
+        out.append(s)
+    return tuple(reversed(out))
 
 
 def check_broadcast(x, y):
@@ -82,12 +159,33 @@ def sum_to(grad, shape):
     return grad
 
 
+def wrap_dim(dim, ndim, op=None):
+    """One dim in ``[0, ndim)``; a 0-dim tensor accepts 0 and -1 (as PyTorch's maybe_wrap_dim).
+    The one place dims are checked: every op that takes a dim calls this (``op`` names it in
+    PyTorch's argument error)."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        where = f"{op}(): argument 'dim' (position 1)" if op else "dim"
+        raise TypeError(f"{where} must be int, not {type(dim).__name__}")
+    size = max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-size}, {size - 1}], but got {dim})")
+    return int(dim) % size
+
+
 def normalize_dims(dim, ndim):
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    out = []
-    for d in dims:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {d})")
-        out.append(d % max(ndim, 1))
-    return tuple(out)
+    """A dim or a list of dims, wrapped; a dim named twice is PyTorch's error."""
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    for d in out:
+        if out.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+@contextlib.contextmanager
+def quiet():
+    """The mean of nothing is nan in PyTorch, without NumPy's RuntimeWarnings."""
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield

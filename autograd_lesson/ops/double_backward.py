@@ -133,7 +133,9 @@ class LogSoftmaxBackwardDataBackward0(Op):
 
 
 def _mean_factor(reduction, n):
-    return 1.0 / n if reduction == 1 else 1.0
+    if reduction != 1:
+        return 1.0
+    return 1.0 / n if n else float("inf")  # an empty input: the gradient is empty anyway
 
 
 class MseLossBackwardBackward0(Op):
@@ -147,7 +149,8 @@ class MseLossBackwardBackward0(Op):
         ctx.save_value("reduction", reduction)
         ctx.reduction = reduction
         scale = 2 * _mean_factor(reduction, x.numel())
-        return np.asarray(scale * (x._data - target._data) * grad_output._data, dtype=x.dtype)
+        with np.errstate(all="ignore"):  # 0 * inf is nan, silently, in PyTorch
+            return np.asarray(scale * (x._data - target._data) * grad_output._data, dtype=x.dtype)
 
     def backward(ctx, grad):
         grad_output, x, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")
@@ -176,8 +179,9 @@ class BinaryCrossEntropyBackwardBackward0(Op):
         ctx.reduction = reduction
         a, t = p._data, target._data
         factor = _mean_factor(reduction, p.numel())
-        return np.asarray(factor * grad_output._data * (a - t) / np.maximum(a * (1 - a), 1e-12),
-                          dtype=p.dtype)
+        with np.errstate(all="ignore"):
+            return np.asarray(factor * grad_output._data * (a - t) / np.maximum(a * (1 - a), 1e-12),
+                              dtype=p.dtype)
 
     def backward(ctx, grad):
         grad_output, p, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")

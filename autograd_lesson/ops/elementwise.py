@@ -12,7 +12,7 @@ from ._op import Op
 from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
-from ._util import check_broadcast, result_type, value
+from ._util import as_float, check_broadcast, result_type, torch_name, value
 
 
 def _binary(ctx, x, y, array):
@@ -31,7 +31,8 @@ class AddBackward0(Op):
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        return _binary(ctx, x, y, x._data + (value(y) if alpha == 1 else alpha * value(y)))
+        with np.errstate(all="ignore"):  # inf - inf is nan, silently, in PyTorch
+            return _binary(ctx, x, y, x._data + (value(y) if alpha == 1 else alpha * value(y)))
 
     def backward(ctx, grad):
         grad_y = maybe_multiply(grad, ctx.alpha) if ctx.needs_input_grad[1] else None
@@ -46,7 +47,8 @@ class SubBackward0(Op):
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        return _binary(ctx, x, y, x._data - (value(y) if alpha == 1 else alpha * value(y)))
+        with np.errstate(all="ignore"):
+            return _binary(ctx, x, y, x._data - (value(y) if alpha == 1 else alpha * value(y)))
 
     def backward(ctx, grad):
         grad_y = maybe_multiply(-grad, ctx.alpha) if ctx.needs_input_grad[1] else None
@@ -81,7 +83,8 @@ class MulBackward0(Op):
         else:
             ctx.save_scalar("other", y)
             ctx.save("self", None)
-        return _binary(ctx, x, y, x._data * value(y))
+        with np.errstate(all="ignore"):  # 0 * inf
+            return _binary(ctx, x, y, x._data * value(y))
 
     def backward(ctx, grad):
         other, x = ctx.saved("other"), ctx.saved("self")
@@ -122,6 +125,10 @@ class NegBackward0(Op):
     """out = -self. Saves no tensor."""
 
     def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                               "you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
         return -x._data
 
     def backward(ctx, grad):
@@ -136,6 +143,21 @@ class ZeroBackward0(Op):
 
     def backward(ctx, grad):
         return zeros(grad.shape, grad)
+
+
+class FillBackward3(Op):
+    """``x.fill_(value)`` with a 0-dim tensor (``x[...] = t.sum()``): out = value everywhere;
+    d/dself = 0, d/dvalue = grad.sum(). Saves no tensor. As in PyTorch, the result requires
+    grad when value does, whatever x's dtype."""
+
+    any_dtype = True
+
+    def forward(ctx, x, value):
+        return np.full_like(x._data, value._data)
+
+    def backward(ctx, grad):
+        grad_value = grad.sum() if ctx.needs_input_grad[1] else None
+        return (zeros(grad.shape, grad) if ctx.needs_input_grad[0] else None), grad_value
 
 
 class FillBackward2(Op):
@@ -172,8 +194,13 @@ class PowBackward0(Op):
         ctx.save("self", x)
         ctx.save_value("exponent", exponent)
         ctx.exponent = exponent
+        dtype = result_type(x, exponent)
+        if dtype == np.bool_:  # bool ** True is the tensor, bool ** False all True
+            return x._data.copy() if exponent else np.ones_like(x._data)
+        if dtype.kind in "iub" and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x._data ** exponent).astype(result_type(x, exponent), copy=False)
+            return np.asarray(x._data ** exponent).astype(dtype, copy=False)
 
     def backward(ctx, grad):
         x = ctx.saved("self")
@@ -193,8 +220,7 @@ class PowBackward1(Op):
         ctx.save_output("result")
         ctx.save("self", x)
         check_broadcast(x, exponent)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x._data ** exponent._data).astype(result_type(x, exponent), copy=False)
+        return _power(x._data, exponent._data, result_type(x, exponent))
 
     def backward(ctx, grad):
         x, exponent, result = ctx.saved("self"), ctx.saved("exponent"), ctx.saved("result")
@@ -217,9 +243,7 @@ class PowBackward2(Op):
         ctx.save_output("result")
         ctx.base = base
         ctx.save_value("self", base)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.asarray(base ** exponent._data)
-        return out.astype(result_type(exponent, base), copy=False)
+        return _power(np.asarray(base), exponent._data, result_type(exponent, base))
 
     def backward(ctx, grad):
         result = ctx.saved("result")
@@ -230,12 +254,28 @@ class PowBackward2(Op):
         return grad * mul_scalar(result, math.log(ctx.base))
 
 
+def _power(base, exponent, dtype):
+    """base ** exponent in ``dtype``; for integers, a negative power truncates as in PyTorch
+    (1 for base 1, +-1 for base -1, else 0) instead of NumPy's ValueError."""
+    if dtype == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if dtype.kind not in "iub":
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.asarray(base.astype(dtype, copy=False) ** exponent).astype(dtype, copy=False)
+    base, exponent = np.broadcast_arrays(base.astype(dtype), exponent.astype(dtype))
+    negative = exponent < 0
+    out = np.asarray(base ** np.where(negative, 0, exponent)).astype(dtype, copy=False)
+    odd = np.where(exponent % 2 == 0, 1, -1).astype(dtype)
+    small = np.where(base == 1, 1, np.where(base == -1, odd, 0)).astype(dtype)
+    return np.where(negative, small, out).astype(dtype)
+
+
 class ExpBackward0(Op):
     """out = exp(self); d/dself = grad * out. Saves result."""
 
     def forward(ctx, x):
         ctx.save_output("result")
-        return np.exp(x._data)
+        return np.exp(as_float(x))
 
     def backward(ctx, grad):
         return grad * ctx.saved("result")
@@ -247,7 +287,7 @@ class LogBackward0(Op):
     def forward(ctx, x):
         ctx.save("self", x)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(x._data)
+            return np.log(as_float(x))
 
     def backward(ctx, grad):
         return grad / ctx.saved("self")
@@ -259,7 +299,7 @@ class SqrtBackward0(Op):
     def forward(ctx, x):
         ctx.save_output("result")
         with np.errstate(invalid="ignore"):
-            return np.sqrt(x._data)
+            return np.sqrt(as_float(x))
 
     def backward(ctx, grad):
         return grad / mul_scalar(ctx.saved("result"), 2)
@@ -269,6 +309,8 @@ class AbsBackward0(Op):
     """out = |self|; d/dself = grad * self.sgn(). Saves self."""
 
     def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         ctx.save("self", x)
         return np.abs(x._data)
 
@@ -281,7 +323,7 @@ class TanhBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        return np.tanh(x._data)
+        return np.tanh(as_float(x))
 
     def backward(ctx, grad):
         return _db.TanhBackwardBackward0.apply(grad, ctx.saved("result"))
@@ -292,7 +334,7 @@ class SigmoidBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        return _sigmoid(x._data)
+        return _sigmoid(as_float(x))
 
     def backward(ctx, grad):
         return _db.SigmoidBackwardBackward0.apply(grad, ctx.saved("result"))
@@ -307,6 +349,9 @@ class ReluBackward0(Op):
     """out = max(self, 0); d/dself = grad where out > 0 (0 at self = 0). Saves result."""
 
     def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
+        _no_complex_clamp(x)
         ctx.save_output("result")
         return np.maximum(x._data, 0).astype(x.dtype, copy=False)
 
@@ -318,6 +363,9 @@ class LeakyReluBackward0(Op):
     """out = self if self > 0 else slope * self. Saves self; negative_slope is a non-tensor save."""
 
     def forward(ctx, x, negative_slope=0.01):
+        if x.dtype.kind not in "f":
+            raise NotImplementedError(f'"leaky_relu_cpu" not implemented for '
+                                      f"'{torch_name(x.dtype)}'")
         ctx.save("self", x)
         ctx.save_value("negative_slope", negative_slope)
         ctx.slope = negative_slope
@@ -358,7 +406,11 @@ class ClampBackward1(Op):
         ctx.save_value("min", min)
         ctx.save_value("max", max)
         ctx.bounds = (min, max)
-        return np.clip(x._data, min, max).astype(x.dtype, copy=False)
+        _no_complex_clamp(x)
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        dtype = result_type(x, *(b for b in (min, max) if b is not None))
+        return np.clip(x._data.astype(dtype, copy=False), min, max)
 
     def backward(ctx, grad):
         x, (low, high) = ctx.saved("self"), ctx.bounds
@@ -367,6 +419,11 @@ class ClampBackward1(Op):
         inside = (x >= low) if high is None else (x <= high) if low is None else (
             (x >= low) & (x <= high))
         return where(inside, grad, scalar_tensor(0.0, grad))
+
+
+def _no_complex_clamp(x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
 
 
 class WhereBackward0(Op):
@@ -394,11 +451,25 @@ def add(x, y, alpha=1):
 
 
 def sub(x, y, alpha=1):
+    _check_bool_sub(x, y)
     check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     return SubBackward0.apply(x, y, alpha=alpha)
 
 
+def _check_bool_sub(x, y):
+    bools = [isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v.dtype == np.bool_)
+             for v in (x, y)]
+    if all(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 def rsub(x, scalar):
+    _check_bool_sub(x, scalar)
     return RsubBackward1.apply(x, scalar)
 
 
@@ -426,7 +497,14 @@ def rpow(x, base):
 
 
 def where(condition, x, y):
-    from .._tensor import Tensor as T
-    if not isinstance(condition, T):
-        condition = T._make(np.asarray(condition, dtype=bool))
+    if not isinstance(condition, Tensor):
+        condition = Tensor._make(np.asarray(condition, dtype=bool))
+    if condition.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {torch_name(condition.dtype)}")
+    shapes = [v.shape for v in (condition, x, y) if isinstance(v, Tensor)]
+    from ._util import broadcast_shape
+    shape = ()
+    for s in shapes:
+        shape = broadcast_shape(shape, s)
     return WhereBackward0.apply(condition, x, y)

@@ -25,7 +25,7 @@ def scalar_tensor(number, like):
 
 def _true_divide_type(x, y):
     dtype = result_type(x, y)
-    return dtype if np.issubdtype(dtype, np.floating) else np.dtype(np.float32)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float32)
 
 
 # -- Tensor (op) C++ Scalar ---------------------------------------------------------------------
@@ -35,7 +35,8 @@ class MulBackward1(Op):
     def forward(ctx, x, scalar):
         ctx.save_value("other", scalar)
         ctx.scalar = scalar
-        return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
+        with np.errstate(all="ignore"):  # 0 * inf is nan, silently, in PyTorch
+            return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
 
     def backward(ctx, grad):
         return mul_scalar(grad, ctx.scalar)

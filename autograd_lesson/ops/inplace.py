@@ -21,6 +21,7 @@ from .. import _grad_mode, _node
 from .._node import FREED_MESSAGE, Node
 from .._tensor import Tensor
 from ._op import Op
+from ._util import check_castable
 
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
@@ -33,6 +34,10 @@ NO_GRAD_VIEW_REBASE = NO_GRAD_VIEW_INPLACE.replace(
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
+MULTI_VIEW_INPLACE = (
+    "Output {nr} of {name} is a view and is being modified inplace. This view is the output of "
+    "a function that returns multiple views. Such functions do not allow the output views to be "
+    "modified inplace. You should replace the inplace operation by an out-of-place one.")
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers "
                  "to a single memory location. Please clone() the tensor before performing the "
                  "operation.")
@@ -50,6 +55,9 @@ def check_inplace(x, others=()):
 def _check_views_and_leaves(x):
     base = x._base
     if base is not None:
+        multi = x.__dict__.get("_multi_view")
+        if multi is not None:
+            raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=x._output_nr, name=multi))
         if x._creation_meta:
             raise RuntimeError(NO_GRAD_VIEW_INPLACE)
         if x.requires_grad and base.is_leaf:
@@ -61,7 +69,7 @@ def _check_views_and_leaves(x):
 def apply(x, compute, others=()):
     """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``."""
     check_inplace(x, others)
-    if any(s == 0 and n > 1 for n, s in zip(x._data.shape, x._data.strides)):
+    if x._data.size and any(s == 0 and n > 1 for n, s in zip(x._data.shape, x._data.strides)):
         raise RuntimeError(OVERLAP_ERROR)
     _node._inplace_self = x  # while it is set, a save of ``self`` is a clone of x
     try:
@@ -71,6 +79,7 @@ def apply(x, compute, others=()):
     if x._data.shape != result._data.shape:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
+    check_castable(result.dtype, x.dtype)
     np.copyto(x._data, result._data, casting="unsafe")
     x._version_counter.value += 1
     node = result.grad_fn
@@ -139,6 +148,8 @@ def _affine(index):
     """Strides and offset, in C-order elements of the base, such that ``index`` (a view's flat
     indices into its base) is ``offset + sum(i_k * strides_k)``: true of every view."""
     offset = int(index.flat[0]) if index.size else 0
+    if not index.size:  # an empty view: no element says where it sits
+        return (0,) * index.ndim, offset
     strides = tuple(int(index[(0,) * k + (1,) + (0,) * (index.ndim - k - 1)]) - offset
                     if n > 1 else 0 for k, n in enumerate(index.shape))
     return strides, offset

@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import result_type
+from ._util import expand_shape, result_type, torch_name
 
 
 def _check_dtypes(x, y):
@@ -51,7 +51,11 @@ class MmBackward0(Op):
     Saves mat2 if self requires grad and self if mat2 requires grad."""
 
     def forward(ctx, x, w):
-        if x.ndim != 2 or w.ndim != 2 or x.shape[1] != w.shape[0]:
+        if x.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if w.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+        if x.shape[1] != w.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
         _check_dtypes(x, w)
@@ -79,10 +83,19 @@ class AddmmBackward0(Op):
     Saves mat1 if mat2 requires grad and mat2 if mat1 requires grad."""
 
     def forward(ctx, bias, x, w, beta=1, alpha=1):
-        if x.ndim != 2 or w.ndim != 2 or x.shape[1] != w.shape[0]:
+        if bias.dtype != w.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{torch_name(bias.dtype)} and {torch_name(w.dtype)}")
+        if x.dtype != w.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{torch_name(x.dtype)} and {torch_name(w.dtype)}")
+        for name, m in (("mat1", x), ("mat2", w)):
+            if m.ndim != 2:
+                raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+        if x.shape[1] != w.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
-        _check_dtypes(x, w)
+        expand_shape(bias.shape, (x.shape[0], w.shape[1]), bias.dtype)  # the bias broadcasts
         ctx.save("mat1", x if w.requires_grad else None)
         ctx.save("mat2", w if x.requires_grad else None)
         ctx.alpha, ctx.beta = alpha, beta
@@ -114,9 +127,17 @@ class MvBackward0(Op):
     """out = self @ vec (matrix times vector). Saves self and vec."""
 
     def forward(ctx, x, v):
+        if not x.ndim:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if x.ndim != 2 or v.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x.ndim}, {v.ndim}")
         if x.shape[1] != v.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat "
                                f"({x.shape[0]}x{x.shape[1]}), vec ({v.shape[0]})")
+        if x.dtype != v.dtype:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{torch_name(v.dtype)}, {torch_name(x.dtype)}, and "
+                               f"{torch_name(v.dtype)}")
         _check_dtypes(x, v)
         ctx.save("self", x if v.requires_grad else None)
         ctx.save("vec", v if x.requires_grad else None)
@@ -133,6 +154,13 @@ class DotBackward0(Op):
     """out = self . tensor (two vectors). Saves tensor if self requires grad, and vice versa."""
 
     def forward(ctx, x, y):
+        if x.ndim != 1 or y.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
+        if x.dtype != y.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{torch_name(x.dtype)} and {torch_name(y.dtype)}")
+        if x.dtype == np.bool_:
+            raise NotImplementedError('"dot" not implemented for \'Bool\'')
         if x.shape != y.shape:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src "
                                f"[{y.shape[0]}] to have the same number of elements, but got "
@@ -163,6 +191,9 @@ def matmul(x, y):
     """``x @ y`` for 1-D and 2-D operands, dispatched as PyTorch does (dot, mv, mm)."""
     if not isinstance(y, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(y).__name__}")
+    if not x.ndim or not y.ndim:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{x.ndim}D and {y.ndim}D")
     if x.ndim == 1 and y.ndim == 1:
         return DotBackward0.apply(x, y)
     if x.ndim == 2 and y.ndim == 1:

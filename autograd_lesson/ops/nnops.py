@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from ._op import Op
-from ._util import broadcast_shape, normalize_dims
+from ._util import broadcast_shape, check_castable, quiet, result_type, torch_name, wrap_dim
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -21,10 +21,19 @@ def _reduction(name):
 
 def _reduce(loss, reduction):
     if reduction == 1:
-        return np.asarray(loss.mean(), dtype=loss.dtype)
+        with quiet():
+            return np.asarray(loss.mean(), dtype=loss.dtype)
     if reduction == 2:
         return np.asarray(loss.sum(), dtype=loss.dtype)
     return loss
+
+
+def _softmax_dim(x, dim, name):
+    d = wrap_dim(dim, x.ndim)
+    if x.dtype.kind not in "f" and x.numel():  # (an empty input passes, in its own dtype)
+        kernel = f"{name}_lastdim_kernel_impl" if d == max(x.ndim, 1) - 1 else f"{name}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(x.dtype)}\'')
+    return d
 
 
 class SoftmaxBackward0(Op):
@@ -32,12 +41,15 @@ class SoftmaxBackward0(Op):
     Saves result."""
 
     def forward(ctx, x, dim):
-        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        ctx.dim = _softmax_dim(x, dim, "softmax")
         ctx.save_output("result")
         ctx.save_value("dim", dim)
         ctx.given_dim = dim
-        shifted = np.exp(x._data - x._data.max(axis=ctx.dim, keepdims=True))
-        return shifted / shifted.sum(axis=ctx.dim, keepdims=True)
+        a = x._data.reshape(x.shape or (1,))
+        if not a.size:
+            return x._data.copy()
+        shifted = np.exp(a - a.max(axis=ctx.dim, keepdims=True))
+        return (shifted / shifted.sum(axis=ctx.dim, keepdims=True)).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.SoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -48,12 +60,15 @@ class LogSoftmaxBackward0(Op):
     Saves result."""
 
     def forward(ctx, x, dim):
-        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        ctx.dim = _softmax_dim(x, dim, "log_softmax")
         ctx.save_output("result")
         ctx.save_value("dim", dim)
         ctx.given_dim = dim
-        shifted = x._data - x._data.max(axis=ctx.dim, keepdims=True)
-        return shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
+        a = x._data.reshape(x.shape or (1,))
+        if not a.size:
+            return x._data.copy()
+        shifted = a - a.max(axis=ctx.dim, keepdims=True)
+        return (shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.LogSoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -68,12 +83,14 @@ class MseLossBackward0(Op):
     """out = reduce((self - target)**2); d/dself = 2 (self - target) grad / n. Saves self, target."""
 
     def forward(ctx, x, target, reduction="mean"):
-        _check_same_size(x, target)
         ctx.reduction, ctx.shape = _reduction(reduction), broadcast_shape(x.shape, target.shape)
+        dtype = result_type(x, target)
+        if dtype.kind != "f":
+            raise NotImplementedError(f'"mse_cpu" not implemented for \'{torch_name(dtype)}\'')
         ctx.save("self", x)
         ctx.save("target", target)
         ctx.save_value("reduction", ctx.reduction)
-        return _reduce((x._data - target._data) ** 2, ctx.reduction)
+        return _reduce(((x._data - target._data) ** 2).astype(dtype, copy=False), ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
@@ -91,8 +108,16 @@ class BinaryCrossEntropyBackward0(Op):
         if p.shape != target.shape:
             raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                              f"size ({p.shape}) is deprecated. Please ensure they have the same size.")
+        if target.dtype != p.dtype:
+            raise RuntimeError(f"Found dtype {torch_name(target.dtype)} but expected "
+                               f"{torch_name(p.dtype)}")
+        if p.dtype.kind != "f":
+            raise NotImplementedError(f'"binary_cross_entropy" not implemented for '
+                                      f"'{torch_name(p.dtype)}'")
         if ((p._data < 0) | (p._data > 1)).any():
             raise RuntimeError("all elements of input should be between 0 and 1")
+        if ((target._data < 0) | (target._data > 1)).any():
+            raise RuntimeError("all elements of target should be between 0 and 1")
         ctx.reduction = _reduction(reduction)
         ctx.save("self", p)
         ctx.save("target", target)
@@ -121,6 +146,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         if x.shape != target.shape:
             raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                              f"({x.shape})")
+        if x.dtype.kind != "f":
+            raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
+                                      f"'{torch_name(x.dtype)}'")
+        check_castable(result_type(x, target), target.dtype)
         ctx.reduction = _reduction(reduction)
         ctx.save("self", x)
         ctx.save("target", target)
@@ -153,6 +182,23 @@ class NllLossBackward0(Op):
     non_differentiable = (1,)  # the class indices: no edge
 
     def forward(ctx, x, target, reduction="mean", ignore_index=-100):
+        if not x.ndim:
+            raise ValueError("Expected 1 or more dimensions (got 0)")
+        if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+        if x.ndim != 2 and target.dtype.kind in "iu" and (x.ndim, target.ndim) in ((1, 0), (1, 1)):
+            raise NotImplementedError("autograd_lesson's nll_loss takes a batch: pass input of "
+                                      "shape (N, C) and target of shape (N,) (x.unsqueeze(0))")
+        if x.ndim == 2 and target.ndim == 1 and target.shape[0] != x.shape[0]:
+            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                             f"batch_size ({target.shape[0]}).")
+        if x.dtype.kind != "f":
+            raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
+                                      f"'{torch_name(x.dtype)}'")
+        if target.dtype.kind not in "iu" or target.dtype not in (np.int64, np.uint8):
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{torch_name(target.dtype)}")
         if x.ndim != 2 or target.ndim != 1 or target.shape[0] != x.shape[0]:
             raise ValueError(f"Expected input batch_size ({x.shape[0] if x.ndim else 1}) to match "
                              f"target batch_size ({target.shape[0] if target.ndim else 1}).")
@@ -160,8 +206,9 @@ class NllLossBackward0(Op):
             raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
         labels = target._data
         keep = labels != ignore_index
-        if (labels[keep] < 0).any() or (labels[keep] >= x.shape[1]).any():
-            raise IndexError(f"Target {int(labels[keep].max())} is out of bounds.")
+        bad = keep & ((labels < 0) | (labels >= x.shape[1]))
+        if bad.any():  # PyTorch names the first bad target, in order
+            raise IndexError(f"Target {int(labels[bad][0])} is out of bounds.")
         ctx.reduction, ctx.ignore_index, ctx.shape = _reduction(reduction), ignore_index, x.shape
         total = np.asarray(keep.sum(), dtype=x.dtype)
         ctx.save("self", x)

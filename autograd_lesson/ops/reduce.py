@@ -7,7 +7,7 @@ from .._tensor import Size, Tensor
 from ._op import Op
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
-from ._util import normalize_dims
+from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
 
@@ -25,8 +25,9 @@ class SumBackward0(Op):
     def forward(ctx, x, dtype=None):
         ctx.save_value("self_sym_sizes", list(x.shape))
         ctx.input_shape = x.shape
-        out_dtype = dtype or (x.dtype if x.dtype.kind == "f" else np.dtype(np.int64))
-        return np.asarray(x._data.sum(dtype=out_dtype))
+        out_dtype = dtype or (x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64))
+        with _quiet():  # inf + -inf is nan, without NumPy's RuntimeWarning
+            return np.asarray(x._data.sum(dtype=out_dtype))
 
     def backward(ctx, grad):
         return grad.expand(ctx.input_shape)
@@ -41,7 +42,10 @@ class SumBackward1(Op):
         ctx.save_value("dim", ctx.given_dims)
         ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.asarray(x._data.sum(axis=ctx.dims, keepdims=keepdim))
+        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
+        # sum(dim=()) reduces every dim, as PyTorch does (NumPy's axis=() reduces none)
+        with _quiet():
+            return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))
 
     def backward(ctx, grad):
         return sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim)
@@ -55,7 +59,8 @@ class MeanBackward0(Op):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_numel", x.numel())
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.asarray(x._data.mean(dtype=x.dtype))
+        with _quiet():
+            return np.asarray(x._data.mean(dtype=x.dtype))
 
     def backward(ctx, grad):
         return div_scalar(grad.expand(ctx.input_shape), ctx.input_shape.numel())
@@ -68,16 +73,23 @@ class MeanBackward1(Op):
         _require_float(x, "mean")
         ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
         ctx.keepdim, ctx.input_shape = keepdim, x.shape
-        ctx.count = int(np.prod([x.shape[d] for d in ctx.dims]))
+        ctx.count = int(np.prod([x.shape[d] for d in ctx.dims])) if ctx.dims and x.ndim else x.numel()
         ctx.save_value("dim", ctx.given_dims)
         ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_numel", x.numel())
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.asarray(x._data.mean(axis=ctx.dims, keepdims=keepdim, dtype=x.dtype))
+        with _quiet():
+            return np.asarray(x._data.mean(axis=_axes(ctx.dims, x), keepdims=keepdim,
+                                           dtype=x.dtype))
 
     def backward(ctx, grad):
         return div_scalar(sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim),
                           ctx.count)
+
+
+def _axes(dims, x):
+    """NumPy's axis for wrapped ``dims``: all of them for ``()`` or a 0-dim tensor."""
+    return dims if dims and x.ndim else None
 
 
 def _as_given(dim):
@@ -86,13 +98,9 @@ def _as_given(dim):
 
 
 def _require_float(x, name):
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {_dtype_name(x.dtype)}")
-
-
-def _dtype_name(dtype):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(dtype), str(dtype))
+                           f"floating point or complex dtype. Got: {torch_name(x.dtype)}")
 
 
 class MaxBackward1(Op):
@@ -103,6 +111,8 @@ class MaxBackward1(Op):
         if x.numel() == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == "
                                "0. Specify the reduction dim with the 'dim' argument.")
+        if x.dtype.kind == "c":
+            raise NotImplementedError(f'"max_all" not implemented for \'{torch_name(x.dtype)}\'')
         ctx.save_output("result")
         ctx.save("self", x)
         return np.asarray(x._data.max())
@@ -120,22 +130,35 @@ class MaxBackward0(Op):
     differentiable_outputs = 1
 
     def forward(ctx, x, dim, keepdim=False):
-        (d,) = normalize_dims(dim, x.ndim)
-        indices = np.argmax(x._data, axis=d)
-        values = np.take_along_axis(x._data, np.expand_dims(indices, d), axis=d)
-        if not keepdim:
+        ctx.save_value("keepdim", keepdim)
+        d = wrap_dim(dim, x.ndim)
+        if x.dtype.kind == "c":
+            raise RuntimeError("max(): does not support complex input")
+        if x.ndim and x.shape[d] == 0:
+            raise IndexError(f"max(): Expected reduction dim {d} to have non-zero size.")
+        if not x.ndim:
+            x_data, d = x._data.reshape(1), 0
+            keepdim = True  # a 0-dim input gives 0-dim values and indices
+        else:
+            x_data = x._data
+        indices = np.argmax(x_data, axis=d)
+        values = np.take_along_axis(x_data, np.expand_dims(indices, d), axis=d)
+        if not x.ndim:
+            values, indices, keepdim = values.reshape(()), indices.reshape(()), False
+        elif not keepdim:
             values = values.squeeze(d)
         else:
             indices = np.expand_dims(indices, d)
         ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
         ctx.save("indices", Tensor._make(indices.astype(np.int64)))
         ctx.save_value("dim", dim)
-        ctx.save_value("keepdim", keepdim)
         ctx.save_value("self_sym_sizes", list(x.shape))
         return values, indices.astype(np.int64)
 
     def backward(ctx, grad, grad_indices=None):
         indices = ctx.saved("indices")
+        if not ctx.input_shape:  # a 0-dim input: its one element was the max
+            return grad
         if not ctx.keepdim and ctx.input_shape:
             grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
         return ScatterBackward0.apply(zeros(ctx.input_shape, grad), ctx.dim, indices, grad)
@@ -148,6 +171,9 @@ class LinalgVectorNormBackward0(Op):
     def forward(ctx, x, ord=2, dim=None, keepdim=False):
         if ord != 2:
             raise NotImplementedError("autograd_lesson supports only the 2-norm (p=2)")
+        if x.dtype.kind not in "fc":
+            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                               f"as input. Got {torch_name(x.dtype)}")
         ctx.save("self", x)
         ctx.save_output("result")
         ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
@@ -155,7 +181,9 @@ class LinalgVectorNormBackward0(Op):
         ctx.save_value("ord", ord)
         ctx.save_value("dim", ctx.given_dims)
         ctx.save_value("keepdim", keepdim)
-        return np.asarray(np.sqrt((x._data * x._data).sum(axis=ctx.dims, keepdims=keepdim)))
+        a = np.abs(x._data) if x.dtype.kind == "c" else x._data
+        return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
+                                                            keepdims=keepdim)))
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
@@ -165,19 +193,28 @@ class LinalgVectorNormBackward0(Op):
         return grad * MaskedFillBackward0.apply(x / result, result == 0, 0)
 
 
+def _check_keepdim(name, keepdim):
+    if not isinstance(keepdim, (bool, np.bool_)):
+        raise TypeError(f"{name}(): argument 'keepdim' (position 2) must be bool, not "
+                        f"{type(keepdim).__name__}")
+
+
 def sum(x, dim=None, keepdim=False, dtype=None):
+    _check_keepdim("sum", keepdim)
     if dim is None:
         return SumBackward0.apply(x, dtype=dtype)
     return SumBackward1.apply(x, dim, keepdim=keepdim)
 
 
 def mean(x, dim=None, keepdim=False):
+    _check_keepdim("mean", keepdim)
     if dim is None:
         return MeanBackward0.apply(x)
     return MeanBackward1.apply(x, dim, keepdim=keepdim)
 
 
 def max(x, dim=None, keepdim=False):
+    _check_keepdim("max", keepdim)
     if dim is None:
         return MaxBackward1.apply(x)
     return MaxResult(*MaxBackward0.apply(x, dim, keepdim=keepdim))

@@ -4,6 +4,7 @@ None of these saves a tensor, except advanced indexing (``IndexBackward0`` saves
 which is why graphs made of them can be backpropagated twice.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -11,11 +12,23 @@ from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, zeros)
-from ._util import normalize_dims, result_type
+from ._util import (broadcast_shape, expand_shape, is_expandable_to, normalize_dims,
+                    result_type, torch_name, wrap_dim)
 
 
-def _infer_shape(shape, numel):
+def _infer_shape(shape, numel, name="reshape"):
     shape = list(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else list(shape)
+    for i, s in enumerate(shape):
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            if name == "view":
+                raise TypeError(f"view() received an invalid combination of arguments - got "
+                                f"({type(s).__name__}), but expected one of:")
+            if len(shape) == 1:
+                raise TypeError(f"reshape(): argument 'shape' (position 1) must be tuple of ints, "
+                                f"not {type(s).__name__}")
+            raise TypeError(f"reshape(): argument 'shape' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = int(math.prod(s for s in shape if s != -1)) if shape else 1  # np.prod: ~3 us
@@ -36,11 +49,12 @@ class ViewBackward0(Op):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        if not x._data.flags.c_contiguous and x._data.size > 1:
+        try:  # possible exactly when the strides allow it, as in PyTorch
+            return x._data.reshape(shape, copy=False)
+        except ValueError:
             raise RuntimeError("view size is not compatible with input tensor's size and stride "
                                "(at least one dimension spans across two contiguous subspaces). "
-                               "Use .reshape(...) instead.")
-        return x._data.reshape(shape)
+                               "Use .reshape(...) instead.") from None
 
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape)
@@ -68,12 +82,22 @@ class CloneBackward0(Op):
         return grad
 
 
+def cast(array, dtype):
+    """``array`` in ``dtype``; complex to real warns as PyTorch does (a UserWarning)."""
+    dtype = np.dtype(dtype)
+    if array.dtype.kind == "c" and dtype.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=4)
+        return array.real.astype(dtype)
+    return array.astype(dtype)
+
+
 class ToCopyBackward0(Op):
     """out = self converted to another dtype; the gradient is converted back. Saves no tensor."""
 
     def forward(ctx, x, dtype):
         ctx.input_dtype = x.dtype
-        return x._data.astype(dtype)
+        return cast(x._data, dtype)
 
     def backward(ctx, grad):
         return grad.to(ctx.input_dtype)
@@ -105,7 +129,7 @@ class PermuteBackward0(Op):
                                f"does not match the length of the desired ordering of dimensions "
                                f"i.e. input.dim() = {x.ndim} is not equal to "
                                f"len(dims) = {len(dims)}")
-        order = normalize_dims(dims, x.ndim) if dims else ()
+        order = tuple(wrap_dim(d, x.ndim) for d in dims)
         if len(set(order)) != len(order):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         ctx.inverse = tuple(int(i) for i in np.argsort(order))
@@ -121,7 +145,7 @@ class TransposeBackward0(Op):
     is_view = True
 
     def forward(ctx, x, dim0, dim1):
-        ctx.dims = normalize_dims((dim0, dim1), x.ndim)
+        ctx.dims = (wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim))
         ctx.save_value("dim0", dim0)
         ctx.save_value("dim1", dim1)
         return np.swapaxes(x._data, *ctx.dims) if x.ndim else x._data
@@ -138,14 +162,7 @@ class ExpandBackward0(Op):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        shape = tuple(s if s != -1 else x.shape[i - (len(shape) - x.ndim)]
-                      for i, s in enumerate(shape))
-        try:
-            return np.broadcast_to(x._data, shape)
-        except ValueError:
-            raise RuntimeError(f"The expanded size of the tensor must match the existing size "
-                               f"at non-singleton dimensions. Target sizes: {list(shape)}. "
-                               f"Tensor sizes: {list(x.shape)}") from None
+        return np.broadcast_to(x._data, expand_shape(x.shape, shape, x.dtype))
 
     def backward(ctx, grad):
         from ._util import sum_to
@@ -160,7 +177,7 @@ class UnsqueezeBackward0(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         ctx.save_value("dim", dim)
-        return np.expand_dims(x._data, dim if dim >= 0 else dim + x.ndim + 1)
+        return np.expand_dims(x._data, wrap_dim(dim, x.ndim + 1, "unsqueeze"))
 
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim)
@@ -189,11 +206,30 @@ class SqueezeBackward1(Op):
         ctx.input_shape = x.shape
         ctx.save_value("dim", dim)
         ctx.save_value("self_sym_sizes", list(x.shape))
-        (ctx.dim,) = normalize_dims(dim, x.ndim)
+        ctx.dim = wrap_dim(dim, x.ndim, "squeeze")
         return x._data.squeeze(ctx.dim) if x.ndim and x.shape[ctx.dim] == 1 else x._data
 
     def backward(ctx, grad):
         return unsqueeze_to(grad, ctx.input_shape, [ctx.dim] if ctx.input_shape else [])
+
+
+class SqueezeBackward2(Op):
+    """out = self without those of ``dims`` that have size 1 (``squeeze((d0, d1))``, a view).
+    Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x, dims):
+        ctx.input_shape = x.shape
+        ctx.save_value("dim", list(dims))
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        dims = normalize_dims(dims, x.ndim)  # (a 0-dim tensor accepts 0 and -1)
+        ctx.dims = sorted(set(dims)) if x.ndim else []
+        drop = tuple(d for d in ctx.dims if x.shape[d] == 1)
+        return x._data.squeeze(drop) if drop else x._data
+
+    def backward(ctx, grad):
+        return unsqueeze_to(grad, ctx.input_shape, ctx.dims)
 
 
 def unsqueeze_to(grad, shape, dims):
@@ -216,17 +252,24 @@ class SelectBackward0(Op):
 
     is_view = True
 
-    def forward(ctx, x, dim, index):
+    def forward(ctx, x, dim, index, indexing=False):
+        if not x.ndim:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                             if indexing else "select() cannot be applied to a 0-dim tensor.")
+        dim = wrap_dim(dim, x.ndim, "select")
         size = x.shape[dim]
         if not -size <= index < size:
-            raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+            raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}"
+                             if indexing else f"select(): index {index} out of range for tensor "
+                             f"of size {list(x.shape)} at dimension {dim}")
         ctx.dim, ctx.index, ctx.input_shape = dim, index % size, x.shape
         ctx.given_index = index
         ctx.save_value("dim", dim)
         ctx.save_value("index", index)
         ctx.save_value("self_sym_sizes", list(x.shape))
         # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
-        return x._data[(slice(None),) * (dim % x.ndim) + (ctx.index, Ellipsis)]
+        return x._data[(slice(None),) * dim + (ctx.index, Ellipsis)]
 
     def backward(ctx, grad):
         return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.dim, ctx.given_index)
@@ -274,6 +317,10 @@ class IndexBackward0(SavedIndexList, Op):
             index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
         ctx.save("indices", index)
         key = index._data
+        if not x.ndim and key.dtype != bool:
+            raise IndexError("too many indices for tensor of dimension 0")
+        if isinstance(key, np.ndarray) and key.dtype == bool and key.ndim > x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
         if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
             raise IndexError(f"The shape of the mask {list(key.shape)} at index 0 does not match "
                              f"the shape of the indexed tensor {list(x.shape)} at index 0")
@@ -294,6 +341,7 @@ class IndexPutBackward0(SavedIndexList, Op):
     non_differentiable = (1,)
     scalar_edges = (2,)
     _indices_container = tuple
+    any_dtype = True  # (x[mask] = v of an integer x with v requiring grad: as PyTorch)
 
     def forward(ctx, x, indices, values):
         ctx.save("indices", indices)
@@ -317,19 +365,107 @@ def index_put(x, key, values):
     return IndexPutBackward0.apply(x, key, values)
 
 
+def is_advanced_key(key):
+    """An int list, int array, bool mask or a tuple of int lists: ``index_put_``, not a view."""
+    if isinstance(key, tuple):
+        return len(key) > 1 and all(_is_advanced(k) for k in key)
+    if isinstance(key, Tensor) and key.dtype == np.bool_:
+        return True  # a 0-dim mask too
+    return _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind not in "biu")
+
+
+OVERLAP_INPUT_ERROR = ("unsupported operation: some elements of the input tensor and the "
+                       "written-to tensor refer to a single memory location. Please clone() the "
+                       "tensor before performing the operation.")
+
+
+def check_overlap(target, value, partial_only=False):
+    """PyTorch's ``assert_no_overlap`` (``index_put_``) / ``assert_no_partial_overlap``
+    (``copy_``): a value reading memory that the write changes."""
+    a, b = target._data, value._data
+    if partial_only:  # copy_: the very same elements are fine
+        if (a.size and b.size and np.shares_memory(a, b)
+                and a.__array_interface__["data"][0] != b.__array_interface__["data"][0]):
+            raise RuntimeError(OVERLAP_INPUT_ERROR)
+        return
+    if target._storage is value._storage or (a.size and b.size and np.shares_memory(a, b)):
+        raise RuntimeError(OVERLAP_INPUT_ERROR)
+
+
+def index_put_(x, key, value):
+    """``x[key] = value`` for an advanced ``key``, with PyTorch's checks before NumPy's."""
+    if isinstance(key, tuple):  # int lists for the leading dims: one index into them flattened
+        _check_bounds(key, x.shape)
+        arrays = np.broadcast_arrays(*[np.asarray(k._data if isinstance(k, Tensor) else k)
+                                       for k in key])
+        lead = x.shape[:len(key)]
+        linear = np.ravel_multi_index(tuple(a % n for a, n in zip(arrays, lead)), lead)
+        flat = view(x, -1, *x.shape[len(key):])
+        return index_put_(flat, Tensor._make(linear.astype(np.int64)), value)
+    from . import inplace
+    mask = isinstance(key, Tensor) and key.dtype == np.bool_
+    if not x.ndim and not mask:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    if mask and not x.ndim and x.is_leaf and x.requires_grad and inplace._grad_mode._recording():
+        raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
+    inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index values
+    fill = mask and x.ndim and isinstance(value, Tensor) and value.numel() == 1
+    if fill:  # PyTorch fills through the mask with a one-element value (masked_fill_)
+        value = value.item() if not value.requires_grad else value.reshape(())
+    if isinstance(value, Tensor):  # (not for masked_fill_, which reads one number)
+        check_overlap(x, value)
+    if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
+        array = np.asarray(key._data if isinstance(key, Tensor) else key)
+        if x.ndim and not x.shape[0] and array.size:
+            raise IndexError("index is out of bounds for dimension with size 0")
+    if mask or (isinstance(key, np.ndarray) and key.dtype == bool):
+        array = key._data if isinstance(key, Tensor) else key
+        if array.ndim > x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        if array.shape != x.shape[:array.ndim]:
+            raise IndexError(f"The shape of the mask {list(array.shape)} at index 0 does not "
+                             f"match the shape of the indexed tensor {list(x.shape)} at index 0")
+        result_shape = (int(array.sum()),) + x.shape[array.ndim:]
+    else:
+        if not x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        array = np.asarray(key._data if isinstance(key, Tensor) else key)
+        result_shape = array.shape + x.shape[1:]
+    if isinstance(value, Tensor):
+        shape = value.shape
+        while shape and shape[0] == 1 and len(shape) > len(result_shape):
+            shape = shape[1:]  # leading 1s are dropped first, as in copy_to
+        if shape != value.shape and is_expandable_to(shape, result_shape):
+            value = value.reshape(shape)
+        if not is_expandable_to(shape, result_shape):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot "
+                               f"be broadcast to indexing result of shape {list(result_shape)}")
+        if value.dtype != x.dtype and not fill:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{torch_name(x.dtype)} for the destination and "
+                               f"{torch_name(value.dtype)} for the source.")
+    if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
+        _check_bounds((key,), x.shape)
+    x._inplace(lambda t: index_put(t, key, value), value)
+
+
 class CatBackward0(Op):
     """out = cat(tensors, dim); each input gets its slice of the gradient. Saves no tensor."""
 
     def forward(ctx, tensors, dim=0):
-        (ctx.dim,) = normalize_dims(dim, tensors[0].ndim)
-        ctx.sizes = [t.shape[ctx.dim] for t in tensors]
+        ctx.dim = _check_cat(tensors, dim)
+        ctx.sizes = [None if t.shape == (0,) else t.shape[ctx.dim] for t in tensors]
         ctx.save_value("dim", dim)
         dtype = result_type(*tensors)
-        return np.concatenate([t._data for t in tensors], axis=ctx.dim).astype(dtype, copy=False)
+        kept = [t._data for t in tensors if t.shape != (0,)] or [tensors[0]._data]  # legacy: [0]
+        return np.concatenate(kept, axis=ctx.dim).astype(dtype, copy=False)
 
     def backward(ctx, grad):
         grads, start = [], 0
         for size in ctx.sizes:
+            if size is None:  # a legacy empty 1-D input: its gradient is empty too
+                grads.append(zeros((0,), grad))
+                continue
             grads.append(grad.narrow(ctx.dim, start, size))
             start += size
         return tuple(grads)
@@ -339,6 +475,10 @@ class StackBackward0(Op):
     """out = stack(tensors, dim); each input gets its select of the gradient. Saves no tensor."""
 
     def forward(ctx, tensors, dim=0):
+        if not tensors:
+            raise RuntimeError("stack expects a non-empty TensorList")
+        check_tensor_list(tensors)
+        given, dim = dim, wrap_dim(dim, tensors[0].ndim + 1)
         shapes = {t.shape for t in tensors}
         if len(shapes) > 1:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
@@ -346,7 +486,7 @@ class StackBackward0(Op):
                                f"{list(next(t.shape for t in tensors if t.shape != tensors[0].shape))}"
                                f" at entry {next(i for i, t in enumerate(tensors) if t.shape != tensors[0].shape)}")
         ctx.dim, ctx.count = dim, len(tensors)
-        ctx.save_value("dim", dim)
+        ctx.save_value("dim", given)
         return np.stack([t._data for t in tensors], axis=dim).astype(result_type(*tensors))
 
     def backward(ctx, grad):
@@ -362,7 +502,8 @@ class CopyBackwards(Op):
     def forward(ctx, x, src):
         ctx.src_dtype = src.dtype
         try:
-            return np.broadcast_to(src._data, x.shape).astype(x.dtype)
+            data = src._data.real if src.dtype.kind == "c" and x.dtype.kind != "c" else src._data
+            return np.broadcast_to(data, x.shape).astype(x.dtype)  # (copy_ drops .imag quietly)
         except ValueError:
             raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match "
                                f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
@@ -372,6 +513,129 @@ class CopyBackwards(Op):
         return zeros(grad.shape, grad), grad.to(ctx.src_dtype)  # zeros_like: no node, as in C++
 
 
+def tensor_list(name, tensors):
+    """cat/stack's argument: a list or tuple of tensors (a tensor is not one)."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    return list(tensors)
+
+
+def check_tensor_list(tensors):
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+
+
+def _check_cat(tensors, dim):
+    """PyTorch's cat checks, before NumPy sees the arrays; returns the wrapped dim."""
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    check_tensor_list(tensors)
+    for i, t in enumerate(tensors):
+        if not t.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    kept = [(i, t) for i, t in enumerate(tensors) if t.shape != (0,)]  # 1-D empties are skipped
+    if not kept:  # only legacy empty 1-D tensors: PyTorch does not even check dim
+        return 0
+    d = wrap_dim(dim, kept[0][1].ndim)
+    first = kept[0][1]
+    for i, t in kept[1:]:
+        if t.ndim != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} "
+                               f"and {t.ndim}")
+        for k in range(t.ndim):
+            if k != d and t.shape[k] != first.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {first.shape[k]} but got size {t.shape[k]} "
+                                   f"for tensor number {i} in the list.")
+    return d
+
+
+class SplitBackward0(Op):
+    """``x.chunk(n, dim)`` / ``x.split(size, dim)``: pieces of ``split_size`` along dim, each a
+    view; d/dself = the pieces' gradients concatenated (zeros for a piece without one).
+    Saves no tensor."""
+
+    is_view = True
+    multi_view = "Split"
+    differentiable_outputs = 2 ** 31
+
+    def forward(ctx, x, split_size, dim):
+        ctx.dim, ctx.input_shape, ctx.split_size = dim, x.shape, split_size
+        for name, v in (("dim", dim), ("self_sym_sizes", list(x.shape)),
+                        ("split_size", split_size)):
+            ctx.save_value(name, v)
+        size = x.shape[dim]
+        starts = range(0, size, split_size) if size else [0]
+        lead = (slice(None),) * dim
+        return tuple(x._data[lead + (slice(s, s + split_size),)] for s in starts)
+
+    def backward(ctx, *grads):
+        pieces = []
+        for nr, g in enumerate(grads):
+            if g is None:
+                like = next(x for x in grads if x is not None)
+                shape = list(ctx.input_shape)
+                shape[ctx.dim] = min(ctx.split_size, shape[ctx.dim] - nr * ctx.split_size)
+                g = zeros(shape, like)
+            pieces.append(g)
+        return CatBackward0.apply(pieces, dim=ctx.dim)
+
+
+class UnbindBackward0(Op):
+    """``x.unbind(dim)``: one view per index along dim; d/dself = the gradients stacked
+    (zeros for an output without one). Saves no tensor."""
+
+    is_view = True
+    multi_view = "Unbind"
+    differentiable_outputs = 2 ** 31
+
+    def forward(ctx, x, dim):
+        ctx.dim, ctx.input_shape = dim, x.shape
+        ctx.save_value("dim", dim)
+        lead = (slice(None),) * dim
+        return tuple(x._data[lead + (i, Ellipsis)] for i in range(x.shape[dim]))
+
+    def backward(ctx, *grads):
+        like = next(g for g in grads if g is not None)
+        shape = ctx.input_shape[:ctx.dim] + ctx.input_shape[ctx.dim + 1:]
+        return StackBackward0.apply([zeros(shape, like) if g is None else g for g in grads],
+                                    dim=ctx.dim)
+
+
+def chunk(x, chunks, dim=0):
+    """``x.chunk(n, dim)``: ``split`` into pieces of ceil(size / n) along dim."""
+    if not x.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, x.ndim)
+    return split(x, max(-(-x.shape[d] // chunks), 1), d)
+
+
+def split(x, split_size, dim=0):
+    if not x.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0 or (split_size == 0 and x.shape[wrap_dim(dim, x.ndim)]):
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {x.shape[wrap_dim(dim, x.ndim)]}")
+    out = SplitBackward0.apply(x, split_size, wrap_dim(dim, x.ndim))
+    return out if isinstance(out, tuple) else (out,)
+
+
+def unbind(x, dim=0):
+    """``x.unbind(dim)``: the slices along dim, as views."""
+    d = wrap_dim(dim, x.ndim)
+    if not x.ndim:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if not x.shape[d]:
+        return ()
+    out = UnbindBackward0.apply(x, d)
+    return out if isinstance(out, tuple) else (out,)
+
+
 def copy_from(x, src):
     if not isinstance(src, Tensor):
         src = Tensor._make(np.asarray(src, dtype=x.dtype))
@@ -379,22 +643,79 @@ def copy_from(x, src):
 
 
 def reshape(x, *shape):
+    """A view where the strides allow one (as ``view``), else a copy then ``_unsafe_view``."""
     shape = _infer_shape(shape, x.numel())
-    if x._data.flags.c_contiguous or x._data.size <= 1:
+    if _viewable(x._data, shape):
         return ViewBackward0.apply(x, shape)
     return UnsafeViewBackward0.apply(CloneBackward0.apply(x), shape)
 
 
+def _viewable(array, shape):
+    try:
+        array.reshape(shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 def view(x, *shape):
-    return ViewBackward0.apply(x, _infer_shape(shape, x.numel()))
+    return ViewBackward0.apply(x, _infer_shape(shape, x.numel(), "view"))
 
 
 def narrow(x, dim, start, length):
-    return SliceBackward0.apply(x, dim, slice(start, start + length, 1))
+    if not x.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.ndim, "narrow")
+    size = x.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    start = start % size if start < 0 else start
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return SliceBackward0.apply(x, d, slice(start, start + length, 1))
+
+
+def _is_advanced(k):
+    return isinstance(k, (list, np.ndarray)) or (isinstance(k, Tensor) and k.ndim > 0)
+
+
+def _check_bounds(key, shape):
+    """An int-list index checked against its dim with PyTorch's message (NumPy says 'axis')."""
+    for d, k in enumerate(key):
+        array = np.asarray(k._data if isinstance(k, Tensor) else k)
+        if array.dtype.kind in "iu" and array.size:
+            if not shape[d]:
+                raise IndexError("index is out of bounds for dimension with size 0")
+            bad = array[(array >= shape[d]) | (array < -shape[d])]
+            if bad.size:
+                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
+                                 f"with size {shape[d]}")
+
+
+def _check_key_types(keys):
+    for k in keys:
+        if isinstance(k, Tensor) and k.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if isinstance(k, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if isinstance(k, float):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             "byte Variables are valid indices (got float)")
 
 
 def index(x, key):
-    """``x[key]``: ints select, slices slice (views); int lists and bool masks copy."""
+    """``x[key]``: ints select, slices slice, None adds a dim (views); ``...`` stands for the
+    dims not named; an int list, a bool mask or a tuple of int lists copies."""
+    _check_key_types(key if isinstance(key, tuple) else (key,))
+    if isinstance(key, (bool, np.bool_)):
+        key = Tensor._make(np.asarray(key))  # x[True]: a 0-dim mask, as PyTorch indexes it
+    if isinstance(key, Tensor) and key.dtype == np.bool_ and not key.ndim:
+        return IndexBackward0.apply(x, key)
+    if _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind == "b"):
+        _check_bounds((key,), x.shape or (1,))
     if isinstance(key, Tensor) and key.dtype.kind in "bi" and key.ndim > 0:
         return IndexBackward0.apply(x, key)  # saved as is: PyTorch checks its version too
     if isinstance(key, Tensor):
@@ -402,19 +723,83 @@ def index(x, key):
     if isinstance(key, (list, np.ndarray)):
         return IndexBackward0.apply(x, list(key) if isinstance(key, list) else key)
     keys = key if isinstance(key, tuple) else (key,)
-    if any(k is Ellipsis or k is None or isinstance(k, (list, Tensor, np.ndarray)) for k in keys):
-        raise IndexError("autograd_lesson indexes with ints, slices, an int list or a bool mask; "
-                         "combine them step by step (x[0][1:3]) instead")
-    if len(keys) > x.ndim:
+    if keys and all(_is_advanced(k) for k in keys) and len(keys) > 1:
+        return _index_lists(x, keys)
+    if any(_is_advanced(k) for k in keys):
+        raise IndexError("autograd_lesson mixes ints and slices with one int list or mask at a "
+                         "time; index in two steps (x[:, 1:][[0, 1]]) instead")
+    if sum(k is Ellipsis for k in keys) > 1:
+        keys = _drop_extra_ellipses(keys)
+    named = sum(k is not None and k is not Ellipsis for k in keys)
+    if named > x.ndim:
+        if not x.ndim and len(keys) == 1:  # PyTorch's three messages for a 0-dim tensor
+            if isinstance(key, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if int(key) != 0:
+                raise IndexError(f"index {int(key)} is out of bounds for dimension 0 with size 0")
+            SelectBackward0.apply(x, 0, 0, indexing=True)  # raises its message
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    # PyTorch's messages name an index by its position in the key (``real_dim``), an Ellipsis
+    # counting as one position however many dims it stands for.
+    positions = list(range(len(keys)))
+    if Ellipsis in keys:
+        i = keys.index(Ellipsis)
+        fill = x.ndim - named
+        keys = keys[:i] + (slice(None),) * fill + keys[i + 1:]
+        positions = positions[:i] + [i] * fill + positions[i + 1:]
     out, dim = x, 0
-    for k in keys:
-        if isinstance(k, slice):
+    for k, position in zip(keys, positions):
+        if k is None:
+            out = UnsqueezeBackward0.apply(out, dim)
+            dim += 1
+        elif isinstance(k, slice):
             if k != slice(None):
                 out = SliceBackward0.apply(out, dim, k)
             dim += 1
         else:
-            out = SelectBackward0.apply(out, dim, int(k))
+            size = out.shape[dim]
+            if not -size <= int(k) < size:
+                raise IndexError(f"index {int(k)} is out of bounds for dimension {position} with "
+                                 f"size {size}")
+            out = SelectBackward0.apply(out, dim, int(k), indexing=True)
     if out is x:
-        out = SliceBackward0.apply(x, 0, slice(None))
+        out = SliceBackward0.apply(x, 0, slice(None)) if x.ndim else AliasBackward0.apply(x)
     return out
+
+
+def _drop_extra_ellipses(keys):
+    first = keys.index(Ellipsis)
+    return tuple(k for i, k in enumerate(keys) if k is not Ellipsis or i == first)
+
+
+def _index_lists(x, keys):
+    """``x[[0, 1], [2, 0]]``: the int lists of the leading dims become one index into those dims
+    flattened (a view then one ``IndexBackward0``; PyTorch records one IndexBackward0)."""
+    if len(keys) > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    _check_bounds(keys, x.shape)
+    arrays = [np.asarray(k._data if isinstance(k, Tensor) else k) for k in keys]
+    if any(a.dtype.kind not in "iu" for a in arrays):
+        raise IndexError("autograd_lesson indexes with a tuple of int lists only; use one bool "
+                         "mask (x[mask]) for masks")
+    try:
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         + " ".join(str(list(np.shape(a))) for a in arrays)) from None
+    lead = x.shape[:len(keys)]
+    linear = np.ravel_multi_index(tuple(a % n for a, n in zip(arrays, lead)), lead)
+    flat = reshape(x, -1, *x.shape[len(keys):]) if x.ndim > len(keys) else reshape(x, -1)
+    return IndexBackward0.apply(flat, Tensor._make(linear.astype(np.int64)))
+
+
+class AliasBackward0(Op):
+    """``x[...]`` of a 0-dim tensor: the same values as a new view. Saves no tensor."""
+
+    is_view = True
+
+    def forward(ctx, x):
+        return x._data[...]
+
+    def backward(ctx, grad):
+        return grad
