@@ -316,20 +316,12 @@ def _same(a, b):
 # answer (complex autograd, p != 2 norms ...). The program is compared up to that line.
 LIMITATION = "autograd_lesson"
 
-# Divergences in the other half of issue 12 (autograd/, _engine.py: not this module's to fix),
-# as (our message, torch's message). The program is compared up to the line that raised, and
-# test_pending_divergences_still_diverge fails once one is fixed, so the list stays honest.
-PENDING = [  # (our exception message or None for no exception, torch's message): regexes
-    ("One of the differentiated Tensors does not require grad",
-     "element 0 of tensors does not require grad and does not have a grad_fn"),
-    (r"Function \w+ returned an invalid gradient at index \d+ - got .*|None|shape .* is invalid "
-     r"for input of size \d+|zero-dimensional tensor \(at position 0\) cannot be concatenated"
-     r"|tuple index out of range",
-     "hook '<lambda>' has changed the size of value"),
-    ("One of the differentiated Tensors does not require grad",
-     "can't retain_grad on Tensor that has requires_grad=False"),
-]
-PENDING_EXAMPLES = [
+# Known divergences still open, as (our message, torch's message) regexes: a program is compared
+# up to the line that raised. Empty now: the four the autograd half had (grad with an output
+# that needs no grad, hooks that change a gradient's size, backward(inputs=) of a tensor that
+# needs no grad) are fixed, and FIXED_EXAMPLES keeps them compared in full.
+PENDING = []
+FIXED_EXAMPLES = [
     ["t0 = lib.tensor([1.0])", "t1 = t0 * 2",
      "g = lib.autograd.grad(t1.sum(), [t0], allow_unused=True)"],
     ["t0 = lib.tensor([1.0, 2.0], requires_grad=True)", "t1 = t0 * 2",
@@ -405,11 +397,13 @@ def torch_module(torch):
     return torch
 
 
-@pytest.mark.parametrize("lines", PENDING_EXAMPLES)
-def test_pending_divergences_still_diverge(torch, lines):
-    """Each PENDING pair is still a real divergence (remove it from the list once fixed)."""
+@pytest.mark.parametrize("lines", FIXED_EXAMPLES)
+def test_once_pending_divergences_now_agree_with_torch(torch, lines):
+    """The programs the fuzzer once found diverging in the autograd half now match torch in
+    full: the same line raises with the same type and message."""
     ours, theirs = run(al, lines), run(torch, lines)
-    assert ours[0] != theirs[0] and _pending(ours[0], theirs[0])
+    assert ours[0] == theirs[0] and ours[0] is not None
+    compare(torch, lines)
 
 
 def test_fuzzer_sees_a_planted_bug(torch, monkeypatch):
