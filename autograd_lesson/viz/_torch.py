@@ -1,0 +1,294 @@
+"""The view's reader for real PyTorch graphs: the one module that touches ``torch``.
+
+Nothing imports it unless a ``torch.Tensor`` is passed (see :func:`is_torch`). It builds the
+same plain-data :class:`~.snapshot.Snapshot` as the package's reader, from torch's public
+introspection: ``grad_fn.name()``, ``next_functions``, ``_sequence_nr()`` (creation order), the
+``_raw_saved_<slot>`` / ``_saved_<slot>`` attributes of each node (unpacking raises the FREED
+error once released, the version error once modified in place), ``untyped_storage()`` for bytes
+per storage, and ``AccumulateGrad.variable`` for leaves.
+
+torch nodes cannot be weakly referenced, so what must outlive one call is kept as plain data
+keyed by ``(sequence number, node name)``: the shape/dtype/bytes last seen for each saved slot
+(a freed slot can no longer be read) and which nodes a recorded ``retain_graph`` backward ran.
+No tensor, storage or node is kept, and the node hooks a recording registers are removed before
+:func:`record` returns.
+"""
+import re
+import sys
+
+from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
+
+_FREED_START = "Trying to backward through the graph a second time"
+_VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); expected version (\d+)")
+_MAX_MEMO = 200_000
+_meta = {}      # (seq, name, slot) -> (shape, dtype, nbytes, holds) last seen alive
+_retained = set()  # (seq, name) of nodes a recorded retain_graph backward ran
+
+
+def key(node):
+    if _is_accumulate(node):  # all share one sequence number: tell them apart by their leaf
+        return (node._sequence_nr(), node.name(), id(node.variable))
+    return (node._sequence_nr(), node.name())
+
+
+def _is_accumulate(node):
+    return node.name() == "torch::autograd::AccumulateGrad"
+
+
+def node_name(node):
+    return "AccumulateGrad" if _is_accumulate(node) else node.name()
+
+
+def dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _root_node(root):
+    torch = sys.modules["torch"]
+    if isinstance(root, torch.autograd.graph.Node):
+        return root
+    if isinstance(root, torch.Tensor):
+        if root.grad_fn is not None:
+            return root.grad_fn
+        if root.requires_grad:  # a leaf's AccumulateGrad, as torch makes it for any op on it
+            return root.view_as(root).grad_fn.next_functions[0][0]
+        return None
+    raise TypeError(f"snapshot roots must be tensors or graph nodes, got {type(root).__name__}")
+
+
+def reachable(roots):
+    """(function nodes in creation order, then AccumulateGrad nodes in order of first use)."""
+    starts = [n for n in (_root_node(r) for r in roots) if n is not None]
+    seen, stack, found = set(), list(starts), []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(node)
+        stack.extend(c for c, _ in node.next_functions if c is not None)
+    functions = sorted((n for n in found if not _is_accumulate(n)), key=lambda n: n._sequence_nr())
+    first_use = {}
+    for n in functions:
+        for pos, (child, _) in enumerate(n.next_functions):
+            if child is not None and _is_accumulate(child):
+                first_use.setdefault(id(child), (n._sequence_nr(), pos))
+    leaves = sorted((n for n in found if _is_accumulate(n)),
+                    key=lambda n: first_use.get(id(n), (-1, 0)))
+    return functions + leaves, starts
+
+
+def _slots(node):
+    return sorted(a[len("_raw_saved_"):] for a in dir(node) if a.startswith("_raw_saved_"))
+
+
+def _read(node, slot):
+    """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None)."""
+    try:
+        value = getattr(node, "_saved_" + slot)
+    except RuntimeError as error:
+        message = str(error)
+        if message.startswith(_FREED_START):
+            return "freed", None
+        found = _VERSION.search(message)
+        if found:
+            shape = tuple(int(s) for s in found.group(1).split(",") if s.strip())
+            return "stale", (shape, int(found.group(2)), int(found.group(3)))
+        raise
+    if isinstance(value, (list, tuple)):  # e.g. cat's tensors: one buffer per item
+        return "list", value
+    torch = sys.modules["torch"]
+    if not isinstance(value, torch.Tensor):
+        return "none", None
+    return "alive", value
+
+
+def _is_wrapped_scalar(t, user_ptrs):
+    # torch wraps a Python number in a 0-dim double/long tensor; its saved_tensors_hooks never
+    # see it. torch has no public flag, so: 0-dim, no grad, no history, not one of the user's.
+    return (t.dim() == 0 and not t.requires_grad and t.grad_fn is None
+            and dtype_name(t.dtype) in ("int64", "float64", "complex128", "bool")
+            and t.untyped_storage().data_ptr() not in user_ptrs)
+
+
+def _remember(k, value):
+    if len(_meta) > _MAX_MEMO:
+        _meta.clear()
+    _meta[k] = value
+
+
+def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
+    torch = sys.modules["torch"]
+    nodes, starts = reachable(roots)
+    ids = {id(n): i for i, n in enumerate(nodes)}
+    tensor_names = {id(t): n for n, t in names.items() if isinstance(t, torch.Tensor)}
+    node_labels = {}
+    for n, t in names.items():
+        if isinstance(t, torch.Tensor) and t.grad_fn is not None:
+            node_labels.setdefault(id(t.grad_fn), n)
+    user = [t for t in list(names.values()) + list(roots) if isinstance(t, torch.Tensor)]
+    user += [n.variable for n in nodes if _is_accumulate(n)]
+    user_ptrs = {t.untyped_storage().data_ptr() for t in user}
+    executed = set(executed)
+    failed_key = failed
+    node_infos, leaf_infos, buffers, edges = [], [], [], []
+    storage_numbers = {}
+    for node in nodes:
+        i, k = ids[id(node)], key(node)
+        node_infos.append(NodeInfo(i, node_name(node), node_labels.get(id(node), ""),
+                                   k in executed, failed_key is not None and k == failed_key))
+        edges.extend((i, ids[id(c)]) for c, _ in node.next_functions if c is not None)
+        if _is_accumulate(node):
+            leaf = node.variable
+            grad = leaf.grad
+            leaf_infos.append(LeafInfo(
+                i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape),
+                dtype_name(leaf.dtype), leaf.requires_grad,
+                "None" if grad is None else _short(grad.detach().cpu().numpy()),
+                k in executed))
+            continue
+        for slot in _slots(node):
+            state, value = _read(node, slot)
+            items = [(slot, state, value)]
+            if state == "list":
+                items = [(f"{slot}[{j}]", "alive", v) for j, v in enumerate(value)]
+            for name, state, value in items:
+                info = _buffer(node, i, k, name, state, value, ids, node_labels, tensor_names,
+                               user_ptrs, storage_numbers)
+                if info is not None:
+                    buffers.append(info)
+    root_ids = tuple(ids[id(n)] for n in starts if id(n) in ids)
+    return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers),
+                    root_ids, title, tuple(notes))
+
+
+def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user_ptrs,
+            numbers):
+    memo_key = (k[0], k[1], slot)
+    if state == "none":
+        return None
+    if state == "alive":
+        t = value
+        wrapped = _is_wrapped_scalar(t, user_ptrs)
+        holds = _holds(t, node, ids, node_labels, tensor_names, wrapped)
+        storage = t.untyped_storage()
+        ptr, storage_nbytes = storage.data_ptr(), storage.nbytes()
+        shape, dtype = tuple(t.shape), dtype_name(t.dtype)
+        nbytes = t.numel() * t.element_size()
+        version = t._version
+        _remember(memo_key, (shape, dtype, nbytes, holds, wrapped, version))
+        del t, value, storage
+        number = numbers.setdefault(ptr, len(numbers) + 1)
+        return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes,
+                          "retained" if k in _retained else "alive", version, version, number,
+                          wrapped, ptr in user_ptrs, storage_nbytes)
+    shape, dtype, nbytes, holds, wrapped, saved_version = _meta.get(
+        memo_key, ((), "?", 0, "a tensor no longer readable", False, 0))
+    if state == "freed":
+        return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "freed",
+                          saved_version, None, 0, wrapped, False, 0)
+    stale_shape, now, saved = value  # stale: torch names the versions in its error
+    if memo_key not in _meta:
+        shape = stale_shape
+    return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "stale", saved,
+                      now, 0, wrapped, False, 0)
+
+
+def _holds(t, node, ids, node_labels, tensor_names, wrapped):
+    if wrapped:
+        return f"scalar {t.item():g}"
+    fn = t.grad_fn
+    if fn is not None and fn is node:  # a saved output: unpacking gives it back with its node
+        return node_labels.get(id(node)) or f"output of #{ids[id(node)]}"
+    if id(t) in tensor_names:
+        return tensor_names[id(t)]
+    base = t._base
+    if base is not None and id(base) in tensor_names:
+        return f"{tensor_names[id(base)]} (a view)"
+    if fn is not None and id(fn) in ids:
+        parent = fn.next_functions[0][0] if fn.next_functions else None
+        if (parent is not None and _is_accumulate(parent) and _is_view_node(fn)
+                and id(parent.variable) in tensor_names):
+            return f"{tensor_names[id(parent.variable)]} (a view)"  # e.g. a saved W.t()
+        return node_labels.get(id(fn)) or f"output of #{ids[id(fn)]}"
+    if fn is not None and fn.name() == "CloneBackward0":
+        return "a copy of the old values"
+    if base is not None and base.grad_fn is None and base.requires_grad:
+        return "a leaf (view)"
+    return "an input"
+
+
+_VIEW_NODES = {"TBackward0", "ViewBackward0", "TransposeBackward0", "PermuteBackward0",
+               "ExpandBackward0", "SelectBackward0", "SliceBackward0", "UnsqueezeBackward0",
+               "SqueezeBackward0", "SqueezeBackward1", "AsStridedBackward0", "UnbindBackward0",
+               "AliasBackward0", "ReshapeAliasBackward0", "SplitBackward0"}
+
+
+def _is_view_node(fn):
+    return fn.name() in _VIEW_NODES
+
+
+class Recording:
+    """What one recorded call did on a torch graph, as plain keys (no node, no tensor)."""
+
+    def __init__(self):
+        self.executed = set()
+        self.failed = None
+        self.error = None
+        self.result = None
+        self.frames = []
+        self.calls = 0
+
+    @property
+    def executed_count(self):
+        return len(self.executed)
+
+
+def record(call, roots=None, names=None, frames=False, max_frames=200):
+    """Run ``call()`` with a pre and a post hook on every node reachable from ``roots`` (and
+    the named tensors), removed before returning; exceptions are caught into ``.error``."""
+    torch = sys.modules["torch"]
+    recording = Recording()
+    start_from = list(roots or []) + [t for t in (names or {}).values()
+                                      if isinstance(t, torch.Tensor)]
+    nodes, _ = reachable([t for t in start_from if not (isinstance(t, torch.Tensor)
+                                                        and t.grad_fn is None)])
+    started, ran, handles = {}, [], []
+
+    def pre(node):
+        def hook(grad_outputs):
+            started[key(node)] = node
+        return hook
+
+    def post(node):
+        def hook(grad_inputs, grad_outputs):
+            k = key(node)
+            started.pop(k, None)
+            recording.executed.add(k)
+            ran.append(node)
+        return hook
+
+    try:
+        for node in nodes:
+            handles.append(node.register_prehook(pre(node)))
+            handles.append(node.register_hook(post(node)))
+        del nodes
+        try:
+            recording.result = call()
+        except Exception as error:  # the lesson shows it as one line, not a traceback
+            recording.error = error.with_traceback(None)
+            error.__context__ = error.__cause__ = None
+    finally:
+        for handle in handles:
+            handle.remove()
+        handles.clear()
+    for node in ran:  # post hooks run before torch releases a node's buffers
+        if not _is_accumulate(node) and any(_read(node, s)[0] in ("alive", "list")
+                                            for s in _slots(node)):
+            _retained.add(key(node))
+    ran.clear()
+    if recording.error is not None and started:
+        recording.failed = next(reversed(started))
+    started.clear()
+    recording.calls = 1
+    return recording
