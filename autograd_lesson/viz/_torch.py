@@ -167,31 +167,40 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
     memo_key = (k[0], k[1], slot)
     if state == "none":
         return None
-    if state == "alive":
-        t = value
-        wrapped = _is_wrapped_scalar(t, user_ptrs)
-        holds = _holds(t, node, ids, node_labels, tensor_names, wrapped)
-        storage = t.untyped_storage()
-        ptr, storage_nbytes = storage.data_ptr(), storage.nbytes()
-        shape, dtype = tuple(t.shape), dtype_name(t.dtype)
-        nbytes = t.numel() * t.element_size()
-        version = t._version
-        _remember(memo_key, (shape, dtype, nbytes, holds, wrapped, version))
-        del t, value, storage
-        number = numbers.setdefault(ptr, len(numbers) + 1)
-        return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes,
-                          "retained" if k in _retained else "alive", version, version, number,
-                          wrapped, ptr in user_ptrs, storage_nbytes)
-    shape, dtype, nbytes, holds, wrapped, saved_version = _meta.get(
-        memo_key, ((), "?", 0, "a tensor no longer readable", False, 0))
+    memo = _meta.get(memo_key)
     if state == "freed":
+        shape, dtype, nbytes, holds, wrapped, saved_version = memo or (
+            (), "?", 0, "a tensor no longer readable", False, 0)
         return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "freed",
                           saved_version, None, 0, wrapped, False, 0)
-    stale_shape, now, saved = value  # stale: torch names the versions in its error
-    if memo_key not in _meta:
-        shape = stale_shape
-    return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "stale", saved,
-                      now, 0, wrapped, False, 0)
+    if state == "stale":  # unpacking refuses; the raw save still holds (and shows) the data
+        raw = getattr(node, "_raw_saved_" + slot, None)
+        data = getattr(raw, "data", None) if not isinstance(raw, list) else None
+        if data is None:
+            shape, dtype, nbytes, holds, wrapped, _ = memo or (
+                value[0], "?", 0, "a tensor modified in place", False, 0)
+            return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "stale",
+                              value[2], value[1], 0, wrapped, False, 0)
+        t, saved_version, version = data, value[2], value[1]
+    else:
+        t = value
+        saved_version = version = t._version
+    wrapped = _is_wrapped_scalar(t, user_ptrs)
+    if state == "stale" and memo is not None:
+        holds = memo[3]
+    else:
+        holds = _holds(t, node, ids, node_labels, tensor_names, wrapped)
+    storage = t.untyped_storage()
+    ptr, storage_nbytes = storage.data_ptr(), storage.nbytes()
+    shape, dtype = tuple(t.shape), dtype_name(t.dtype)
+    nbytes = t.numel() * t.element_size()
+    if state == "alive":
+        _remember(memo_key, (shape, dtype, nbytes, holds, wrapped, version))
+        state = "retained" if k in _retained else "alive"
+    del t, value, storage
+    number = numbers.setdefault(ptr, len(numbers) + 1)
+    return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, state,
+                      saved_version, version, number, wrapped, ptr in user_ptrs, storage_nbytes)
 
 
 def _holds(t, node, ids, node_labels, tensor_names, wrapped):
@@ -244,16 +253,23 @@ class Recording:
         return len(self.executed)
 
 
-def record(call, roots=None, names=None, frames=False, max_frames=200):
-    """Run ``call()`` with a pre and a post hook on every node reachable from ``roots`` (and
-    the named tensors), removed before returning; exceptions are caught into ``.error``."""
+def _tensors_in(value):
     torch = sys.modules["torch"]
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors_in(v)]
+    return []
+
+
+def record(call, roots=None, names=None, frames=False, max_frames=200):
+    """Run ``call()`` with a pre and a post hook on every node a backward inside it can reach
+    (the roots' graph, and any graph a ``backward()`` / ``autograd.grad()`` call starts from),
+    all removed before returning; exceptions are caught into ``.error``."""
+    torch = sys.modules["torch"]
+    from torch.overrides import TorchFunctionMode
     recording = Recording()
-    start_from = list(roots or []) + [t for t in (names or {}).values()
-                                      if isinstance(t, torch.Tensor)]
-    nodes, _ = reachable([t for t in start_from if not (isinstance(t, torch.Tensor)
-                                                        and t.grad_fn is None)])
-    started, ran, handles = {}, [], []
+    started, ran, hooked, handles = {}, [], {}, []
 
     def pre(node):
         def hook(grad_outputs):
@@ -262,26 +278,44 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
 
     def post(node):
         def hook(grad_inputs, grad_outputs):
-            k = key(node)
-            started.pop(k, None)
-            recording.executed.add(k)
+            started.pop(key(node), None)
+            recording.executed.add(key(node))
             ran.append(node)
         return hook
 
-    try:
+    def hook_graph(tensors):
+        nodes, _ = reachable([t for t in tensors if t.grad_fn is not None])
         for node in nodes:
-            handles.append(node.register_prehook(pre(node)))
-            handles.append(node.register_hook(post(node)))
-        del nodes
-        try:
-            recording.result = call()
-        except Exception as error:  # the lesson shows it as one line, not a traceback
-            recording.error = error.with_traceback(None)
-            error.__context__ = error.__cause__ = None
+            if id(node) not in hooked:
+                hooked[id(node)] = node  # held only during the call: ids stay unique
+                handles.append(node.register_prehook(pre(node)))
+                handles.append(node.register_hook(post(node)))
+
+    backward_calls = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
+
+    class _SeeBackward(TorchFunctionMode):
+        """Hooks the graph a backward starts from (it may be made inside ``call``)."""
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func in backward_calls:
+                recording.calls += 1
+                hook_graph(_tensors_in(list(args) + list(kwargs.values())))
+            return func(*args, **kwargs)
+
+    try:
+        hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())))
+        with _SeeBackward():
+            try:
+                recording.result = call()
+            except Exception as error:  # the lesson shows it as one line, not a traceback
+                recording.error = error.with_traceback(None)
+                error.__context__ = error.__cause__ = None
     finally:
         for handle in handles:
             handle.remove()
         handles.clear()
+        hooked.clear()
     for node in ran:  # post hooks run before torch releases a node's buffers
         if not _is_accumulate(node) and any(_read(node, s)[0] in ("alive", "list")
                                             for s in _slots(node)):
@@ -290,5 +324,4 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     if recording.error is not None and started:
         recording.failed = next(reversed(started))
     started.clear()
-    recording.calls = 1
     return recording
