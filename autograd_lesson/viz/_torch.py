@@ -15,6 +15,7 @@ No tensor, storage or node is kept, and the node hooks a recording registers are
 """
 import re
 import sys
+import weakref
 
 from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
 
@@ -121,6 +122,7 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
     torch = sys.modules["torch"]
     nodes, starts = reachable(roots)
     ids = {id(n): i for i, n in enumerate(nodes)}
+    ids.update({("key",) + key(n): (n, i) for i, n in enumerate(nodes)})  # for saved origins
     tensor_names = {id(t): n for n, t in names.items() if isinstance(t, torch.Tensor)}
     node_labels = {}
     for n, t in names.items():
@@ -169,16 +171,17 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
         return None
     memo = _meta.get(memo_key)
     if state == "freed":
-        shape, dtype, nbytes, holds, wrapped, saved_version = memo or (
-            (), "?", 0, "a tensor no longer readable", False, 0)
+        shape, dtype, nbytes, wrapped, saved_version = memo[:5] if memo else (
+            (), "?", 0, False, 0)
+        holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)
         return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "freed",
                           saved_version, None, 0, wrapped, False, 0)
     if state == "stale":  # unpacking refuses; the raw save still holds (and shows) the data
         raw = getattr(node, "_raw_saved_" + slot, None)
         data = getattr(raw, "data", None) if not isinstance(raw, list) else None
         if data is None:
-            shape, dtype, nbytes, holds, wrapped, _ = memo or (
-                value[0], "?", 0, "a tensor modified in place", False, 0)
+            shape, dtype, nbytes, wrapped = memo[:4] if memo else (value[0], "?", 0, False)
+            holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)
             return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "stale",
                               value[2], value[1], 0, wrapped, False, 0)
         t, saved_version, version = data, value[2], value[1]
@@ -187,7 +190,9 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
         saved_version = version = t._version
     wrapped = _is_wrapped_scalar(t, user_ptrs)
     if state == "stale" and memo is not None:
-        holds = memo[3]
+        holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)
+    elif memo is not None and memo[6] is not None and memo[6]() is None:
+        holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)  # the user's died
     else:
         holds = _holds(t, node, ids, node_labels, tensor_names, wrapped)
     storage = t.untyped_storage()
@@ -195,12 +200,42 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
     shape, dtype = tuple(t.shape), dtype_name(t.dtype)
     nbytes = t.numel() * t.element_size()
     if state == "alive":
-        _remember(memo_key, (shape, dtype, nbytes, holds, wrapped, version))
+        if memo is None:  # what was saved, as plain data (a weak ref to the user's tensor)
+            fn = t.grad_fn
+            is_output = fn is not None and fn is node
+            origin = key(fn) if fn is not None and not is_output else None
+            ref = None if wrapped or is_output else weakref.ref(t)
+            scalar = t.item() if wrapped else None
+            _remember(memo_key, (shape, dtype, nbytes, wrapped, version, is_output, ref,
+                                 origin, scalar))
         state = "retained" if k in _retained else "alive"
     del t, value, storage
     number = numbers.setdefault(ptr, len(numbers) + 1)
     return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, state,
                       saved_version, version, number, wrapped, ptr in user_ptrs, storage_nbytes)
+
+
+def _holds_from_memo(memo, node, ids, node_labels, tensor_names):
+    """What a buffer that can no longer be unpacked held, from what was seen when it could."""
+    if memo is None:
+        return "a tensor no longer readable"
+    wrapped, is_output, ref, origin, scalar = memo[3], memo[5], memo[6], memo[7], memo[8]
+    if wrapped:
+        return f"scalar {scalar:g}"
+    if is_output:
+        return node_labels.get(id(node)) or f"output of #{ids[id(node)]}"
+    tensor = ref() if ref is not None else None
+    if tensor is not None:
+        return _holds(tensor, node, ids, node_labels, tensor_names, False)
+    by_key = ids.get(("key",) + origin) if origin is not None else None
+    if by_key is not None:
+        origin_node, number = by_key
+        parent = origin_node.next_functions[0][0] if origin_node.next_functions else None
+        if (parent is not None and _is_accumulate(parent) and _is_view_node(origin_node)
+                and id(parent.variable) in tensor_names):
+            return f"{tensor_names[id(parent.variable)]} (a view)"
+        return node_labels.get(id(origin_node)) or f"output of #{number}"
+    return "a tensor no longer alive"
 
 
 def _holds(t, node, ids, node_labels, tensor_names, wrapped):
