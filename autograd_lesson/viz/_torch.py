@@ -80,7 +80,12 @@ def reachable(roots):
 
 
 def _slots(node):
-    return sorted(a[len("_raw_saved_"):] for a in dir(node) if a.startswith("_raw_saved_"))
+    """Saved slot names in torch's declaration order (its generated class defines them so)."""
+    if _is_custom(node):
+        return ["saved_tensors"]
+    names = [a for klass in type(node).__mro__ for a in vars(klass)
+             if a.startswith("_raw_saved_")]
+    return list(dict.fromkeys(a[len("_raw_saved_"):] for a in names))
 
 
 def _read(node, slot):
@@ -102,6 +107,49 @@ def _read(node, slot):
     if not isinstance(value, torch.Tensor):
         return "none", None
     return "alive", value
+
+
+def _readable(node):
+    """Whether any of the node's saved tensors can still be unpacked."""
+    if _is_custom(node):
+        try:
+            return bool(node.saved_tensors)
+        except RuntimeError:
+            return False
+    return any(_read(node, s)[0] in ("alive", "list") for s in _slots(node))
+
+
+def _is_custom(node):
+    """A Python autograd.Function's node: its saves are read as ``node.saved_tensors[i]``."""
+    return any("saved_tensors" in vars(klass) for klass in type(node).__mro__) and \
+        hasattr(type(node), "_raw_saved_tensors")
+
+
+def _custom_items(node, k):
+    count_key = (k[0], k[1], "saved_tensors#")
+    try:
+        values = node.saved_tensors
+    except RuntimeError as error:
+        message = str(error)
+        count = _meta.get(count_key, 0)
+        if message.startswith(_FREED_START):
+            return [(f"saved_tensors[{j}]", "freed", None) for j in range(count)]
+        found = _VERSION.search(message)
+        if not found:
+            raise
+        items = []
+        for j, raw in enumerate(node._raw_saved_tensors):
+            memo = _meta.get((k[0], k[1], f"saved_tensors[{j}]"))
+            data = raw.data
+            if memo is not None and data is not None and data._version != memo[4]:
+                shape = tuple(data.shape)
+                items.append((f"saved_tensors[{j}]", "stale", (shape, data._version, memo[4])))
+            else:
+                items.append((f"saved_tensors[{j}]", "alive", data))
+        return items
+    _remember(count_key, len(values))
+    return [(f"saved_tensors[{j}]", "alive", v) for j, v in enumerate(values)
+            if v is not None]
 
 
 def _is_wrapped_scalar(t, user_ptrs):
@@ -150,10 +198,13 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
                 k in executed))
             continue
         for slot in _slots(node):
-            state, value = _read(node, slot)
-            items = [(slot, state, value)]
-            if state == "list":
-                items = [(f"{slot}[{j}]", "alive", v) for j, v in enumerate(value)]
+            if _is_custom(node):
+                items = _custom_items(node, k)
+            else:
+                state, value = _read(node, slot)
+                items = [(slot, state, value)]
+                if state == "list":
+                    items = [(f"{slot}[{j}]", "alive", v) for j, v in enumerate(value)]
             for name, state, value in items:
                 info = _buffer(node, i, k, name, state, value, ids, node_labels, tensor_names,
                                user_ptrs, storage_numbers)
@@ -352,8 +403,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
         handles.clear()
         hooked.clear()
     for node in ran:  # post hooks run before torch releases a node's buffers
-        if not _is_accumulate(node) and any(_read(node, s)[0] in ("alive", "list")
-                                            for s in _slots(node)):
+        if not _is_accumulate(node) and _readable(node):
             _retained.add(key(node))
     ran.clear()
     if recording.error is not None and started:
