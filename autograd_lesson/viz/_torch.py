@@ -371,6 +371,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
 
     def hook_graph(tensors):
         nodes, _ = reachable([t for t in tensors if t.grad_fn is not None])
+        take_snapshot(nodes, {})  # remembers what each saved slot holds, before it is freed
         for node in nodes:
             if id(node) not in hooked:
                 hooked[id(node)] = node  # held only during the call: ids stay unique
