@@ -178,3 +178,64 @@ def test_the_package_alone_imports_no_torch():
             "sys.modules, sorted(m for m in sys.modules if 'torch' in m)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def _frames_text(lib, code):
+    from autograd_lesson.viz.steps import StepThrough
+    x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = (x * 2).exp()
+    loss = y.sum()
+    names = {"x": x, "loss": loss}
+    texts = []
+    for _ in range(2):  # the second backward fails at the first node that saved something
+        rec = viz.record(code(loss), roots=[loss], names=names, frames=True)
+        texts.append(StepThrough(rec.frames, "loss.backward()").text)
+        texts.extend(viz.ledger(f.snapshot) for f in rec.frames)
+    return texts
+
+
+def test_step_through_frames_are_the_same_on_torch(torch):
+    ours = _frames_text(al, lambda loss: loss.backward)
+    theirs = _frames_text(torch, lambda loss: loss.backward)
+    assert ours == theirs
+    assert "step 2: #1 ExpBackward0; got grad [1, 1, 1]; released _saved_result" in theirs[0]
+    assert "step 2: #1 ExpBackward0 raised: ✗ RuntimeError: Trying to backward" in theirs[5]
+
+
+def test_lesson_check_freed_accepts_torch(torch, capsys, monkeypatch):
+    from autograd_lesson import lesson
+    from autograd_lesson.lesson import attempts
+    outputs = []
+    monkeypatch.setattr(attempts, "_RECORDS", {})
+    for lib in (al, torch):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        loss = (x * 2).exp().sum()
+        lesson.check_freed({"ExpBackward0.result", "MulBackward0.other"},
+                           lambda: loss.backward(retain_graph=False), x=x, loss=loss)
+        loss = (x * 2).exp().sum()
+        lesson.check_freed(set(), lambda: loss.backward(retain_graph=True), x=x, loss=loss)
+        outputs.append(capsys.readouterr().out)
+        monkeypatch.setattr(attempts, "_RECORDS", {})  # count tries afresh for each engine
+    assert outputs[0] == outputs[1]
+    assert outputs[1].count("✓ correct") == 2, outputs[1]
+
+
+def test_lesson_step_through_runs_on_torch(torch, capsys, monkeypatch):
+    from autograd_lesson import lesson
+    from autograd_lesson.viz import steps as steps_module
+    shown = []
+    monkeypatch.setattr(steps_module.StepThrough, "display",
+                        lambda self, key=None: shown.append(self.text))
+    for lib in (al, torch):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        loss = (x * 2).exp().sum()
+        lesson.step_through(lambda: loss.backward(), x=x, loss=loss)
+        lesson.step_through(lambda: loss.backward(), x=x, loss=loss)
+        lesson.step_through(lambda: None, x=x, loss=loss)
+    out = capsys.readouterr().out.split("\n")
+    assert len(shown) == 4 and shown[:2] == shown[2:]
+    assert shown[0].splitlines()[0] == "<lambda>: 4 steps"
+    assert out.count("✗ RuntimeError: Trying to backward through the graph a second time (or "
+                     "directly access saved tensors after they have already been freed).") == 2
+    assert sum("no backward ran, so there is nothing to step through" in line
+               for line in out) == 2

@@ -132,7 +132,7 @@ def check_freed(prediction, code, hint="", exercise=None, **names):
     problem = _unknown(guess, before, keep_id)
     if problem:
         return _malformed(problem)
-    recording = record(call)
+    recording = record(call, roots=roots, names=names)
     after = take_snapshot(roots, names)
     old = {b.key: b.state for b in before.buffers}
     freed = {_normalise(b.key, keep_id) for b in after.buffers

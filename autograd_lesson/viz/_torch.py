@@ -356,9 +356,13 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     from torch.overrides import TorchFunctionMode
     recording = Recording()
     started, ran, hooked, handles = {}, [], {}, []
+    steps = _Steps(recording, list(roots or []), dict(names or {}), max_frames) \
+        if frames else None
 
     def pre(node):
         def hook(grad_outputs):
+            if steps:
+                steps.finish()  # the previous node has released its buffers by now
             started[key(node)] = node
         return hook
 
@@ -367,6 +371,8 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             started.pop(key(node), None)
             recording.executed.add(key(node))
             ran.append(node)
+            if steps:
+                steps.pending = (node, grad_outputs)
         return hook
 
     def hook_graph(tensors):
@@ -387,7 +393,14 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             kwargs = kwargs or {}
             if func in backward_calls:
                 recording.calls += 1
-                hook_graph(_tensors_in(list(args) + list(kwargs.values())))
+                tensors = _tensors_in(list(args) + list(kwargs.values()))
+                hook_graph(tensors)
+                if steps:
+                    steps.start(tensors)
+                    try:
+                        return func(*args, **kwargs)
+                    finally:
+                        steps.finish()
             return func(*args, **kwargs)
 
     try:
@@ -409,5 +422,96 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     ran.clear()
     if recording.error is not None and started:
         recording.failed = next(reversed(started))
+        if steps:
+            steps.failed(started[recording.failed], recording.error)
     started.clear()
+    if steps:
+        steps.close()
     return recording
+
+
+class _Steps:
+    """Frames for a step-through: a snapshot when a backward starts, then per node that ran
+    its buffer states (read when the next node starts, after torch released them)."""
+
+    def __init__(self, recording, roots, names, max_frames):
+        self.recording, self.roots, self.names = recording, roots, names
+        self.max_frames = max_frames
+        self.pending = None
+        self.ids = None      # id(node) -> snapshot id, nodes held only during the call
+        self.timeline = None
+
+    def start(self, tensors):
+        from .record import _Timeline
+        torch = sys.modules["torch"]
+        new = [t for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None
+               and (self.ids is None or id(t.grad_fn) not in self.ids)]
+        if self.ids is None or new:
+            self.roots.extend(t for t in new if not any(t is r for r in self.roots))
+            nodes, _ = reachable(self.roots)
+            self.ids = {id(n): (i, n) for i, n in enumerate(nodes)}
+            self.timeline = _Timeline(take_snapshot(self.roots, self.names, title="start"))
+
+    def finish(self):
+        if self.pending is None or self.timeline is None:
+            self.pending = None
+            return
+        from .record import Frame
+        node, grad_outputs = self.pending
+        self.pending = None
+        frames = self.recording.frames
+        if len(frames) >= self.max_frames:
+            return
+        node_id = self.ids.get(id(node), (-1, None))[0]
+        base = {b.slot: b.state for b in self.timeline.base.buffers if b.node_id == node_id}
+        states, released = [], []
+        for b in self.timeline.base.buffers:
+            if b.node_id != node_id:
+                continue
+            now = _state_now(node, b.slot)
+            states.append(now)
+            if now[0] == "freed" and base.get(b.slot) != "freed":
+                released.append(b.slot)
+        grad, accumulated, name = None, "", node_name(node)
+        if _is_accumulate(node):
+            label = next((n for n, t in self.names.items() if t is node.variable), None)
+            if label:
+                name = f"AccumulateGrad ({label})"
+            accumulated = f"{label or 'a leaf'}.grad"
+            if node.variable.grad is not None:
+                grad = _short(node.variable.grad.detach().cpu().numpy())
+        self.timeline.updates.append((node_id, tuple(states), grad))
+        shown = ", ".join(_short(g.detach().cpu().numpy()) for g in grad_outputs
+                          if g is not None)
+        frames.append(Frame(len(frames) + 1, node_id, name, shown, tuple(released),
+                            accumulated, self.timeline, len(self.timeline.updates)))
+
+    def failed(self, node, error):
+        from .record import Frame, verdict
+        if self.timeline is None or len(self.recording.frames) >= self.max_frames:
+            return
+        node_id = self.ids.get(id(node), (-1, None))[0]
+        frames = self.recording.frames
+        frames.append(Frame(len(frames) + 1, node_id, node_name(node), "", (), "",
+                            self.timeline, len(self.timeline.updates),
+                            failed=verdict(error)))
+
+    def close(self):
+        self.ids = None  # drop the nodes: the frames keep plain data only
+
+
+def _state_now(node, slot):
+    """(state, current version) of one saved slot, as a frame records it."""
+    if slot.startswith("saved_tensors["):
+        items = {name: (state, value) for name, state, value in _custom_items(node, key(node))}
+        state, value = items.get(slot, ("freed", None))
+    else:
+        state, value = _read(node, slot)
+    if state == "freed":
+        return ("freed", None)
+    if state == "stale":
+        return ("stale", value[1])
+    if state in ("alive", "list"):
+        version = value._version if state == "alive" else None
+        return ("retained" if key(node) in _retained else "alive", version)
+    return (state, None)
