@@ -515,3 +515,89 @@ def _state_now(node, slot):
         version = value._version if state == "alive" else None
         return ("retained" if key(node) in _retained else "alive", version)
     return (state, None)
+
+
+class observe_backwards:
+    """``with observe_backwards(calls):`` appends ``[retain_graph, create_graph, nodes, error]``
+    for every torch backward / autograd.grad inside the block, ``nodes`` mapping each node
+    with saved tensors that ran to ``(name, bytes)``. Hooks and the mode last only the block."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def __enter__(self):
+        torch = sys.modules["torch"]
+        from torch.overrides import TorchFunctionMode
+        calls, hooked, handles = self.calls, {}, []
+        self.hooked, self.handles = hooked, handles
+        backward_calls = {torch.Tensor.backward: 2, torch.autograd.backward: 2,
+                          torch.autograd.grad: 3}
+
+        def post(node):
+            def hook(grad_inputs, grad_outputs):
+                size = _saved_bytes(node)
+                if size is not None and calls:
+                    calls[-1][2][key(node)] = (node.name(), size)
+            return hook
+
+        def pre(node):
+            def hook(grad_outputs):
+                size = _saved_bytes(node)
+                if size is not None and calls:
+                    calls[-1][2][key(node)] = (node.name(), size)
+            return hook
+
+        class _Backwards(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if func not in backward_calls:
+                    return func(*args, **kwargs)
+                position = backward_calls[func]
+                create = bool(kwargs.get("create_graph", args[position + 1]
+                                         if len(args) > position + 1 else False))
+                retain = kwargs.get("retain_graph", args[position] if len(args) > position
+                                    else None)
+                record = [bool(create if retain is None else retain), create, {}, None]
+                calls.append(record)
+                nodes, _ = reachable([t for t in _tensors_in(list(args) + list(kwargs.values()))
+                                      if t.grad_fn is not None])
+                for node in nodes:
+                    if id(node) not in hooked and not _is_accumulate(node):
+                        hooked[id(node)] = node
+                        handles.append(node.register_prehook(pre(node)))
+                        handles.append(node.register_hook(post(node)))
+                try:
+                    return func(*args, **kwargs)
+                except Exception as error:
+                    record[3] = error
+                    raise
+
+        self.mode = _Backwards()
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.mode.__exit__(*exc)
+        for handle in self.handles:
+            handle.remove()
+        self.handles.clear()
+        self.hooked.clear()
+        return False
+
+
+def _saved_bytes(node):
+    """Bytes of a node's readable saved tensors (None when it saved nothing)."""
+    slots = _slots(node)
+    if not slots:
+        return None
+    total = 0
+    for slot in slots:
+        try:
+            items = _custom_items(node, key(node)) if _is_custom(node) else \
+                [(slot,) + _read(node, slot)]
+        except RuntimeError:
+            continue
+        for _, state, value in items:
+            if state == "alive" and not _is_wrapped_scalar(value, set()):
+                total += value.numel() * value.element_size()
+    return total
