@@ -89,11 +89,11 @@ def optimizer_between(lib, variant):
         opt.zero_grad()
         out = model(x)
         loss1, loss2 = out.sum(), out.pow(2).sum()
-        loss1.backward(retain_graph=True)
         if variant == "fixed":
-            loss2.backward()
+            (loss1 + loss2).backward()
             opt.step()
         else:
+            loss1.backward(retain_graph=True)
             opt.step()
             loss2.backward()
     return step

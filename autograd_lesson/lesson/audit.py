@@ -132,7 +132,8 @@ def _live_graph_bytes(engine):
     """Bytes of saved tensors reachable from every live tensor with a grad_fn."""
     from ..viz import take_snapshot
     gc.collect()
-    roots = [o for o in gc.get_objects() if engine.is_tensor(o) and o.grad_fn is not None]
+    kinds = engine.tensor_types()
+    roots = [o for o in gc.get_objects() if isinstance(o, kinds) and o.grad_fn is not None]
     if not roots:
         return 0
     return take_snapshot(roots).total_bytes
@@ -184,10 +185,11 @@ class _Engine:
     def __init__(self):
         self.torch = None
 
-    def is_tensor(self, value):
+    def tensor_types(self):
+        import sys
         from .._tensor import Tensor
-        from ..viz.snapshot import is_torch
-        return isinstance(value, Tensor) or (is_torch(value) and hasattr(value, "grad_fn"))
+        torch = sys.modules.get("torch")  # never imported here: only if the step uses it
+        return (Tensor, torch.Tensor) if torch is not None else (Tensor,)
 
     def run(self, step, args, kwargs):
         import sys
