@@ -166,3 +166,29 @@ def test_bad_input_is_one_line(torch, capsys):
     report = lesson.audit(broken)
     assert report.error == "broken raised ValueError: no data."
     assert capsys.readouterr().out == "broken raised ValueError: no data.\n"
+
+
+def test_audit_leaves_no_hook_mode_or_observer(torch):
+    from autograd_lesson.autograd import graph
+    before = len(graph._observers)
+    for lib in (al, torch):
+        lesson.audit(gan(lib, "retain"))
+    assert torch._C._len_torch_function_stack() == 0 and len(graph._observers) == before
+
+
+def test_findings_name_the_nodes_and_the_bytes(torch):
+    for lib in (al, torch):
+        retain = lesson.audit(unused_retain(lib, "wrong")).findings
+        assert [f.kind for f in retain] == ["unused-retain"]
+        assert retain[0].message == (
+            "backward #1 kept 256 B of saved tensors (retain_graph=True: AddmmBackward0 ×2, "
+            "PowBackward0, TanhBackward0) that no later backward used")
+        stale = lesson.audit(optimizer_between(lib, "wrong")).findings
+        assert [f.kind for f in stale] == ["stale-saved"]
+        assert stale[0].message.startswith("backward #2 failed: one of the variables needed")
+
+
+def test_check_value_refuses_a_torch_tensor_as_the_prediction(torch, capsys):
+    t = torch.tensor([1.0, 2.0])
+    lesson.check_value(t, t, "x.grad")
+    assert "not the engine's own tensor" in capsys.readouterr().out

@@ -20,7 +20,8 @@ import weakref
 from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
 
 _FREED_START = "Trying to backward through the graph a second time"
-_VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); expected version (\d+)")
+_VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); "
+                      r"expected version (\d+)")
 _MAX_MEMO = 200_000
 _meta = {}      # (seq, name, slot) -> (shape, dtype, nbytes, holds) last seen alive
 _retained = set()  # (seq, name) of nodes a recorded retain_graph backward ran
