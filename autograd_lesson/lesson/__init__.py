@@ -4,6 +4,8 @@
 - :mod:`.checking`: the exercise checkers ``check_freed``, ``check_raises``,
   ``check_which_raise``, ``check_value``, ``check_step`` (a step the learner writes, checked by
   behaviour) and ``report`` (for a notebook's own checker);
+- :mod:`.audit`: ``audit(step, *args)``, a retain_graph doctor for one training step (either
+  engine); ``show_*``, ``step_through`` and ``check_freed`` also take torch tensors;
 - :mod:`.catalogue`: every exercise by id, with the hint shown after a wrong answer;
 - :mod:`.grading`: under nbgrader, a checker that is not satisfied raises ``AssertionError``;
 - :mod:`.attempts`: attempts per exercise; ``progress("01")`` prints

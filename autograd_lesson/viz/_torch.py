@@ -417,6 +417,8 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             handle.remove()
         handles.clear()
         hooked.clear()
+    if len(_retained) > _MAX_MEMO:
+        _retained.clear()
     for node in ran:  # post hooks run before torch releases a node's buffers
         if not _is_accumulate(node) and _readable(node):
             _retained.add(key(node))
