@@ -4,18 +4,21 @@
 - :mod:`.checking`: the exercise checkers ``check_freed``, ``check_raises``,
   ``check_which_raise``, ``check_value``, ``check_step`` (a step the learner writes, checked by
   behaviour) and ``report`` (for a notebook's own checker);
+- :mod:`.audit`: ``audit(step, *args)``, a retain_graph doctor for one training step (either
+  engine); ``show_*``, ``step_through`` and ``check_freed`` also take torch tensors;
 - :mod:`.catalogue`: every exercise by id, with the hint shown after a wrong answer;
 - :mod:`.grading`: under nbgrader, a checker that is not satisfied raises ``AssertionError``;
 - :mod:`.attempts`: attempts per exercise; ``progress("01")`` prints
   "3 of 4 done, 2 on the first try".
 """
+from .audit import audit
 from .catalogue import EXERCISES, exercises_of
 from .checking import (NOT_DONE, check_freed, check_raises, check_step, check_value,
                        check_which_raise, not_done, report)
 from .attempts import progress
 from .showing import expect_error, first_sentence, show_backward, show_graph, step_through, verdict
 
-__all__ = ["EXERCISES", "NOT_DONE", "check_freed", "check_raises", "check_step", "check_value",
+__all__ = ["audit", "EXERCISES", "NOT_DONE", "check_freed", "check_raises", "check_step", "check_value",
            "check_which_raise", "exercises_of", "expect_error", "first_sentence", "not_done",
            "progress",
            "report", "show_backward", "show_graph", "step_through", "verdict"]

@@ -132,7 +132,7 @@ def check_freed(prediction, code, hint="", exercise=None, **names):
     problem = _unknown(guess, before, keep_id)
     if problem:
         return _malformed(problem)
-    recording = record(call)
+    recording = record(call, roots=roots, names=names)
     after = take_snapshot(roots, names)
     old = {b.key: b.state for b in before.buffers}
     freed = {_normalise(b.key, keep_id) for b in after.buffers
@@ -211,7 +211,8 @@ def _value_form(answer, want):
     """The answer as a float array, or the one line that says what form is wanted."""
     import numpy as np
     from .._tensor import Tensor
-    if isinstance(answer, Tensor) or (isinstance(answer, np.ndarray) and
+    from ..viz.snapshot import is_torch  # never imports torch
+    if isinstance(answer, Tensor) or is_torch(answer) or (isinstance(answer, np.ndarray) and
                                       np.shares_memory(answer, want)):
         return None, ("✗ write the numbers you predict, not the engine's own tensor: "
                       "a prediction is made before looking.")

@@ -34,9 +34,14 @@ def _as_call(code, namespace):
 
 def _roots(names):
     """The graph to draw: every named non-leaf tensor (or the named leaves, if that is all)."""
-    from .._tensor import Tensor
-    tensors = [t for t in names.values() if isinstance(t, Tensor) and t.requires_grad]
+    tensors = [t for t in names.values() if _is_tensor(t) and t.requires_grad]
     return [t for t in tensors if not t.is_leaf] or tensors
+
+
+def _is_tensor(value):
+    from .._tensor import Tensor
+    from ..viz.snapshot import is_torch  # never imports torch
+    return isinstance(value, Tensor) or (is_torch(value) and hasattr(value, "requires_grad"))
 
 
 def show_graph(title="", **names):
@@ -57,7 +62,7 @@ def show_backward(code, **names):
     call, label = _as_call(code, _caller_namespace())
     roots = _roots(names)
     before = take_snapshot(roots, names, title=f"before {label}")
-    recording = record(call)
+    recording = record(call, roots=roots, names=names)
     outcome = "raised" if recording.error else "ran"
     after = take_snapshot(roots, names, executed=recording.executed, failed=recording.failed,
                           title=f"after {label} ({outcome})")

@@ -9,6 +9,10 @@ to any saved buffer.
     graph_view(snap)            # displays as SVG + PNG, text/plain is the ledger
     before_after_view(a, b)     # one picture: rows read ALIVE → FREED, nodes that ran marked
 
+The same functions take real ``torch.Tensor`` roots and names (``viz._torch`` reads them; it
+and torch are imported only when a torch tensor is passed): for the same program the ledger
+and diff read the same, byte for byte, whichever engine ran it.
+
 Large pictures fold what did not change into labelled groups so that they stay readable on a
 laptop; ``fold=False`` draws the whole graph.
 """

@@ -140,6 +140,10 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     With ``frames=True`` (and ``roots``), one :class:`Frame` per executed node is kept (and one
     for the node whose backward raised).
     """
+    from .snapshot import _torch_passed
+    if _torch_passed(list(roots or []), names):
+        from . import _torch  # only now: torch stays optional
+        return _torch.record(call, roots, names, frames, max_frames)
     recording = Recording()
     roots = list(roots or [])
     state = {"ids": None, "timeline": None}

@@ -4,6 +4,7 @@ Reads only the engine's public introspection (``next_functions``, ``saved_buffer
 ``AccumulateGrad.variable``) and keeps no reference to any tensor or saved buffer, so
 taking one changes nothing about what a later backward does or frees.
 """
+import sys
 from dataclasses import dataclass, field
 
 from .._node import AccumulateGrad, Node
@@ -136,8 +137,11 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
     and ``failed`` come from a recorded backward (see :mod:`.record`).
     """
     from ._check import names as check_names
-    roots = roots if isinstance(roots, (list, tuple)) else [roots]
+    roots = list(roots) if isinstance(roots, (list, tuple)) else [roots]
     names = check_names(names)
+    if _torch_passed(roots, names):
+        from . import _torch  # only now: torch stays optional
+        return _torch.take_snapshot(roots, names, executed, failed, title, notes)
     tensor_names = {id(t): n for n, t in names.items() if isinstance(t, Tensor)}
     node_labels = {}
     for n, t in names.items():
@@ -175,6 +179,17 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
     root_ids = tuple(ids[n] for n in (_root_node(r) for r in roots) if n is not None and n in ids)
     return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers), root_ids,
                     title, tuple(notes))
+
+
+def _torch_passed(roots, names):
+    """True when a torch tensor or node is among the roots or names (torch already imported)."""
+    return any(is_torch(v) for v in list(roots) + list((names or {}).values()))
+
+
+def is_torch(value):
+    """True for a torch tensor or autograd node; looks in sys.modules, never imports torch."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, (torch.Tensor, torch.autograd.graph.Node))
 
 
 def _node_name(node):

@@ -1,0 +1,606 @@
+"""The view's reader for real PyTorch graphs: the one module that touches ``torch``.
+
+Nothing imports it unless a ``torch.Tensor`` is passed (see :func:`is_torch`). It builds the
+same plain-data :class:`~.snapshot.Snapshot` as the package's reader, from torch's public
+introspection: ``grad_fn.name()``, ``next_functions``, ``_sequence_nr()`` (creation order), the
+``_raw_saved_<slot>`` / ``_saved_<slot>`` attributes of each node (unpacking raises the FREED
+error once released, the version error once modified in place), ``untyped_storage()`` for bytes
+per storage, and ``AccumulateGrad.variable`` for leaves.
+
+torch nodes cannot be weakly referenced, so what must outlive one call is kept as plain data
+keyed by ``(sequence number, node name)``: the shape/dtype/bytes last seen for each saved slot
+(a freed slot can no longer be read) and which nodes a recorded ``retain_graph`` backward ran.
+No tensor, storage or node is kept, and the node hooks a recording registers are removed before
+:func:`record` returns.
+"""
+import re
+import sys
+import weakref
+
+from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
+
+_FREED_START = "Trying to backward through the graph a second time"
+_VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); "
+                      r"expected version (\d+)")
+_MAX_MEMO = 200_000
+_meta = {}      # (seq, name, slot) -> (shape, dtype, nbytes, holds) last seen alive
+_retained = set()  # (seq, name) of nodes a recorded retain_graph backward ran
+
+
+def key(node):
+    if _is_accumulate(node):  # all share one sequence number: tell them apart by their leaf
+        return (node._sequence_nr(), node.name(), id(node.variable))
+    return (node._sequence_nr(), node.name())
+
+
+def _is_accumulate(node):
+    return node.name() == "torch::autograd::AccumulateGrad"
+
+
+def node_name(node):
+    return "AccumulateGrad" if _is_accumulate(node) else node.name()
+
+
+def dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _root_node(root):
+    torch = sys.modules["torch"]
+    if isinstance(root, torch.autograd.graph.Node):
+        return root
+    if isinstance(root, torch.Tensor):
+        if root.grad_fn is not None:
+            return root.grad_fn
+        if root.requires_grad:  # a leaf's AccumulateGrad, as torch makes it for any op on it
+            return root.view_as(root).grad_fn.next_functions[0][0]
+        return None
+    raise TypeError(f"snapshot roots must be tensors or graph nodes, got {type(root).__name__}")
+
+
+def reachable(roots):
+    """(function nodes in creation order, then AccumulateGrad nodes in order of first use)."""
+    starts = [n for n in (_root_node(r) for r in roots) if n is not None]
+    seen, stack, found = set(), list(starts), []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(node)
+        stack.extend(c for c, _ in node.next_functions if c is not None)
+    functions = sorted((n for n in found if not _is_accumulate(n)), key=lambda n: n._sequence_nr())
+    first_use = {}
+    for n in functions:
+        for pos, (child, _) in enumerate(n.next_functions):
+            if child is not None and _is_accumulate(child):
+                first_use.setdefault(id(child), (n._sequence_nr(), pos))
+    leaves = sorted((n for n in found if _is_accumulate(n)),
+                    key=lambda n: first_use.get(id(n), (-1, 0)))
+    return functions + leaves, starts
+
+
+def _slots(node):
+    """Saved slot names in torch's declaration order (its generated class defines them so)."""
+    if _is_custom(node):
+        return ["saved_tensors"]
+    names = [a for klass in type(node).__mro__ for a in vars(klass)
+             if a.startswith("_raw_saved_")]
+    return list(dict.fromkeys(a[len("_raw_saved_"):] for a in names))
+
+
+def _read(node, slot):
+    """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None)."""
+    try:
+        value = getattr(node, "_saved_" + slot)
+    except RuntimeError as error:
+        message = str(error)
+        if message.startswith(_FREED_START):
+            return "freed", None
+        found = _VERSION.search(message)
+        if found:
+            shape = tuple(int(s) for s in found.group(1).split(",") if s.strip())
+            return "stale", (shape, int(found.group(2)), int(found.group(3)))
+        raise
+    if isinstance(value, (list, tuple)):  # e.g. cat's tensors: one buffer per item
+        return "list", value
+    torch = sys.modules["torch"]
+    if not isinstance(value, torch.Tensor):
+        return "none", None
+    return "alive", value
+
+
+def _readable(node):
+    """Whether any of the node's saved tensors can still be unpacked."""
+    if _is_custom(node):
+        try:
+            return bool(node.saved_tensors)
+        except RuntimeError:
+            return False
+    return any(_read(node, s)[0] in ("alive", "list") for s in _slots(node))
+
+
+def _is_custom(node):
+    """A Python autograd.Function's node: its saves are read as ``node.saved_tensors[i]``."""
+    return any("saved_tensors" in vars(klass) for klass in type(node).__mro__) and \
+        hasattr(type(node), "_raw_saved_tensors")
+
+
+def _custom_items(node, k):
+    count_key = (k[0], k[1], "saved_tensors#")
+    try:
+        values = node.saved_tensors
+    except RuntimeError as error:
+        message = str(error)
+        count = _meta.get(count_key, 0)
+        if message.startswith(_FREED_START):
+            return [(f"saved_tensors[{j}]", "freed", None) for j in range(count)]
+        found = _VERSION.search(message)
+        if not found:
+            raise
+        items = []
+        for j, raw in enumerate(node._raw_saved_tensors):
+            memo = _meta.get((k[0], k[1], f"saved_tensors[{j}]"))
+            data = raw.data
+            if memo is not None and data is not None and data._version != memo[4]:
+                shape = tuple(data.shape)
+                items.append((f"saved_tensors[{j}]", "stale", (shape, data._version, memo[4])))
+            else:
+                items.append((f"saved_tensors[{j}]", "alive", data))
+        return items
+    _remember(count_key, len(values))
+    return [(f"saved_tensors[{j}]", "alive", v) for j, v in enumerate(values)
+            if v is not None]
+
+
+def _is_wrapped_scalar(t, user_ptrs):
+    # torch wraps a Python number in a 0-dim double/long tensor; its saved_tensors_hooks never
+    # see it. torch has no public flag, so: 0-dim, no grad, no history, not one of the user's.
+    return (t.dim() == 0 and not t.requires_grad and t.grad_fn is None
+            and dtype_name(t.dtype) in ("int64", "float64", "complex128", "bool")
+            and t.untyped_storage().data_ptr() not in user_ptrs)
+
+
+def _remember(k, value):
+    if len(_meta) > _MAX_MEMO:
+        _meta.clear()
+    _meta[k] = value
+
+
+def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
+    torch = sys.modules["torch"]
+    nodes, starts = reachable(roots)
+    ids = {id(n): i for i, n in enumerate(nodes)}
+    ids.update({("key",) + key(n): (n, i) for i, n in enumerate(nodes)})  # for saved origins
+    tensor_names = {id(t): n for n, t in names.items() if isinstance(t, torch.Tensor)}
+    node_labels = {}
+    for n, t in names.items():
+        if isinstance(t, torch.Tensor) and t.grad_fn is not None:
+            node_labels.setdefault(id(t.grad_fn), n)
+    user = [t for t in list(names.values()) + list(roots) if isinstance(t, torch.Tensor)]
+    user += [n.variable for n in nodes if _is_accumulate(n)]
+    user_ptrs = {t.untyped_storage().data_ptr() for t in user}
+    executed = set(executed)
+    failed_key = failed
+    node_infos, leaf_infos, buffers, edges = [], [], [], []
+    storage_numbers = {}
+    for node in nodes:
+        i, k = ids[id(node)], key(node)
+        node_infos.append(NodeInfo(i, node_name(node), node_labels.get(id(node), ""),
+                                   k in executed, failed_key is not None and k == failed_key))
+        edges.extend((i, ids[id(c)]) for c, _ in node.next_functions if c is not None)
+        if _is_accumulate(node):
+            leaf = node.variable
+            grad = leaf.grad
+            leaf_infos.append(LeafInfo(
+                i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape),
+                dtype_name(leaf.dtype), leaf.requires_grad,
+                "None" if grad is None else _short(grad.detach().cpu().numpy()),
+                k in executed))
+            continue
+        for slot in _slots(node):
+            if _is_custom(node):
+                items = _custom_items(node, k)
+            else:
+                state, value = _read(node, slot)
+                items = [(slot, state, value)]
+                if state == "list":
+                    items = [(f"{slot}[{j}]", "alive", v) for j, v in enumerate(value)]
+            for name, state, value in items:
+                info = _buffer(node, i, k, name, state, value, ids, node_labels, tensor_names,
+                               user_ptrs, storage_numbers)
+                if info is not None:
+                    buffers.append(info)
+    root_ids = tuple(ids[id(n)] for n in starts if id(n) in ids)
+    return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers),
+                    root_ids, title, tuple(notes))
+
+
+def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user_ptrs,
+            numbers):
+    memo_key = (k[0], k[1], slot)
+    if state == "none":
+        return None
+    memo = _meta.get(memo_key)
+    if state == "freed":
+        shape, dtype, nbytes, wrapped, saved_version = memo[:5] if memo else (
+            (), "?", 0, False, 0)
+        holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)
+        return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "freed",
+                          saved_version, None, 0, wrapped, False, 0)
+    if state == "stale":  # unpacking refuses; the raw save still holds (and shows) the data
+        raw = getattr(node, "_raw_saved_" + slot, None)
+        data = getattr(raw, "data", None) if not isinstance(raw, list) else None
+        if data is None:
+            shape, dtype, nbytes, wrapped = memo[:4] if memo else (value[0], "?", 0, False)
+            holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)
+            return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "stale",
+                              value[2], value[1], 0, wrapped, False, 0)
+        t, saved_version, version = data, value[2], value[1]
+    else:
+        t = value
+        saved_version = version = t._version
+    wrapped = _is_wrapped_scalar(t, user_ptrs)
+    if state == "stale" and memo is not None:
+        holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)
+    elif memo is not None and memo[6] is not None and memo[6]() is None:
+        holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)  # the user's died
+    else:
+        holds = _holds(t, node, ids, node_labels, tensor_names, wrapped)
+    storage = t.untyped_storage()
+    ptr, storage_nbytes = storage.data_ptr(), storage.nbytes()
+    shape, dtype = tuple(t.shape), dtype_name(t.dtype)
+    nbytes = t.numel() * t.element_size()
+    if state == "alive":
+        if memo is None:  # what was saved, as plain data (a weak ref to the user's tensor)
+            fn = t.grad_fn
+            is_output = fn is not None and fn is node
+            origin = key(fn) if fn is not None and not is_output else None
+            ref = None if wrapped or is_output else weakref.ref(t)
+            scalar = t.item() if wrapped else None
+            _remember(memo_key, (shape, dtype, nbytes, wrapped, version, is_output, ref,
+                                 origin, scalar))
+        state = "retained" if k in _retained else "alive"
+    del t, value, storage
+    number = numbers.setdefault(ptr, len(numbers) + 1)
+    return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, state,
+                      saved_version, version, number, wrapped, ptr in user_ptrs, storage_nbytes)
+
+
+def _holds_from_memo(memo, node, ids, node_labels, tensor_names):
+    """What a buffer that can no longer be unpacked held, from what was seen when it could."""
+    if memo is None:
+        return "a tensor no longer readable"
+    wrapped, is_output, ref, origin, scalar = memo[3], memo[5], memo[6], memo[7], memo[8]
+    if wrapped:
+        return f"scalar {scalar:g}"
+    if is_output:
+        return node_labels.get(id(node)) or f"output of #{ids[id(node)]}"
+    tensor = ref() if ref is not None else None
+    if tensor is not None:
+        return _holds(tensor, node, ids, node_labels, tensor_names, False)
+    by_key = ids.get(("key",) + origin) if origin is not None else None
+    if by_key is not None:
+        origin_node, number = by_key
+        parent = origin_node.next_functions[0][0] if origin_node.next_functions else None
+        if (parent is not None and _is_accumulate(parent) and _is_view_node(origin_node)
+                and id(parent.variable) in tensor_names):
+            return f"{tensor_names[id(parent.variable)]} (a view)"
+        return node_labels.get(id(origin_node)) or f"output of #{number}"
+    return "a tensor no longer alive"
+
+
+def _holds(t, node, ids, node_labels, tensor_names, wrapped):
+    if wrapped:
+        return f"scalar {t.item():g}"
+    fn = t.grad_fn
+    if fn is not None and fn is node:  # a saved output: unpacking gives it back with its node
+        return node_labels.get(id(node)) or f"output of #{ids[id(node)]}"
+    if id(t) in tensor_names:
+        return tensor_names[id(t)]
+    base = t._base
+    if base is not None and id(base) in tensor_names:
+        return f"{tensor_names[id(base)]} (a view)"
+    if fn is not None and id(fn) in ids:
+        parent = fn.next_functions[0][0] if fn.next_functions else None
+        if (parent is not None and _is_accumulate(parent) and _is_view_node(fn)
+                and id(parent.variable) in tensor_names):
+            return f"{tensor_names[id(parent.variable)]} (a view)"  # e.g. a saved W.t()
+        return node_labels.get(id(fn)) or f"output of #{ids[id(fn)]}"
+    if fn is not None and fn.name() == "CloneBackward0":
+        return "a copy of the old values"
+    if base is not None and base.grad_fn is None and base.requires_grad:
+        return "a leaf (view)"
+    return "an input"
+
+
+_VIEW_NODES = {"TBackward0", "ViewBackward0", "TransposeBackward0", "PermuteBackward0",
+               "ExpandBackward0", "SelectBackward0", "SliceBackward0", "UnsqueezeBackward0",
+               "SqueezeBackward0", "SqueezeBackward1", "AsStridedBackward0", "UnbindBackward0",
+               "AliasBackward0", "ReshapeAliasBackward0", "SplitBackward0"}
+
+
+def _is_view_node(fn):
+    return fn.name() in _VIEW_NODES
+
+
+class Recording:
+    """What one recorded call did on a torch graph, as plain keys (no node, no tensor)."""
+
+    def __init__(self):
+        self.executed = set()
+        self.failed = None
+        self.error = None
+        self.result = None
+        self.frames = []
+        self.calls = 0
+
+    @property
+    def executed_count(self):
+        return len(self.executed)
+
+
+def _tensors_in(value):
+    torch = sys.modules["torch"]
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors_in(v)]
+    return []
+
+
+def record(call, roots=None, names=None, frames=False, max_frames=200):
+    """Run ``call()`` with a pre and a post hook on every node a backward inside it can reach
+    (the roots' graph, and any graph a ``backward()`` / ``autograd.grad()`` call starts from),
+    all removed before returning; exceptions are caught into ``.error``."""
+    torch = sys.modules["torch"]
+    from torch.overrides import TorchFunctionMode
+    recording = Recording()
+    started, ran, hooked, handles = {}, [], {}, []
+    steps = _Steps(recording, list(roots or []), dict(names or {}), max_frames) \
+        if frames else None
+
+    def pre(node):
+        def hook(grad_outputs):
+            if steps:
+                steps.finish()  # the previous node has released its buffers by now
+            started[key(node)] = node
+        return hook
+
+    def post(node):
+        def hook(grad_inputs, grad_outputs):
+            started.pop(key(node), None)
+            recording.executed.add(key(node))
+            ran.append(node)
+            if steps:
+                steps.pending = (node, grad_outputs)
+        return hook
+
+    def hook_graph(tensors):
+        nodes, _ = reachable([t for t in tensors if t.grad_fn is not None])
+        take_snapshot(nodes, {})  # remembers what each saved slot holds, before it is freed
+        for node in nodes:
+            if id(node) not in hooked:
+                hooked[id(node)] = node  # held only during the call: ids stay unique
+                handles.append(node.register_prehook(pre(node)))
+                handles.append(node.register_hook(post(node)))
+
+    backward_calls = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
+
+    class _SeeBackward(TorchFunctionMode):
+        """Hooks the graph a backward starts from (it may be made inside ``call``)."""
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func in backward_calls:
+                recording.calls += 1
+                tensors = _tensors_in(list(args) + list(kwargs.values()))
+                hook_graph(tensors)
+                if steps:
+                    steps.start(tensors)
+                    try:
+                        return func(*args, **kwargs)
+                    finally:
+                        steps.finish()
+            return func(*args, **kwargs)
+
+    try:
+        hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())))
+        with _SeeBackward():
+            try:
+                recording.result = call()
+            except Exception as error:  # the lesson shows it as one line, not a traceback
+                recording.error = error.with_traceback(None)
+                error.__context__ = error.__cause__ = None
+    finally:
+        for handle in handles:
+            handle.remove()
+        handles.clear()
+        hooked.clear()
+    if len(_retained) > _MAX_MEMO:
+        _retained.clear()
+    for node in ran:  # post hooks run before torch releases a node's buffers
+        if not _is_accumulate(node) and _readable(node):
+            _retained.add(key(node))
+    ran.clear()
+    if recording.error is not None and started:
+        recording.failed = next(reversed(started))
+        if steps:
+            steps.failed(started[recording.failed], recording.error)
+    started.clear()
+    if steps:
+        steps.close()
+    return recording
+
+
+class _Steps:
+    """Frames for a step-through: a snapshot when a backward starts, then per node that ran
+    its buffer states (read when the next node starts, after torch released them)."""
+
+    def __init__(self, recording, roots, names, max_frames):
+        self.recording, self.roots, self.names = recording, roots, names
+        self.max_frames = max_frames
+        self.pending = None
+        self.ids = None      # id(node) -> snapshot id, nodes held only during the call
+        self.timeline = None
+
+    def start(self, tensors):
+        from .record import _Timeline
+        torch = sys.modules["torch"]
+        new = [t for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None
+               and (self.ids is None or id(t.grad_fn) not in self.ids)]
+        if self.ids is None or new:
+            self.roots.extend(t for t in new if not any(t is r for r in self.roots))
+            nodes, _ = reachable(self.roots)
+            self.ids = {id(n): (i, n) for i, n in enumerate(nodes)}
+            self.timeline = _Timeline(take_snapshot(self.roots, self.names, title="start"))
+
+    def finish(self):
+        if self.pending is None or self.timeline is None:
+            self.pending = None
+            return
+        from .record import Frame
+        node, grad_outputs = self.pending
+        self.pending = None
+        frames = self.recording.frames
+        if len(frames) >= self.max_frames:
+            return
+        node_id = self.ids.get(id(node), (-1, None))[0]
+        base = {b.slot: b.state for b in self.timeline.base.buffers if b.node_id == node_id}
+        states, released = [], []
+        for b in self.timeline.base.buffers:
+            if b.node_id != node_id:
+                continue
+            now = _state_now(node, b.slot)
+            states.append(now)
+            if now[0] == "freed" and base.get(b.slot) != "freed":
+                released.append(b.slot)
+        grad, accumulated, name = None, "", node_name(node)
+        if _is_accumulate(node):
+            label = next((n for n, t in self.names.items() if t is node.variable), None)
+            if label:
+                name = f"AccumulateGrad ({label})"
+            accumulated = f"{label or 'a leaf'}.grad"
+            if node.variable.grad is not None:
+                grad = _short(node.variable.grad.detach().cpu().numpy())
+        self.timeline.updates.append((node_id, tuple(states), grad))
+        shown = ", ".join(_short(g.detach().cpu().numpy()) for g in grad_outputs
+                          if g is not None)
+        frames.append(Frame(len(frames) + 1, node_id, name, shown, tuple(released),
+                            accumulated, self.timeline, len(self.timeline.updates)))
+
+    def failed(self, node, error):
+        from .record import Frame, verdict
+        if self.timeline is None or len(self.recording.frames) >= self.max_frames:
+            return
+        node_id = self.ids.get(id(node), (-1, None))[0]
+        frames = self.recording.frames
+        frames.append(Frame(len(frames) + 1, node_id, node_name(node), "", (), "",
+                            self.timeline, len(self.timeline.updates),
+                            failed=verdict(error)))
+
+    def close(self):
+        self.ids = None  # drop the nodes: the frames keep plain data only
+
+
+def _state_now(node, slot):
+    """(state, current version) of one saved slot, as a frame records it."""
+    if slot.startswith("saved_tensors["):
+        items = {name: (state, value) for name, state, value in _custom_items(node, key(node))}
+        state, value = items.get(slot, ("freed", None))
+    else:
+        state, value = _read(node, slot)
+    if state == "freed":
+        return ("freed", None)
+    if state == "stale":
+        return ("stale", value[1])
+    if state in ("alive", "list"):
+        version = value._version if state == "alive" else None
+        return ("retained" if key(node) in _retained else "alive", version)
+    return (state, None)
+
+
+class observe_backwards:
+    """``with observe_backwards(calls):`` appends ``[retain_graph, create_graph, nodes, error]``
+    for every torch backward / autograd.grad inside the block, ``nodes`` mapping each node
+    with saved tensors that ran to ``(name, bytes)``. Hooks and the mode last only the block."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def __enter__(self):
+        torch = sys.modules["torch"]
+        from torch.overrides import TorchFunctionMode
+        calls, hooked, handles = self.calls, {}, []
+        self.hooked, self.handles = hooked, handles
+        backward_calls = {torch.Tensor.backward: 2, torch.autograd.backward: 2,
+                          torch.autograd.grad: 3}
+
+        def post(node):
+            def hook(grad_inputs, grad_outputs):
+                size = _saved_bytes(node)
+                if size is not None and calls:
+                    calls[-1][2][key(node)] = (node.name(), size)
+            return hook
+
+        def pre(node):
+            def hook(grad_outputs):
+                size = _saved_bytes(node)
+                if size is not None and calls:
+                    calls[-1][2][key(node)] = (node.name(), size)
+            return hook
+
+        class _Backwards(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if func not in backward_calls:
+                    return func(*args, **kwargs)
+                position = backward_calls[func]
+                create = bool(kwargs.get("create_graph", args[position + 1]
+                                         if len(args) > position + 1 else False))
+                retain = kwargs.get("retain_graph", args[position] if len(args) > position
+                                    else None)
+                record = [bool(create if retain is None else retain), create, {}, None]
+                calls.append(record)
+                nodes, _ = reachable([t for t in _tensors_in(list(args) + list(kwargs.values()))
+                                      if t.grad_fn is not None])
+                for node in nodes:
+                    if id(node) not in hooked and not _is_accumulate(node):
+                        hooked[id(node)] = node
+                        handles.append(node.register_prehook(pre(node)))
+                        handles.append(node.register_hook(post(node)))
+                try:
+                    return func(*args, **kwargs)
+                except Exception as error:
+                    record[3] = error
+                    raise
+
+        self.mode = _Backwards()
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.mode.__exit__(*exc)
+        for handle in self.handles:
+            handle.remove()
+        self.handles.clear()
+        self.hooked.clear()
+        return False
+
+
+def _saved_bytes(node):
+    """Bytes of a node's readable saved tensors (None when it saved nothing)."""
+    slots = _slots(node)
+    if not slots:
+        return None
+    total = 0
+    for slot in slots:
+        try:
+            items = _custom_items(node, key(node)) if _is_custom(node) else \
+                [(slot,) + _read(node, slot)]
+        except RuntimeError:
+            continue
+        for _, state, value in items:
+            if state == "alive" and not _is_wrapped_scalar(value, set()):
+                total += value.numel() * value.element_size()
+    return total
