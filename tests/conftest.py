@@ -46,3 +46,12 @@ def torch():
         pytest.skip(TORCH_MISSING)
     _torch.set_num_threads(1)
     return _torch
+
+
+@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
+def lib(request):
+    """The library a claim is checked in: the package, then real torch (a parity test)."""
+    if request.param == "torch":
+        return request.getfixturevalue("torch")
+    import autograd_lesson
+    return autograd_lesson

@@ -18,13 +18,6 @@ FREED = ("Trying to backward through the graph a second time (or directly access
          "after they have already been freed).")
 
 
-@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
-def lib(request):
-    if request.param == "torch":
-        return request.getfixturevalue("torch")
-    return autograd_lesson
-
-
 # -- building blocks, identical for both libraries ----------------------------------------------
 def _fill(lib, modules, seed):
     """Deterministic parameters: U(-0.5, 0.5) from RandomState(seed), in named order."""

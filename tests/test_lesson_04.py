@@ -27,13 +27,6 @@ AS_STRIDED = ("one of the variables needed for gradient computation has been mod
 T = 5
 
 
-@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
-def lib(request):
-    if request.param == "torch":
-        return request.getfixturevalue("torch")
-    return autograd_lesson
-
-
 # -- building blocks, identical for both libraries ----------------------------------------------
 class CellWithReadout:
     """The cell the seed assumes: ``out, h = cell(x, h)`` = RNNCell(3, 4) + Linear(4, 2) readout.

@@ -13,13 +13,6 @@ import scenarios as S
 NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
 
 
-@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
-def lib(request):
-    if request.param == "torch":
-        return request.getfixturevalue("torch")
-    return autograd_lesson
-
-
 def critic(lib, kind="leaky"):
     """The lesson's WGAN-GP critic: Linear(2,4)-act-Linear(4,1), no Sigmoid (an unbounded
     score), or two Linears ('linear')."""

@@ -25,13 +25,6 @@ INPLACE = ("one of the variables needed for gradient computation has been modifi
            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
-def lib(request):
-    if request.param == "torch":
-        return request.getfixturevalue("torch")
-    return autograd_lesson
-
-
 def make_model(lib, layers=2, deterministic=True):
     """Linear(4,2), or Linear(4,5)-ReLU-Linear(5,2); deterministic: params overwritten (copy_)."""
     if not deterministic:

@@ -21,13 +21,6 @@ from autograd_lesson.viz.timeline import timeline_text
 NOTEBOOK = pathlib.Path(__file__).parent.parent / "notebooks" / "07_conditional_paths.ipynb"
 
 
-@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
-def lib(request):
-    if request.param == "torch":
-        return request.getfixturevalue("torch")
-    return autograd_lesson
-
-
 def make_model(lib, layers):
     """The seed's Linear(4,5)-Tanh (layers=1) or the lesson's Linear(4,8)-Tanh-Linear(8,5)-Tanh."""
     if layers == 1:

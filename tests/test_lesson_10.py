@@ -28,13 +28,6 @@ ANOMALY_HINT = ("the backtrace further above shows the operation that failed to 
                 "Good luck!")
 
 
-@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
-def lib(request):
-    if request.param == "torch":
-        return request.getfixturevalue("torch")
-    return autograd_lesson
-
-
 def outcome(fn):
     try:
         fn()

@@ -13,13 +13,6 @@ import autograd_lesson
 import scenarios as S
 
 
-@pytest.fixture(params=["autograd_lesson", pytest.param("torch", marks=pytest.mark.parity)])
-def lib(request):
-    if request.param == "torch":
-        return request.getfixturevalue("torch")
-    return autograd_lesson
-
-
 def raises(fn):
     try:
         fn()

@@ -270,6 +270,20 @@ def open_file_browser(page):
         page.locator("#filebrowser").wait_for(state="visible", timeout=10_000)
 
 
+def run_all(page):
+    """Run > Run All Cells through the menus, then wait until every prompt is numbered and the
+    kernel is idle (a condition, never a fixed sleep)."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator("li[data-command='runmenu:run-all']").click()
+    page.wait_for_function(
+        """() => {
+            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+            const status = document.querySelector('.jp-Notebook-ExecutionIndicator');
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.innerText))
+                && status && status.getAttribute('data-status') === 'idle';
+        }""", timeout=RUN_TIMEOUT_MS)
+
+
 def check_notebook(page, base, name, path, legibility):
     problems = []
     graphs = stored_graph_cells(path)
@@ -292,15 +306,7 @@ def check_notebook(page, base, name, path, legibility):
     problems += short
     # kernel ready, then Run > Run All Cells through the menus
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator("li[data-command='runmenu:run-all']").click()
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-            const status = document.querySelector('.jp-Notebook-ExecutionIndicator');
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.innerText))
-                && status && status.getAttribute('data-status') === 'idle';
-        }""", timeout=RUN_TIMEOUT_MS)
+    run_all(page)
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error'],"
                           " .jp-OutputArea-output.jp-mod-error")
     if errors.count():
@@ -449,15 +455,7 @@ def check_student_lab(browser):
         toasts = " ".join(page.locator(".Toastify__toast").all_inner_texts())
         if "news" in toasts.lower():
             problems.append(f"a news prompt showed: {toasts[:200]}")
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator("li[data-command='runmenu:run-all']").click()
-        page.wait_for_function(
-            """() => {
-                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-                const status = document.querySelector('.jp-Notebook-ExecutionIndicator');
-                return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.innerText))
-                    && status && status.getAttribute('data-status') === 'idle';
-            }""", timeout=RUN_TIMEOUT_MS)
+        run_all(page)
         cells = page.locator(".jp-Notebook .jp-Cell")
         first = "\n".join(cell_text(cells.nth(index + 1)))
         if "not done yet" not in first:
