@@ -175,6 +175,85 @@ def test_bce_with_logits_is_the_other_fix(torch):
 
 
 # -- what an in-place op does to the graph ----------------------------------------------------------
+def _saved_input(lib, change):
+    """``y = h ** 2`` saves its input ``h``; ``change(h)`` then modifies it."""
+    lib.manual_seed(0)
+    x = lib.randn(4, 3, requires_grad=True)
+    h = lib.nn.Linear(3, 2)(x)
+    y = h ** 2
+    change(lib, h)
+    return lambda: y.sum().backward()
+
+
+def _saved_output(lib, activation, change):
+    lib.manual_seed(0)
+    x = lib.randn(4, 3, requires_grad=True)
+    e = getattr(lib, activation)(lib.nn.Linear(3, 2)(x))
+    change(lib, e)
+    return lambda: e.sum().backward()
+
+
+def _no_grad_add(lib, h):
+    with lib.no_grad():
+        h.add_(1)
+
+
+def _view_of_changed_base(lib):
+    lib.manual_seed(0)
+    W = lib.randn(4, 4, requires_grad=True)
+    hs = lib.zeros(3, 2, 4)
+    hs[1] = lib.tanh(lib.randn(2, 4) @ W)
+    y = hs[1] @ W              # MmBackward0 saves the view hs[1]
+    hs[2] = y                  # a write into another slot bumps the shared version
+    return lambda: y.sum().backward()
+
+
+def _saved_leaf(lib):
+    a = lib.randn(3, requires_grad=True)
+    y = a ** 2
+    with lib.no_grad():
+        a.add_(1)
+    return lambda: y.sum().backward()
+
+
+@pytest.mark.parametrize("make, named", [
+    # a saved INPUT: the message names the tensor's grad_fn now, the last in-place op on it
+    (lambda lib: _saved_input(lib, lambda lib, h: h.add_(1)), "which is output 0 of Add,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.mul_(2)), "which is output 0 of Mul,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.relu_()), "which is output 0 of Relu,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.relu_().mul_(3)), "which is output 0 of Mul,"),
+    (lambda lib: _saved_input(lib, _no_grad_add), "which is output 0 of Addmm,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.detach().add_(1)),
+     "which is output 0 of Addmm,"),
+    # a saved OUTPUT: the node that saved it, however many in-place ops followed
+    (lambda lib: _saved_output(lib, "exp", lambda lib, e: e.add_(1)), "which is output 0 of Exp,"),
+    (lambda lib: _saved_output(lib, "exp", lambda lib, e: e.add_(1).mul_(2)),
+     "which is output 0 of Exp,"),
+    (lambda lib: _saved_output(lib, "sigmoid", lambda lib, e: e.mul_(2)),
+     "which is output 0 of Sigmoid,"),
+    (lambda lib: _saved_output(lib, "tanh", lambda lib, e: e.relu_()), "which is output 0 of Tanh,"),
+    # a saved view whose base changed, and a saved leaf
+    (_view_of_changed_base, "which is output 0 of AsStrided,"),
+    (_saved_leaf, "[torch.FloatTensor [3]] is at version 1;"),
+], ids=["add_", "mul_", "relu_", "relu_-then-mul_", "no_grad-add_", "detach-add_",
+        "exp-add_", "exp-add_-mul_", "sigmoid-mul_", "tanh-relu_", "view-base", "leaf"])
+def test_which_node_the_version_error_names(lib, make, named):
+    """l10-read-error: a saved output is named by the node that saved it; a saved input by its
+    current grad_fn (the last in-place op, AsStrided for a view of a changed base); a leaf not."""
+    error = outcome(make(lib))
+    assert error.startswith("one of the variables needed for gradient computation")
+    assert named in error
+    if "[3]]" in named:
+        assert "which is output" not in error
+
+
+def test_the_read_error_cell_states_the_rule():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    text = next(c for c in nb.cells if c.get("id") == "l10-read-error").source
+    assert "last in-place op" in text and "own **output**" in text and "AsStrided" in text
+    assert "the op that produced that tensor. PyTorch names the node\n  that made it" not in text
+
+
 def test_relu_inplace_moves_grad_fn(lib):
     a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
     h = a * 2
@@ -353,6 +432,16 @@ def test_anomaly_names_the_users_line(lib, torch):
     else:
         assert trace[-1].strip() == "probs = model(x)"
     assert stored_text("l10-anomaly-clamp").splitlines()[-1] == "    … probs = model(x)"
+
+
+def test_show_anomaly_prints_the_verdict_without_its_hint(lib):
+    """l10-anomaly-intro: the one-line verdict drops the (new) hint; l10-anomaly-hint prints it."""
+    x, y = data(lib)
+    error, _ = anomaly_warnings(lib, lambda: clamped_loss(lib, make_model(lib), x, y).backward())
+    assert "Hint: " + ANOMALY_HINT in error
+    verdict = stored_text("l10-anomaly-clamp").splitlines()[0]
+    assert verdict == "✗ RuntimeError: " + error.split(" Hint: ")[0]
+    assert "Hint" not in stored_text("l10-anomaly-clamp")
 
 
 def test_anomaly_hint_is_printed(lib):
