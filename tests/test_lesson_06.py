@@ -223,11 +223,22 @@ def test_single_linear_on_data_silently_uses_the_old_weights(lib):
 
 
 def test_updating_only_unsaved_weights_raises_nothing(lib):
-    """Only layer 1 in the optimizer: its weight was never saved, so nothing goes stale."""
-    _, optimizer, _, _, _, loss_a, loss_b = setup(lib, params=lambda m: m[0].parameters())
+    """Only layer 1 in the optimizer (exercise 2(b)): its weight was never saved, so nothing goes
+    stale and nothing raises; but loss_b's gradient is the one at the OLD weights (the solution's
+    comment), added to loss_a's, not the one at the new weights."""
+    model, optimizer, x, yb, _, loss_a, loss_b = setup(lib, params=lambda m: m[0].parameters())
+    old = [p.detach().clone() for p in model.parameters()]
     loss_a.backward(retain_graph=True)
+    grad_a = [S.as_array(p.grad) for p in model.parameters()]
     optimizer.step()
+    new = [p.detach().clone() for p in model.parameters()]
     assert raised(loss_b.backward) is None
+    grads = [S.as_array(p.grad) for p in model.parameters()]
+    at_old = grads_at(lib, old, x, yb, mlp=True)
+    at_new = grads_at(lib, new, x, yb, mlp=True)
+    for g, a, go in zip(grads, grad_a, at_old):
+        np.testing.assert_allclose(g, a + go, atol=1e-6)
+    assert max(np.abs(g - (a + gn)).max() for g, a, gn in zip(grads, grad_a, at_new)) > 1e-3
 
 
 def test_single_linear_on_an_input_that_requires_grad_raises(lib):
