@@ -245,6 +245,18 @@ def test_hook_on_h_t_fires_T_minus_t_times(lib):
     assert fired == [T - t for t in range(T)]
 
 
+
+def test_hook_on_h_t_fires_in_its_own_and_every_later_backward(lib):
+    """1a9dc65f: the hook on h_t fires in backward #t (step t's own) and in each later one."""
+    model, calls = CellWithReadout(lib), {t: [] for t in range(T)}
+    hidden, current = model.h_init(), [None]
+    for t in range(T):
+        hidden, loss = model.step(t, hidden)
+        hidden.register_hook(lambda grad, t=t: calls[t].append(current[0]))
+        current[0] = t
+        loss.backward(retain_graph=True)
+    assert calls == {t: list(range(t, T)) for t in range(T)}
+
 # -- memory ------------------------------------------------------------------------------------
 def _alive_saves_per_step(lib, steps, detach):
     """saved_tensors_hooks boxes still alive after each step's backward (the previous step's
