@@ -11,6 +11,7 @@ storage once), and the notebook's tables are compared with torch's numbers.
 import json
 import pathlib
 
+import nbformat
 import numpy as np
 import pytest
 
@@ -234,3 +235,18 @@ def notebook_text():
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     return "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
                    for o in c.get("outputs", []))
+
+
+def test_the_flat_line_is_named_by_its_legend_label(torch):
+    """30763a69 names the flat line by its label: the plot's legend carries that label, and in
+    torch that run's bytes after each step are flat (one graph) while the logged run grows."""
+    from autograd_lesson.viz.timeline import plot_timeline
+    after, _ = loop_bytes(torch)
+    fig = plot_timeline(after, title="Saved-buffer bytes alive after each training step")
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "retain on the final backward too" in labels
+    assert len(set(after["retain on the final backward too"])) == 1
+    assert after["final retain + logging the tensor"] == sorted(set(after["final retain + logging the tensor"]))
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    text = next(c.source for c in nb.cells if c.get("id") == "30763a69")
+    assert "flat line labelled *retain on the final backward too*" in text and "orange" not in text
