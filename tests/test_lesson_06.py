@@ -153,6 +153,19 @@ def test_weight_view_grad_fn_is_t_until_the_weight_changes_in_place(lib, flags, 
     assert (before, view.grad_fn.name()) == ("TBackward0", after)
 
 
+def test_the_message_names_the_saved_views_grad_fn_at_unpack_time(lib):
+    """c8bc35a0: X in "output 0 of X" is the saved input's grad_fn when the backward unpacks it:
+    a view of W2 taken at forward time reads AsStridedBackward0 after the step, and so does the
+    message (not T, the op that made the view)."""
+    model, optimizer, _, _, _, loss_a, loss_b = setup(lib)
+    view = model[2].weight.t()                      # like the view AddmmBackward0 saved
+    loss_a.backward(retain_graph=True)
+    optimizer.step()
+    name = view.grad_fn.name()
+    assert name == "AsStridedBackward0"
+    assert f"which is output 0 of {name[:-len('Backward0')]}," in raised(loss_b.backward)
+
+
 @pytest.mark.parity
 def test_conv2d_saves_its_weight_even_on_data(torch):
     """Where 'the first layer's weight is never saved' stops: addmm's rule, not Conv2d's."""
