@@ -19,8 +19,9 @@ import weakref
 
 import graphviz
 
+from ..i18n import t
 from .dot import Change, compare, fold_plan, keep_set, legend_dot, picture_dot
-from .render import (AREA_PX, DOT_MISSING, MIN_FONT_PT, PX_PER_PT, fit, fit_width, render,
+from .render import (AREA_PX, MIN_FONT_PT, PX_PER_PT, dot_missing, fit, fit_width, render,
                      tag_png)
 
 MAX_STATIC_FRAMES = 12
@@ -99,7 +100,8 @@ class StepThrough:
         return self._layouts[key]
 
     def _frame_title(self, frame):
-        return f"step {frame.step} of {len(self.frames)}: {frame.text.split(': ', 1)[1]}"
+        return t("steps.frame_title", step=frame.step, n=len(self.frames),
+                 text=frame.text.split(': ', 1)[1])
 
     def frame_dot(self, index, fold=True):
         frame = self.frames[index]
@@ -128,7 +130,7 @@ class StepThrough:
             return list(range(n)), ""
         half = MAX_STATIC_FRAMES // 2
         picked = list(range(half)) + list(range(n - half, n))
-        return picked, f"steps {half + 1}–{n - half} of {n} are left out here"
+        return picked, t("steps.left_out", first=half + 1, last=n - half, n=n)
 
     def static_png(self):
         """Every chosen frame at full size, in one column (two when narrow), under a header
@@ -166,9 +168,8 @@ class StepThrough:
         width = max(i.width for i in images)
         columns = 2 if 2 * width <= AREA_PX else 1
         height = max(i.height for i in images)
-        header = (f"Static copy of {len(picked)} of {len(self.frames)} steps"
-                  + (f" ({note})" if note else "")
-                  + ": run this cell to get the step slider.")
+        header = t("steps.static_header", shown=len(picked), n=len(self.frames),
+                   note=f" ({note})" if note else "")
         top = line + 6 + legend.height
         rows = (len(images) + columns - 1) // columns
         sheet = Image.new("RGB", (max(width * columns, legend.width, 10),
@@ -193,9 +194,9 @@ class StepThrough:
         caption = widgets.HTML(f"<b>{html.escape(self.frames[0].text)}</b>")
         legend = widgets.HTML(fit_width(render(legend_dot(), "svg").decode("utf-8")))
         slider = widgets.IntSlider(value=1, min=1, max=len(self.frames), step=1,
-                                   description="step", continuous_update=False)
-        whole = widgets.ToggleButton(value=False, description="whole graph",
-                                     tooltip="draw every node instead of folding the rest")
+                                   description=t("steps.slider"), continuous_update=False)
+        whole = widgets.ToggleButton(value=False, description=t("steps.whole"),
+                                     tooltip=t("steps.whole_tip"))
         me = weakref.ref(self)  # the widgets must not keep the frames alive on their own
 
         def show(change=None):
@@ -224,7 +225,7 @@ class StepThrough:
         try:
             bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
         except graphviz.ExecutableNotFound:
-            display({"text/plain": self.text + "\n" + DOT_MISSING}, raw=True)
+            display({"text/plain": self.text + "\n" + dot_missing()}, raw=True)
             return
         try:
             box = self.widget()
@@ -241,7 +242,7 @@ class StepThrough:
         try:
             bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
         except graphviz.ExecutableNotFound:
-            bundle["text/plain"] += "\n" + DOT_MISSING
+            bundle["text/plain"] += "\n" + dot_missing()
         return bundle
 
 
