@@ -19,7 +19,7 @@ ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 DOT_HINT := Graphviz 'dot' not found: install it with 'sudo apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS) or 'conda install -c conda-forge graphviz'
 
-.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu lab solutions test figures student course bench e2e clean
+.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu cjk lab solutions test figures student course bench e2e clean
 
 # Student copies live here; `make clean` leaves them alone. FORCE=1 LESSON=<stem> resets one.
 # LAB_ARGS: extra `jupyter lab` options, e.g. LAB_ARGS=--port=9999
@@ -65,7 +65,13 @@ $(VENV)/.installed-e2e: pyproject.toml | $(VPY)
 	@touch $@ $(VENV)/.installed
 
 # The pictures name DejaVu Sans: without it Graphviz measures text in another font.
-dot: dejavu
+# Korean pictures (lesson.set_language("ko")) fall back to Noto Sans CJK KR for Hangul.
+dot: dejavu cjk
+cjk:
+	@if fc-list :lang=ko 2>/dev/null | grep -q .; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get install -y --no-install-recommends fonts-noto-cjk || { apt-get update && apt-get install -y --no-install-recommends fonts-noto-cjk; }; \
+	else echo "No Korean font found (fc-list :lang=ko): install fonts-noto-cjk (Debian/Ubuntu), font-noto-sans-cjk (brew) or conda-forge's font-ttf-noto-cjk; Korean pictures show boxes without it" >&2; fi
 dejavu:
 	@if fc-list 2>/dev/null | grep -qi 'DejaVu Sans'; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

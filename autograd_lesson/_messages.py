@@ -6,8 +6,11 @@ byte); Korean follows the glossary in ``notebooks/ko/README.md`` (변화도, 역
 plural ("{s}") are simply unused by the Korean one. Code, node and slot names, state labels
 (ALIVE, FREED, RETAINED, STALE) and PyTorch's own error messages are never translated.
 ``tests/test_i18n.py`` checks that every key has both texts, that the Korean one uses no field
-the English one lacks, and that every exercise has a Korean title and hint.
+the English one lacks (but KOREAN_ONLY_FIELDS), and that every exercise has a Korean title and hint.
 """
+# Fields only a Korean template uses (the callers always pass them): the ordinal "첫 번째".
+KOREAN_ONLY_FIELDS = {"nth"}
+
 MESSAGES = {
     # -- checkers (lesson/checking.py) ------------------------------------------------------
     "not_done": (
@@ -15,9 +18,9 @@ MESSAGES = {
         "again.",
         "✎ 아직 풀지 않았습니다: ...를 여러분의 답으로 바꾸고 그 셀을 실행한 다음, 이 셀을 다시 "
         "실행하세요."),
-    "verdict.when": (", on your {ordinal} try", " ({n}번째 시도)"),
+    "verdict.when": (", on your {ordinal} try", " ({nth} 시도)"),
     "verdict.correct": ("✓ correct{when}", "✓ 정답입니다{when}"),
-    "verdict.wrong": ("✗ not quite ({ordinal} try)", "✗ 아쉽지만 틀렸습니다({n}번째 시도)"),
+    "verdict.wrong": ("✗ not quite ({ordinal} try)", "✗ 아쉽지만 틀렸습니다({nth} 시도)"),
     "verdict.hint": ("hint: {hint}", "힌트: {hint}"),
     "listing.nothing": ("nothing", "없음"),
     "freed.form": (
@@ -133,7 +136,7 @@ MESSAGES = {
     "status.not_done": ("not done yet", "아직 풀지 않음"),
     "status.not_yet_right": ("not yet right ({n} {tries})", "아직 못 맞힘({n}번 시도)"),
     "status.first_try": ("done, on the first try", "완료, 첫 시도에 맞힘"),
-    "status.done_on": ("done, on the {ordinal} try", "완료, {n}번째 시도에 맞힘"),
+    "status.done_on": ("done, on the {ordinal} try", "완료, {nth} 시도에 맞힘"),
     "progress.head": ("Lesson {lesson}: {done} of {n} done, {first} on the first try",
                       "강의 {lesson}: {n}개 중 {done}개 완료, 첫 시도에 맞힌 것 {first}개"),
     # -- verdicts and showing (viz/record.py, lesson/showing.py) -------------------------------

@@ -32,6 +32,11 @@ def ordinal(n):
     return f"{n}{suffix}"
 
 
+def nth_ko(n):
+    """'첫 번째', '2번째', ...: the Korean ordinal of an attempt."""
+    return "첫 번째" if n == 1 else f"{n}번째"
+
+
 def status(exercise_id):
     rec = _RECORDS.get(exercise_id)
     if rec is None or rec.attempts == 0:
@@ -41,7 +46,7 @@ def status(exercise_id):
                  tries="try" if rec.attempts == 1 else "tries")
     if rec.solved_on == 1:
         return t("status.first_try")
-    return t("status.done_on", ordinal=ordinal(rec.solved_on), n=rec.solved_on)
+    return t("status.done_on", ordinal=ordinal(rec.solved_on), nth=nth_ko(rec.solved_on))
 
 
 def progress(lesson_id):

@@ -45,7 +45,7 @@ def _malformed(message):
 def _verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
     """Print the verdict (with the attempt count), then ``after`` (what the engine did)."""
     rec = attempts.attempt(exercise, answer_key, correct)
-    nth = dict(ordinal=attempts.ordinal(rec.attempts), n=rec.attempts)
+    nth = dict(ordinal=attempts.ordinal(rec.attempts), nth=attempts.nth_ko(rec.attempts))
     if correct:
         when = "" if rec.attempts == 1 else t("verdict.when", **nth)
         lines = [t("verdict.correct", when=when) + (f": {right}" if right else ".")]

@@ -20,7 +20,7 @@ import weakref
 import graphviz
 
 from ..i18n import t
-from .dot import Change, compare, fold_plan, keep_set, legend_dot, picture_dot
+from .dot import CJK_FONT, HANGUL, Change, compare, fold_plan, keep_set, legend_dot, picture_dot
 from .render import (AREA_PX, MIN_FONT_PT, PX_PER_PT, dot_missing, fit, fit_width, render,
                      tag_png)
 
@@ -143,6 +143,7 @@ class StepThrough:
             bold = ImageFont.truetype("DejaVuSans-Bold.ttf", font_px)
         except OSError:
             font = bold = ImageFont.load_default()
+        header_font = _cjk_font(font_px) if HANGUL.search(t("steps.slider")) else font
         line = font_px + 6
         images = []
         for i in picked:  # each frame under its caption (wrapped to the frame's width)
@@ -175,7 +176,7 @@ class StepThrough:
         sheet = Image.new("RGB", (max(width * columns, legend.width, 10),
                                   top + height * rows), "white")
         draw = ImageDraw.Draw(sheet)
-        draw.text((6, 4), header, fill="black", font=font)
+        draw.text((6, 4), header, fill="black", font=header_font or font)
         sheet.paste(legend, (0, line + 6))
         for k, image in enumerate(images):
             x, y = (k % columns) * width, top + (k // columns) * height
@@ -244,6 +245,18 @@ class StepThrough:
         except graphviz.ExecutableNotFound:
             bundle["text/plain"] += "\n" + dot_missing()
         return bundle
+
+
+def _cjk_font(size):
+    """CJK_FONT for Pillow (Hangul has no glyph in DejaVu), found by fontconfig; else None."""
+    import subprocess
+    from PIL import ImageFont
+    try:
+        found = subprocess.run(["fc-match", "-f", "%{file}\n%{index}", CJK_FONT],
+                               capture_output=True, text=True, timeout=10).stdout.split("\n")
+        return ImageFont.truetype(found[0], size, index=int(found[1] or 0))
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return None
 
 
 _SLIDER = []
