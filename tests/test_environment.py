@@ -173,7 +173,7 @@ def test_test_tool_check_can_fail():
 
 # ---------------------------------------------------------------- (c) make lab is local and authenticated
 
-@pytest.mark.parametrize("target", ["lab", "solutions"])
+@pytest.mark.parametrize("target", ["lab", "solutions", "lab-ko", "solutions-ko"])
 def test_make_lab_is_local_with_token_auth(target):
     makefile = (ROOT / "Makefile").read_text()
     recipe = expand_variables(makefile, make_recipe(makefile, target))
