@@ -213,9 +213,12 @@ def test_step_through_title_and_controls_in_korean():
     steps = StepThrough(rec.frames, title="t")
     assert steps._frame_title(steps.frames[0]).startswith(f"{len(rec.frames)}단계 중 1단계: ")
     assert steps.frames[0].text.startswith("step 1: #")  # the text twin stays English
+    from autograd_lesson.viz.steps import _close
     box = steps.widget()
     slider, toggle = box.children[0].children
-    assert (slider.description, toggle.description) == ("단계", "전체 그래프")
+    labels = (slider.description, toggle.description)
+    _close(box)  # widgets are registered globally: leave none (and no StepThrough) alive
+    assert labels == ("단계", "전체 그래프")
 
 
 # -- the font is there --------------------------------------------------------------------------
@@ -248,3 +251,30 @@ def test_a_korean_picture_renders_hangul_in_the_cjk_font():
     except graphviz.ExecutableNotFound:
         pytest.skip("Graphviz's dot is not installed")
     assert f'font-family="{FONT},{CJK_FONT}"' in svg and "가" * 40 in svg
+
+
+def test_graphviz_draws_hangul_with_real_glyphs_in_the_png():
+    """A PNG (Graphviz through Cairo and Pango) of a Hangul label: three syllables give three
+    different pictures, none of them the box a missing glyph is drawn as (the code point
+    U+F0001 has a glyph in no font)."""
+    from autograd_lesson.viz.render import render
+    import graphviz
+
+    def drawn(text):
+        source = (f'digraph g {{ node [shape=plaintext fontname="{FONT},{CJK_FONT}" '
+                  f'fontsize=28] a [label="{text}"] }}')
+        try:
+            return render(source, "png")
+        except graphviz.ExecutableNotFound:
+            pytest.skip("Graphviz's dot is not installed")
+    syllables = [drawn(ch) for ch in "가변화"]
+    box = drawn(chr(0xF0001))
+    assert len(set(syllables)) == 3 and box not in syllables
+
+
+def test_korean_lines_get_room_for_the_wider_browser_hangul():
+    lesson.set_language("ko")
+    source = viz.dot.legend_dot()
+    assert re.search(r"해제됨: backward가 해제함(&#160;)+<", source)
+    lesson.set_language("en")
+    assert "&#160;" not in viz.dot.legend_dot()

@@ -15,6 +15,7 @@ named tensors) stay in full, the rest become labelled groups ("G: 6 nodes, none 
 whole graph is ``fold=False`` away.
 """
 import html
+import math
 import re
 import textwrap
 from collections import Counter, defaultdict
@@ -77,10 +78,25 @@ def _node_word(style):
     return t(f"node.{style}") if NODE_STYLES[style][4] else ""
 
 
+def _pad_hangul(match):
+    # Browsers draw a line with Hangul about 5 % wider than Graphviz (Pango) measures it, so
+    # it would run past its box: trailing no-break spaces (≈2.3 pt each, as Graphviz measures
+    # them) make that room; the line's estimated width counts a syllable as 1 em.
+    text = match.group(1)
+    hangul = len(HANGUL.findall(text))
+    estimate = MIN_FONT_PT * (hangul + 0.6 * (len(html.unescape(text)) - hangul))
+    return f">{text}{'&#160;' * math.ceil(HANGUL_EXTRA * estimate / 2.3)}<"
+
+
+HANGUL_EXTRA = 0.055
+
+
 def with_cjk_fallback(source):
-    """DOT source whose fonts fall back to CJK_FONT when it has Hangul (else unchanged)."""
+    """DOT source whose fonts fall back to CJK_FONT when it has Hangul (else unchanged), with
+    room for the Hangul that browsers draw wider."""
     if not HANGUL.search(source):
         return source
+    source = re.sub(r">([^<>]*[\uac00-\ud7a3][^<>]*)<", _pad_hangul, source)
     return source.replace(f'fontname="{FONT}"', f'fontname="{FONT},{CJK_FONT}"')
 
 
