@@ -171,6 +171,9 @@ MESSAGES = {
         "(그림을 그리지 못했습니다: Graphviz의 'dot' 프로그램이 없습니다. 'apt-get install "
         "graphviz', 'brew install graphviz' 또는 'conda install -c conda-forge graphviz'로 "
         "설치하세요)"),
+    "timeline.title": ("Saved-buffer memory per step", "스텝마다의 저장된 버퍼 메모리"),
+    "timeline.xlabel": ("step", "스텝"),
+    "timeline.ylabel": ("saved bytes alive (B)", "살아 있는 저장된 바이트 (B)"),
     # -- pictures (viz/dot.py): node marks, legend, headings, folded groups --------------------
     "node.ran": ("✓ ran", "✓ 실행됨"),
     "node.now": ("▶ running now", "▶ 지금 실행 중"),

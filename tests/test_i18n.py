@@ -278,3 +278,18 @@ def test_korean_lines_get_room_for_the_wider_browser_hangul():
     assert re.search(r"해제됨: backward가 해제함(&#160;)+<", source)
     lesson.set_language("en")
     assert "&#160;" not in viz.dot.legend_dot()
+
+
+def test_timeline_plot_labels_in_korean_drawn_without_missing_glyphs():
+    import warnings
+
+    from autograd_lesson.viz.timeline import plot_timeline
+    english = plot_timeline({"retain": [1, 2, 3]}).axes[0]
+    assert (english.get_xlabel(), english.get_ylabel()) == ("step", "saved bytes alive (B)")
+    lesson.set_language("ko")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
+        fig = plot_timeline({"retain": [1, 2, 3]})
+        fig.canvas.draw()
+    ax = fig.axes[0]
+    assert (ax.get_title(), ax.get_xlabel()) == ("스텝마다의 저장된 버퍼 메모리", "스텝")
