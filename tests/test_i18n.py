@@ -293,3 +293,27 @@ def test_timeline_plot_labels_in_korean_drawn_without_missing_glyphs():
         fig.canvas.draw()
     ax = fig.axes[0]
     assert (ax.get_title(), ax.get_xlabel()) == ("스텝마다의 저장된 버퍼 메모리", "스텝")
+
+
+def test_show_backward_titles_the_picture_in_korean_and_the_diff_in_english(monkeypatch, capsys):
+    from autograd_lesson.lesson import showing
+    shown = []
+    monkeypatch.setattr(showing, "_display", shown.append)
+    lesson.set_language("ko")
+    x, y, loss = graph()
+    lesson.show_backward("loss.backward()", x=x, y=y, loss=loss)
+    assert "loss.backward() 호출 전 → 호출 후 (실행됨)" in shown[0].source
+    assert shown[0].text.splitlines()[0] == \
+        "before loss.backward() → after loss.backward() (ran)"
+
+
+def test_the_static_step_through_header_has_a_font_with_hangul():
+    from PIL import ImageFont
+
+    from autograd_lesson.viz.steps import _cjk_font
+    font = _cjk_font(13)
+    assert font is not None, "fontconfig finds no CJK font for Pillow: run 'make cjk'"
+    masks = {bytes(font.getmask(ch)) for ch in "가변화"}
+    assert len(masks) == 3 and all(any(m) for m in masks)
+    dejavu = ImageFont.truetype("DejaVuSans.ttf", 13)  # what the header would use otherwise
+    assert len({bytes(dejavu.getmask(ch)) for ch in "가변화"}) == 1  # one box for all three
