@@ -331,6 +331,13 @@ def check_notebook(page, base, name, path, legibility):
         problems += move_slider(page, cells.nth(index), index)
     if name.startswith("ko/"):
         problems += hangul_problems(page, cells)
+        feedback = page.locator(".jp-OutputArea-output pre", has_text="✓ 정답입니다").first
+        if feedback.count():  # the checkers' Korean feedback, for the closing note
+            feedback.scroll_into_view_if_needed()
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{shot_name(name)}-feedback.png"))
+        else:
+            problems.append("no checker printed '✓ 정답입니다' (the Korean '✓ correct')")
     SHOTS.mkdir(parents=True, exist_ok=True)
     if graphs:  # the screenshot shows the lesson's first graph, as rendered after the run
         cells.nth(graphs[0]).scroll_into_view_if_needed()
