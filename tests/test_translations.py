@@ -165,3 +165,20 @@ def test_sync_restores_the_structure_and_leaves_new_cells_for_the_translator(pai
 def test_the_english_lesson_of_a_korean_notebook():
     assert translations.english_of(ROOT / "notebooks" / "ko" / "04_rnn.ipynb") == \
         ROOT / "notebooks" / "04_rnn.ipynb"
+
+
+def test_stale_finds_the_translated_english_text_in_git_history():
+    """For a stale cell, 'stale' shows what changed since the translation, from the English
+    text with the recorded hash in git history."""
+    import subprocess
+    path = ENGLISH[0]
+    try:
+        committed = subprocess.run(["git", "-C", str(ROOT), "show",
+                                    f"HEAD:notebooks/{path.name}"], capture_output=True,
+                                   text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    cell = next(c for c in nbformat.reads(committed, as_version=4).cells
+                if c.cell_type == "markdown")
+    assert translations._old_english(path, cell.id, digest(cell.source)) == cell.source
+    assert translations._old_english(path, cell.id, digest("never written")) is None
