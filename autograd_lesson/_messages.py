@@ -55,24 +55,24 @@ MESSAGES = {
     "freed.ran": ("ran", "실행되었습니다"),
     "freed.right": ("it freed {listing}.", "해제된 버퍼: {listing}."),
     "raises.form": ("✗ answer True (it raises) or False (it runs), without quotes.",
-                    "✗ 따옴표 없이 True(예외가 발생함) 또는 False(정상 실행됨)로 답하세요."),
+                    "✗ 따옴표 없이 True(에러가 남) 또는 False(실행됨)로 답하세요."),
     "raises.quoted": (" (the quotes make it a string)", " (따옴표가 있으면 문자열이 됩니다)"),
-    "raises.it_raises": ("it raises.", "예외가 발생합니다."),
-    "raises.it_runs": ("it runs.", "정상적으로 실행됩니다."),
+    "raises.it_raises": ("it raises.", "에러가 납니다."),
+    "raises.it_runs": ("it runs.", "에러 없이 실행됩니다."),
     "raises.predicted_raise": ("you predicted it would raise.",
-                               "예외가 발생한다고 예측했습니다."),
-    "raises.predicted_run": ("you predicted it would run.", "정상 실행된다고 예측했습니다."),
+                               "에러가 난다고 예측했습니다."),
+    "raises.predicted_run": ("you predicted it would run.", "에러 없이 실행된다고 예측했습니다."),
     "which.form": (
         '✗ answer with the set of the names that raise, such as {{"{first}"}} (set() if none '
         'does); the names are {choices}.',
-        '✗ {{"{first}"}}처럼 예외가 발생하는 이름의 집합으로 답하세요(하나도 없으면 set()). '
+        '✗ {{"{first}"}}처럼 에러가 나는 이름의 집합으로 답하세요(하나도 없으면 set()). '
         '이름은 {choices}입니다.'),
     "which.in_a_set": ('✗ put the name in a set: {{"{name}"}}.',
                        '✗ 이름을 집합에 넣으세요: {{"{name}"}}.'),
     "which.unknown": ('✗ "{name}" is not one of the names: {choices}.',
                       '✗ 없는 이름입니다: "{name}". 이름은 {choices} 중에서 고르세요.'),
-    "which.right": ("{listing} raise{s}.", "예외가 발생하는 것: {listing}."),
-    "which.none": ("none of them raises.", "어느 것도 예외가 발생하지 않습니다."),
+    "which.right": ("{listing} raise{s}.", "에러가 나는 것: {listing}."),
+    "which.none": ("none of them raises.", "어느 것도 에러가 나지 않습니다."),
     "which.wrong": ("at least one of them is the other way round.",
                     "적어도 하나는 예측과 반대입니다."),
     "value.not_a_tensor": (
@@ -140,13 +140,13 @@ MESSAGES = {
     "progress.head": ("Lesson {lesson}: {done} of {n} done, {first} on the first try",
                       "강의 {lesson}: {n}개 중 {done}개 완료, 첫 시도에 맞힌 것 {first}개"),
     # -- verdicts and showing (viz/record.py, lesson/showing.py) -------------------------------
-    "verdict.no_error": ("✓ no error", "✓ 오류 없음"),
+    "verdict.no_error": ("✓ no error", "✓ 에러 없음"),
     "verdict.error": ("✗ {type}: {message}", "✗ {type} 발생: {message}"),
     "show.ran_nodes": ("✓ {label} ran {n} nodes", "✓ {label}: 노드 {n}개를 실행했습니다"),
     "title.before_after": ("before {label} → after {label} ({outcome})",
                            "{label} 호출 전 → 호출 후 ({outcome})"),
     "title.ran": ("ran", "실행됨"),
-    "title.raised": ("raised", "예외 발생"),
+    "title.raised": ("raised", "에러 발생"),
     "steps.nothing": (
         "{label}: no backward ran, so there is nothing to step through; pass code that calls "
         ".backward() or autograd.grad()",
@@ -186,10 +186,10 @@ MESSAGES = {
     "legend.retained": ("kept by retain_graph=True", "유지됨: retain_graph=True가 남겨 둠"),
     "legend.freed": ("released by a backward", "해제됨: backward가 해제함"),
     "legend.stale": ("changed in place: backward will raise",
-                     "낡음: 제자리 연산으로 바뀜, backward에서 예외 발생"),
+                     "낡음: 제자리 연산으로 바뀜, backward에서 에러가 남"),
     "legend.ran": ("node ran in this call", "이 호출에서 실행된 노드"),
     "legend.now": ("node running now", "지금 실행 중인 노드"),
-    "legend.failed": ("where backward raised", "backward가 예외를 낸 곳"),
+    "legend.failed": ("where backward raised", "backward가 에러를 낸 곳"),
     "legend.group": ("folded nodes", "접힌 노드"),
     "heading.totals": ("saved buffers hold {total} B, {only} B of it only in the graph",
                        "저장된 버퍼 {total} B, 그중 {only} B는 그래프에만 있음"),
@@ -281,7 +281,7 @@ EXERCISES_KO = {
     "02-freed": ("g_loss.backward()가 예전 그래프에서 해제하는 것",
                  "새로 계산한 D(fake)는 다른 그래프입니다. g_loss는 예전 그래프의 어느 노드에 "
                  "닿습니까?"),
-    "02-which-raise": ("예외가 발생하는 지름길",
+    "02-which-raise": ("에러가 나는 지름길",
                        "각 방법에서, 예전 d_out_fake로 G의 손실을 만들기 전에 판별자의 backward가 "
                        "무엇을 해제했는지 보세요."),
     "02-version": ("두 스텝 뒤의 D[2].weight._version",
@@ -306,10 +306,10 @@ EXERCISES_KO = {
     "04-freed": ("셀 한 스텝이 해제하는 것",
                  "연산은 다른 피연산자가 변화도를 필요로 할 때만 한쪽 피연산자를 저장합니다. 여기서 "
                  "변화도가 필요한 입력은 어느 것입니까?"),
-    "04-which-raise": ("예외가 발생하는 스텝별 업데이트",
+    "04-which-raise": ("에러가 나는 스텝별 업데이트",
                        "어떤 노드가 저장한 텐서가 저장된 뒤에 optimizer.step()으로 제자리에서 바뀌면 "
-                       "backward에서 예외가 발생합니다."),
-    "04-tbptt": ("3스텝마다 backward 하는 잘린 BPTT",
+                       "backward에서 에러가 납니다."),
+    "04-tbptt": ("3스텝마다 backward를 호출하는 truncated BPTT",
                  "각 구간(chunk)의 시작에서 기록을 끊고, 구간마다 손실의 합에 backward를 한 번 "
                  "호출하세요."),
     "05-freed": ("autograd.grad(create_graph=True)가 해제하는 것",
@@ -321,12 +321,12 @@ EXERCISES_KO = {
     "05-raises-b": ("retain_graph=True 다음의 prob.mean().backward()",
                     "retain_graph=True는 prob 그래프의 버퍼를 모두 유지합니다. 하지만 `gradients`에 "
                     "그래프를 만들어 주지는 않습니다."),
-    "05-none-count": (".grad가 None으로 남는 매개변수 수(tanh 비평가)",
+    "05-none-count": (".grad가 None으로 남는 매개변수 수(tanh 비평자)",
                       "D(x) = W2 tanh(W1 x + b1) + b2에 대해 ∇x D를 적어 보세요. 어느 매개변수가 "
                       "그 식에 나타납니까?"),
     "05-r1": ("R1 페널티 스텝",
               "페널티는 변화도를 미분합니다. 그러니 grad 호출이 그래프를 기록해야 합니다. 그다음 "
-              "비평가 손실 전체에 backward를 한 번 호출하세요."),
+              "비평자 손실 전체에 backward를 한 번 호출하세요."),
     "06-freed": ("마지막 backward가 해제하는 것",
                  "유지된 버퍼라도 나중에 retain_graph 없이 호출한 backward로부터 보호되지 않습니다. "
                  "loss_b.backward()는 어느 노드를 실행합니까?"),
@@ -355,7 +355,7 @@ EXERCISES_KO = {
     "08-total-raises": ("손실별 backward 다음의 total.backward()",
                         "total의 그래프는 모든 손실의 노드를 지나갑니다. 그 버퍼가 아직 남아 "
                         "있습니까?"),
-    "08-which-raise": ("예외가 발생하는 스텝별 반복문",
+    "08-which-raise": ("에러가 나는 스텝별 반복문",
                        "상태를 떼어 내지(detach) 않으면 스텝 1의 손실은 스텝 0의 노드까지 거슬러 "
                        "올라갑니다."),
     "08-peak": ("반복마다의 최대 메모리(peak)",

@@ -90,7 +90,7 @@ def test_the_completeness_checks_can_fail(monkeypatch):
 def test_set_language_switches_and_english_is_the_default():
     assert lesson.get_language() == "en"
     lesson.set_language("ko")
-    assert lesson.get_language() == "ko" and i18n.t("verdict.no_error") == "✓ 오류 없음"
+    assert lesson.get_language() == "ko" and i18n.t("verdict.no_error") == "✓ 에러 없음"
     lesson.set_language("en")
     assert i18n.t("verdict.no_error") == "✓ no error"
 
@@ -149,7 +149,7 @@ def test_expect_error_wraps_the_english_error_in_korean(capsys):
     assert capsys.readouterr().out.splitlines() == [
         "✗ RuntimeError 발생: Trying to backward through the graph a second time (or directly "
         "access saved tensors after they have already been freed).",
-        "✓ 오류 없음"]
+        "✓ 에러 없음"]
 
 
 def graph():
