@@ -242,7 +242,9 @@ def main(argv=None):
         raise SystemExit(usage)
     command, rest = args[0], args[1:]
     if command == "stale":
-        paths = rest or sorted(str(p) for p in KO_DIR.glob("*.ipynb"))
+        here = pathlib.Path("notebooks") / "ko"  # from the repository root, as make runs it
+        folder = here if here.is_dir() else KO_DIR
+        paths = rest or sorted(str(p) for p in folder.glob("*.ipynb"))
         if not paths:
             print(f"no Korean notebooks in {KO_DIR}")
             return 0
