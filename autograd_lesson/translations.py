@@ -1,6 +1,7 @@
 """Keep the Korean notebooks (``notebooks/ko/``) in step with the English lessons.
 
-A Korean notebook has one cell per English cell, in the same order, with the same ids. A markdown cell records what it translates in its metadata,
+A Korean notebook has one cell per English cell, in the same order, with the same ids. A
+markdown cell records what it translates in its metadata,
 ``"translation": {"source": <English cell id>, "sha256": <sha256 of that cell's source>}``;
 code cells are the English ones, except that the first one ends with the language line
 ``lesson.set_language("ko")``; raw cells are copied. ``problems(en, ko)`` lists every way a
@@ -8,7 +9,7 @@ pair is out of step; ``tests/test_translations.py`` fails on any.
 
 For translators::
 
-    python -m autograd_lesson.translations stale [notebooks/ko/NN_x.ipynb ...]   # or: make translations
+    python -m autograd_lesson.translations stale [notebooks/ko/NN_x.ipynb ...]  # make translations
     python -m autograd_lesson.translations stamp notebooks/ko/NN_x.ipynb CELL_ID [CELL_ID ...]
     python -m autograd_lesson.translations sync notebooks/ko/NN_x.ipynb
 
