@@ -23,4 +23,5 @@ from .showing import expect_error, first_sentence, show_backward, show_graph, st
 
 __all__ = ["audit", "EXERCISES", "NOT_DONE", "check_freed", "check_raises", "check_step", "check_value",
            "check_which_raise", "exercises_of", "expect_error", "first_sentence", "get_language",
-           "not_done", "progress", "set_language", "report", "show_backward", "show_graph", "step_through", "verdict"]
+           "not_done", "progress", "set_language", "report", "show_backward", "show_graph",
+           "step_through", "verdict"]
