@@ -212,7 +212,7 @@ MESSAGES = {
     "audit.findings": (", {n} finding{s}", ", 발견된 문제 {n}개"),
     "audit.finding": ("{kind}: {message}\n  fix: {fix}", "{kind}: {message}\n  해결: {fix}"),
     "audit.failed": ("backward #{index} failed: {message}", "backward #{index} 실패: {message}"),
-    "audit.freed_by": ("; backward #{index} freed it", "; backward #{index}가 해제했습니다"),
+    "audit.freed_by": ("; backward #{index} freed it", "; backward #{index}에서 해제되었습니다"),
     "audit.fix_freed": (
         "compute the losses first and call backward once on their sum; or pass "
         "retain_graph=True to every backward but the last one over the shared graph",
@@ -227,7 +227,7 @@ MESSAGES = {
     "audit.unused_retain": (
         "backward #{index} kept {bytes} of saved tensors (retain_graph=True: {names}) that no "
         "later backward used",
-        "backward #{index}가 저장된 텐서 {bytes}를 유지했지만(retain_graph=True: {names}) 이후의 "
+        "backward #{index}에서 저장된 텐서 {bytes}(retain_graph=True: {names})를 유지했지만 이후의 "
         "어떤 backward도 쓰지 않았습니다"),
     "audit.fix_unused": (
         "drop retain_graph=True from that backward: the graph is freed as it runs",

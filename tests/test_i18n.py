@@ -178,17 +178,21 @@ def test_ledgers_and_diffs_stay_english_byte_for_byte(capsys):
 
 
 def test_audit_speaks_korean_and_keeps_the_finding_kinds():
-    def step():
+    def step():  # a failing step: audit reports it without scanning the process's tensors
         a = torch.tensor([1.0], requires_grad=True)
         loss = (a * a).sum()
-        loss.backward(retain_graph=True)
+        loss.backward()
         loss.backward()
     english = str(lesson.audit(step))
     lesson.set_language("ko")
     korean = str(lesson.audit(step))
-    assert english.startswith("audit of step: 2 backward calls, 1 finding\ndouble-traversal: ")
-    assert korean.startswith("step 진단: backward 호출 2번, 발견된 문제 1개\ndouble-traversal: ")
-    assert "\n  해결: 손실을 더해서" in korean
+    assert english.startswith("audit of step: 2 backward calls, 1 finding\nfreed-reuse: "
+                              "backward #2 failed: Trying to backward through the graph")
+    assert english.splitlines()[1].endswith("; backward #1 freed it")
+    assert korean.startswith("step 진단: backward 호출 2번, 발견된 문제 1개\nfreed-reuse: "
+                             "backward #2 실패: Trying to backward through the graph")
+    assert korean.splitlines()[1].endswith("; backward #1에서 해제되었습니다")
+    assert korean.splitlines()[2].startswith("  해결: 손실을 먼저 모두 계산하고")
 
 
 def test_picture_text_is_korean_and_names_the_cjk_font_only_then():
