@@ -1,6 +1,7 @@
 # autograd-lesson: developer and learner entry points.
 #   make lab    - open the student copies of the lessons in JupyterLab (127.0.0.1, token auth)
 #   make solutions - open the lessons with their solutions (the answer key)
+#   make lab-ko / solutions-ko - the same for the Korean edition (notebooks/ko, 한국어판)
 #   make test   - run unit tests, torch parity tests and the notebooks (nbval) in one pytest run
 
 PY    ?= python3
@@ -19,7 +20,7 @@ ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 DOT_HINT := Graphviz 'dot' not found: install it with 'sudo apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS) or 'conda install -c conda-forge graphviz'
 
-.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu lab solutions test figures student course bench e2e clean
+.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu cjk lab solutions lab-ko solutions-ko translations test figures student course bench e2e clean
 
 # Student copies live here; `make clean` leaves them alone. FORCE=1 LESSON=<stem> resets one.
 # LAB_ARGS: extra `jupyter lab` options, e.g. LAB_ARGS=--port=9999
@@ -34,6 +35,8 @@ LAB_FLAGS := --ip=127.0.0.1 --no-browser $(ALLOW_ROOT) --KernelManager.transport
 help:
 	@echo "make lab      open the student copies of the lessons in JupyterLab"
 	@echo "make solutions  open the lessons with their solutions"
+	@echo "make lab-ko | solutions-ko  the same in Korean (한국어판, notebooks/ko)"
+	@echo "make translations  list the Korean cells out of step with the English"
 	@echo "make test     unit + torch parity tests + notebooks (nbval)"
 	@echo "make figures | student | course | bench | e2e | clean"
 
@@ -65,7 +68,13 @@ $(VENV)/.installed-e2e: pyproject.toml | $(VPY)
 	@touch $@ $(VENV)/.installed
 
 # The pictures name DejaVu Sans: without it Graphviz measures text in another font.
-dot: dejavu
+# Korean pictures (lesson.set_language("ko")) fall back to Noto Sans CJK KR for Hangul.
+dot: dejavu cjk
+cjk:
+	@if fc-list :lang=ko 2>/dev/null | grep -q .; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get install -y --no-install-recommends fonts-noto-cjk || { apt-get update && apt-get install -y --no-install-recommends fonts-noto-cjk; }; \
+	else echo "No Korean font found (fc-list :lang=ko): install fonts-noto-cjk (Debian/Ubuntu), font-noto-sans-cjk (brew) or conda-forge's font-ttf-noto-cjk; Korean pictures show boxes without it" >&2; fi
 dejavu:
 	@if fc-list 2>/dev/null | grep -qi 'DejaVu Sans'; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -86,6 +95,18 @@ lab: install dot student
 
 solutions: install dot
 	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) $(LAB_ARGS)
+
+# 한국어판: the student copies of notebooks/ko are written to build/student/ko by `make student`.
+lab-ko: install dot student
+	$(VENV_PATH) $(VENV)/bin/jupyter lab $(STUDENT)/ko/ $(LAB_FLAGS) $(LAB_ARGS)
+
+solutions-ko: install dot
+	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ko/ $(LAB_FLAGS) $(LAB_ARGS)
+
+# Translators: the Korean cells whose English changed or is missing, with the English to
+# translate (then: python -m autograd_lesson.translations stamp notebooks/ko/NN.ipynb CELL_ID).
+translations: install
+	$(VPY) -m autograd_lesson.translations stale $(NOTEBOOKS)
 
 test: install-test dot
 	$(VPY) -m pytest $(PYTEST_ARGS)

@@ -1,6 +1,8 @@
 """An nbgrader course from the lessons: ``python -m autograd_lesson.classroom notebooks build/course``.
 
-Writes ``build/course/nbgrader_config.py`` and ``source/<stem>/<stem>.ipynb`` for every lesson.
+Writes ``build/course/nbgrader_config.py`` and ``source/<stem>/<stem>.ipynb`` for every lesson,
+and for every Korean lesson (``notebooks/ko/``) the assignment ``ko-<stem>`` (same notebook
+name; its checkers speak Korean, the grading is the same).
 The configuration makes nbgrader's release copy match ``make student``: each solution block
 becomes ``<name> = ...  # YOUR ANSWER HERE`` (the variable name kept, so Run All reaches every
 exercise; a function's body becomes ``...  # YOUR ANSWER HERE``) and only the exercise cells
@@ -64,13 +66,15 @@ class ClearExerciseOutputs(ClearOutput):
 def main(src="notebooks", dst="build/course"):
     root = pathlib.Path(dst).resolve()
     lessons = sorted(pathlib.Path(src).glob("*.ipynb"))
-    for path in lessons:
-        folder = root / "source" / path.stem
+    korean = sorted((pathlib.Path(src) / "ko").glob("*.ipynb"))
+    for path, assignment in [(p, p.stem) for p in lessons] + [(p, f"ko-{p.stem}") for p in korean]:
+        folder = root / "source" / assignment
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, folder / path.name)
     (root / "nbgrader_config.py").write_text(CONFIG.format(root=str(root)))
     print(f"wrote {root}/nbgrader_config.py and source/<stem>/<stem>.ipynb for "
-          f"{len(lessons)} lessons")
+          f"{len(lessons)} lessons" + (f" (and source/ko-<stem>/ for {len(korean)} in Korean)"
+                                       if korean else ""))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ A student's work is never overwritten: an existing copy is regenerated only if i
 still exactly as generated (the lesson changed, the student did not). ``--force`` regenerates
 changed copies too, after saving each one as ``<name>.ipynb.bak``; names after the folders
 limit the run to those lessons (``--force 03_shared_backbone`` resets one notebook).
+
+The Korean edition (``notebooks/ko/``, if there) gets its copies in ``ko/`` of the same folder
+(``build/student/ko/``, which ``make lab-ko`` opens).
 """
 import hashlib
 import json
@@ -75,6 +78,9 @@ def _untouched(path):
     return nb.metadata.get(STAMP) == _fingerprint(nb)
 
 
+KOREAN = "ko"  # the Korean edition's folder, in the lessons and in the copies
+
+
 def main(argv=None):
     args = list(sys.argv[1:] if argv is None else argv)
     force = "--force" in args
@@ -82,6 +88,13 @@ def main(argv=None):
     src = pathlib.Path(args[0] if args else "notebooks")
     out = pathlib.Path(args[1] if len(args) > 1 else "build/student")
     only = {a.removesuffix(".ipynb") for a in args[2:]}
+    write_copies(src, out, only, force)
+    if (src / KOREAN).is_dir() and any((src / KOREAN).glob("*.ipynb")):
+        write_copies(src / KOREAN, out / KOREAN, only, force)
+
+
+def write_copies(src, out, only=(), force=False):
+    """Student copies of every lesson in ``src`` (or of the stems in ``only``) in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     for path in sorted(src.glob("*.ipynb")):
         if only and path.stem not in only:

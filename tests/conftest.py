@@ -55,3 +55,11 @@ def lib(request):
         return request.getfixturevalue("torch")
     import autograd_lesson
     return autograd_lesson
+
+
+@pytest.fixture(autouse=True)
+def english_after_each_test():
+    """A test that switches the helpers to Korean (lesson.set_language) leaves them English."""
+    yield
+    from autograd_lesson import i18n
+    i18n.set_language("en")

@@ -9,6 +9,10 @@ One nbgrader course (``autograd_lesson.classroom``) holds all lessons. For each 
   swapped, a set emptied, a number off by one, a function that raises): every checker cell
   scores 0.
 
+The Korean edition's assignments (``ko-<stem>``, from ``notebooks/ko``) are graded the same way
+for two lessons (00, and 01 with a write-code exercise): their cells are the English ones, only
+the checkers' words differ, so two show that a Korean assignment generates and grades.
+
 nbgrader is the ``classroom`` extra; ``.ci/run`` installs it, and with
 ``AUTOGRAD_LESSON_REQUIRE_NBGRADER=1`` (CI sets it) a missing nbgrader fails instead of skipping.
 Graphviz is stubbed out in the graded kernels (an IPython startup file) to keep the run short:
@@ -28,6 +32,9 @@ from autograd_lesson import classroom
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+KOREAN_SAMPLE = sorted((ROOT / "notebooks" / "ko").glob("*.ipynb"))[:2]
+# (assignment, lesson notebook): every English lesson, and the Korean sample
+ASSIGNMENTS = [(p.stem, p) for p in NOTEBOOKS] + [(f"ko-{p.stem}", p) for p in KOREAN_SAMPLE]
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*$",
                    re.MULTILINE | re.DOTALL)
 STUDENTS = ("untouched", "solved", "wrong")
@@ -93,15 +100,15 @@ def grade(student, tmp):
     os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     os.chdir(root)
     api = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config())
-    for path in NOTEBOOKS:
+    for assignment, path in ASSIGNMENTS:
         stem = path.stem
-        result = api.generate_assignment(stem)
-        assert result["success"], f"generate_assignment {stem}:\n{result['log']}"
-        folder = root / "submitted" / student / stem
+        result = api.generate_assignment(assignment)
+        assert result["success"], f"generate_assignment {assignment}:\n{result['log']}"
+        folder = root / "submitted" / student / assignment
         folder.mkdir(parents=True)
         target = folder / f"{stem}.ipynb"
         if student == "untouched":
-            shutil.copy(root / "release" / stem / f"{stem}.ipynb", target)
+            shutil.copy(root / "release" / assignment / f"{stem}.ipynb", target)
         elif student == "solved":
             shutil.copy(path, target)
         else:
@@ -110,12 +117,12 @@ def grade(student, tmp):
                 if cell.cell_type == "code":
                     cell.source = BLOCK.sub(wrong_answer, cell.source)
             nbformat.write(wrong, target)
-        result = api.autograde(stem, student)
-        assert result["success"], f"autograde {stem} for {student}:\n{result['log']}"
+        result = api.autograde(assignment, student)
+        assert result["success"], f"autograde {assignment} for {student}:\n{result['log']}"
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
-        return {path.stem: {g.name: g.score for g in
-                            gb.find_submission_notebook(path.stem, path.stem, student).grades}
-                for path in NOTEBOOKS}
+        return {assignment: {g.name: g.score for g in
+                             gb.find_submission_notebook(path.stem, assignment, student).grades}
+                for assignment, path in ASSIGNMENTS}
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +138,7 @@ def scores(tmp_path_factory):
         pytest.skip("nbgrader not installed: pip install -e '.[classroom]' (make install-classroom)")
     import concurrent.futures
     import multiprocessing
-    points = {p.stem: graded_cells(nbformat.read(p, as_version=4)) for p in NOTEBOOKS}
+    points = {a: graded_cells(nbformat.read(p, as_version=4)) for a, p in ASSIGNMENTS}
     context = multiprocessing.get_context("spawn")  # a clean process: no pytest state shared
     with concurrent.futures.ProcessPoolExecutor(len(STUDENTS), mp_context=context) as pool:
         futures = {s: pool.submit(grade, s, tmp_path_factory.mktemp(s)) for s in STUDENTS}
@@ -150,7 +157,7 @@ def print_table(table, points):
               "".join(f"{sum(by_student[s].values()):>11g}" for s in STUDENTS))
 
 
-@pytest.fixture(params=[p.stem for p in NOTEBOOKS])
+@pytest.fixture(params=[a for a, _ in ASSIGNMENTS])
 def lesson(request, scores):
     table, points = scores
     return table[request.param], points[request.param]

@@ -138,7 +138,8 @@ def test_environment_yml_has_runtime_deps(project, env_yml):
 def test_environment_yml_has_no_unknown_runtime_deps(project, env_yml):
     conda, _ = env_yml
     test_extra = {req_name(r) for r in project["optional-dependencies"]["test"]}
-    known = {"python", "pip", "fonts-conda-ecosystem"} | test_extra  # fonts: DejaVu Sans
+    known = {"python", "pip", "fonts-conda-ecosystem",  # fonts: DejaVu Sans
+             "font-ttf-noto-cjk"} | test_extra  # and Noto Sans CJK for Hangul (notebooks/ko)
     for name in (req_name(r) for r in project["dependencies"]):
         known |= PYPI_TO_CONDA.get(name, {name})
     assert conda - known == set(), "conda packages not named by pyproject.toml"
@@ -172,7 +173,7 @@ def test_test_tool_check_can_fail():
 
 # ---------------------------------------------------------------- (c) make lab is local and authenticated
 
-@pytest.mark.parametrize("target", ["lab", "solutions"])
+@pytest.mark.parametrize("target", ["lab", "solutions", "lab-ko", "solutions-ko"])
 def test_make_lab_is_local_with_token_auth(target):
     makefile = (ROOT / "Makefile").read_text()
     recipe = expand_variables(makefile, make_recipe(makefile, target))

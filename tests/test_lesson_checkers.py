@@ -383,8 +383,45 @@ def test_every_symbol_the_checkers_print_has_a_glyph_in_the_output_font():
 
     font = pathlib.Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSansMono.ttf"
     cmap = TTFont(font).getBestCmap()
-    source = "".join(p.read_text(encoding="utf-8")
-                     for p in pathlib.Path(lesson.__file__).parent.glob("*.py"))
-    symbols = {ch for ch in source if ord(ch) > 0x2000}
-    assert symbols, "the checkers print no symbols at all?"
+    from autograd_lesson import _messages  # the catalogue: what the checkers print lives there
+    sources = [*pathlib.Path(lesson.__file__).parent.glob("*.py"), pathlib.Path(_messages.__file__)]
+    source = "".join(p.read_text(encoding="utf-8") for p in sources)
+    english = "".join(en for en, _ in _messages.MESSAGES.values())
+    symbols = {ch for ch in source + english if ord(ch) > 0x2000 and not _hangul(ch)}
+    assert "✎" in symbols and "✓" in symbols, "the checkers print no symbols at all?"
     assert sorted(ch for ch in symbols if ord(ch) not in cmap) == []
+
+
+def _hangul(ch):
+    return 0x1100 <= ord(ch) <= 0x11FF or 0x3130 <= ord(ch) <= 0x318F or 0xAC00 <= ord(ch) <= 0xD7A3
+
+
+def test_every_character_of_the_korean_messages_has_a_glyph():
+    """Korean output (lesson.set_language("ko")) is drawn in DejaVu Sans Mono, and Hangul, which
+    it lacks, in the CJK font the machine set-up installs (Noto Sans CJK KR, found by
+    fontconfig as JupyterLab's browser finds it): no character of any Korean message, hint or
+    exercise title may be left without a glyph (a box)."""
+    import pathlib
+    import subprocess
+
+    import matplotlib
+    from fontTools.ttLib import TTCollection, TTFont
+
+    from autograd_lesson import _messages
+    from autograd_lesson.viz.dot import CJK_FONT
+
+    mono = TTFont(pathlib.Path(matplotlib.get_data_path()) / "fonts" / "ttf" /
+                  "DejaVuSansMono.ttf").getBestCmap()
+    found = subprocess.run(["fc-match", "-f", "%{file}\n%{index}\n%{family}", CJK_FONT],
+                           capture_output=True, text=True).stdout.split("\n")
+    assert CJK_FONT in found[2], f"fontconfig finds no {CJK_FONT} (it offers {found[2]!r}): " \
+                                 f"run 'make cjk' (apt-get install fonts-noto-cjk)"
+    cjk = (TTCollection(found[0]).fonts[int(found[1] or 0)] if found[0].endswith(".ttc")
+           else TTFont(found[0])).getBestCmap()
+    korean = "".join(ko for _, ko in _messages.MESSAGES.values())
+    korean += "".join(title + hint for title, hint in _messages.EXERCISES_KO.values())
+    assert sum(map(_hangul, korean)) > 1000
+    missing = sorted({ch for ch in korean if ord(ch) > 0x7F and ord(ch) not in mono
+                      and ord(ch) not in cjk})
+    assert missing == []
+    assert sorted({ch for ch in korean if _hangul(ch) and ord(ch) not in cjk}) == []

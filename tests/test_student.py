@@ -5,7 +5,8 @@ an instructor hands out (``make student``). The copy must be a valid notebook wi
 left, each ``### BEGIN SOLUTION`` block replaced by a ``... # YOUR ANSWER HERE`` placeholder,
 and it must run top to bottom in a fresh kernel without an error, every exercise cell printing
 the checkers' "not done yet" message. The lessons with their solutions must pass their own checks.
-The copies are executed concurrently (one kernel each) and with Graphviz stubbed out by a first
+The Korean edition (``notebooks/ko``, the same cells, its helpers speaking Korean) is checked the
+same way, with the Korean words of the checkers. The copies are executed concurrently (one kernel each) and with Graphviz stubbed out by a first
 cell added for the run only (pictures are checked by nbval on the lessons), to keep the run short.
 """
 import concurrent.futures
@@ -16,16 +17,32 @@ import re
 import nbformat
 import pytest
 
-from autograd_lesson.lesson import EXERCISES, NOT_DONE, exercises_of
+from autograd_lesson import _messages
+from autograd_lesson.lesson import EXERCISES, exercises_of
 from autograd_lesson.student import main, student_notebook
+from autograd_lesson.translations import LANG_LINE
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + \
+    sorted((ROOT / "notebooks" / "ko").glob("*.ipynb"))
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 PLACEHOLDER = re.compile(r"^[ \t]*(?:([A-Za-z_]\w*) = )?\.\.\.  # YOUR ANSWER HERE$", re.MULTILINE)
 SOLVED = re.compile(rf"^([ \t]*){BEGIN}\n\s*(?:([A-Za-z_]\w*)\s*=)?", re.MULTILINE)
 MIN_EXERCISES = 2
 TIMEOUT = 120  # seconds per cell
+
+
+def name_of(path):
+    """'00_x.ipynb', or 'ko/00_x.ipynb' for the Korean edition."""
+    return str(path.relative_to(ROOT / "notebooks"))
+
+
+def said(nb, key, **fields):
+    """What the checkers print for ``key`` in the notebook's language (it switches to Korean
+    with lesson.set_language("ko") in its first code cell)."""
+    english, korean = _messages.MESSAGES[key]
+    ko = any(LANG_LINE in c.source for c in nb.cells if c.cell_type == "code")
+    return (korean if ko else english).format(**fields)
 
 
 def exercise_indices(nb):
@@ -75,13 +92,15 @@ def execute(nb, workdir):
 def copies(tmp_path_factory):
     """name -> (lesson, student copy, executed student copy or the exception it raised)."""
     out = tmp_path_factory.mktemp("student")
-    lessons = {p.name: nbformat.read(p, as_version=4) for p in NOTEBOOKS}
+    lessons = {name_of(p): nbformat.read(p, as_version=4) for p in NOTEBOOKS}
     students = {}
     for name, nb in lessons.items():
         students[name] = student_notebook(copy.deepcopy(nb))
+        (out / name).parent.mkdir(exist_ok=True)
         nbformat.write(students[name], out / name)
     with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {name: pool.submit(execute, nbformat.read(out / name, as_version=4), out)
+        futures = {name: pool.submit(execute, nbformat.read(out / name, as_version=4),
+                                     (out / name).parent)
                    for name in lessons}
     executed = {}
     for name, future in futures.items():
@@ -92,7 +111,7 @@ def copies(tmp_path_factory):
     return {name: (lessons[name], students[name], executed[name]) for name in lessons}
 
 
-@pytest.fixture(params=[p.name for p in NOTEBOOKS])
+@pytest.fixture(params=[name_of(p) for p in NOTEBOOKS])
 def notebook(request, copies):
     return copies[request.param]
 
@@ -124,13 +143,17 @@ def test_lesson_solutions_pass_their_checks(notebook):
     lesson, _, _ = notebook
     checks = [i for i in check_indices(lesson) if "progress" not in lesson.cells[i].source]
     assert checks, "every exercise needs a checker cell (nbgrader grade=True)"
+    correct, wrong = said(lesson, "verdict.correct", when=""), said(lesson, "verdict.wrong",
+                                                                    ordinal="1st", nth="첫 번째")
     for i in checks:
         text = text_of(lesson.cells[i])
-        assert "✓ correct" in text, f"cell {i}: the stored solution output shows no '✓ correct'"
-        assert "not done yet" not in text and "✗ not quite" not in text, f"cell {i}"
+        assert correct in text, f"cell {i}: the stored solution output shows no {correct!r}"
+        assert said(lesson, "not_done") not in text and wrong[:9] not in text, f"cell {i}"
     done = text_of(lesson.cells[check_indices(lesson)[-1]]).splitlines()[0]
-    total = len(exercises_of(lesson.cells[-1].source[17:19]))
-    assert done.endswith(f": {total} of {total} done, {total} on the first try"), done
+    lesson_id = lesson.cells[-1].source[17:19]
+    total = len(exercises_of(lesson_id))
+    assert done == said(lesson, "progress.head", lesson=lesson_id, done=total, n=total,
+                        first=total), done
 
 
 def test_exercises_are_nbgrader_cells_and_every_catalogue_entry_is_used(notebook):
@@ -150,7 +173,8 @@ def test_exercises_are_nbgrader_cells_and_every_catalogue_entry_is_used(notebook
 
 def test_no_hint_text_in_any_student_visible_cell(notebook):
     _, student, _ = notebook
-    hints = [e.hint for e in EXERCISES.values()]
+    hints = [e.hint for e in EXERCISES.values()] + \
+        [hint for _, hint in _messages.EXERCISES_KO.values()]
     for i, cell in enumerate(student.cells):
         assert "hint=" not in cell.source, f"cell {i}: hints belong in lesson/catalogue.py"
         seen = cell.source + text_of(cell)
@@ -169,10 +193,15 @@ def test_student_copy_runs_and_each_exercise_says_not_done(notebook):
     checks = check_indices(lesson)
     for i in checks[:-1]:
         text = text_of(executed.cells[i])
-        assert NOT_DONE in text, f"cell {i}: expected 'not done yet', got:\n{text}"
-        assert "✓ correct" not in text, f"cell {i}: an unanswered exercise must not pass"
+        assert said(lesson, "not_done") in text, f"cell {i}: expected 'not done yet', got:\n{text}"
+        assert said(lesson, "verdict.correct", when="") not in text, \
+            f"cell {i}: an unanswered exercise must not pass"
     summary = text_of(executed.cells[checks[-1]])
-    assert ": 0 of " in summary.splitlines()[0] and "not done yet" in summary, summary
+    lesson_id = lesson.cells[-1].source[17:19]
+    total = len(exercises_of(lesson_id))
+    assert summary.splitlines()[0] == said(lesson, "progress.head", lesson=lesson_id, done=0,
+                                           n=total, first=0)
+    assert said(lesson, "status.not_done") in summary, summary
 
 
 def test_student_copies_keep_pictures_and_never_overwrite_work(tmp_path, capsys):
@@ -195,3 +224,23 @@ def test_student_copies_keep_pictures_and_never_overwrite_work(tmp_path, capsys)
     main([str(src), str(tmp_path / "out"), "--force"])
     assert "my try" not in copy_path.read_text()
     assert "my try" in (tmp_path / "out" / (lesson.name + ".bak")).read_text()
+
+
+def test_the_korean_edition_gets_its_own_student_folder(tmp_path, capsys):
+    """`make student` writes notebooks/ko's copies to build/student/ko (what `make lab-ko`
+    opens), solutions stripped the same way."""
+    lesson = NOTEBOOKS[0]
+    src = tmp_path / "src"
+    (src / "ko").mkdir(parents=True)
+    (src / lesson.name).write_bytes(lesson.read_bytes())
+    korean = nbformat.read(lesson, as_version=4)
+    korean.cells[0].source = "# 한국어판"
+    nbformat.write(korean, src / "ko" / lesson.name)
+    main([str(src), str(tmp_path / "out")])
+    copy_path = tmp_path / "out" / "ko" / lesson.name
+    assert f"wrote {copy_path}" in capsys.readouterr().out
+    student = nbformat.read(copy_path, as_version=4)
+    assert student.cells[0].source == "# 한국어판"
+    assert not any(BEGIN in c.source for c in student.cells)
+    assert (tmp_path / "out" / lesson.name).exists()
+    assert "make lab-ko" in (ROOT / "Makefile").read_text()

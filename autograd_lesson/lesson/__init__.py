@@ -9,8 +9,11 @@
 - :mod:`.catalogue`: every exercise by id, with the hint shown after a wrong answer;
 - :mod:`.grading`: under nbgrader, a checker that is not satisfied raises ``AssertionError``;
 - :mod:`.attempts`: attempts per exercise; ``progress("01")`` prints
-  "3 of 4 done, 2 on the first try".
+  "3 of 4 done, 2 on the first try";
+- ``set_language("ko")``: the helpers speak Korean (``"en"``, the default; see
+  :mod:`autograd_lesson.i18n`).
 """
+from ..i18n import get_language, set_language
 from .audit import audit
 from .catalogue import EXERCISES, exercises_of
 from .checking import (NOT_DONE, check_freed, check_raises, check_step, check_value,
@@ -19,6 +22,6 @@ from .attempts import progress
 from .showing import expect_error, first_sentence, show_backward, show_graph, step_through, verdict
 
 __all__ = ["audit", "EXERCISES", "NOT_DONE", "check_freed", "check_raises", "check_step", "check_value",
-           "check_which_raise", "exercises_of", "expect_error", "first_sentence", "not_done",
-           "progress",
-           "report", "show_backward", "show_graph", "step_through", "verdict"]
+           "check_which_raise", "exercises_of", "expect_error", "first_sentence", "get_language",
+           "not_done", "progress", "set_language", "report", "show_backward", "show_graph",
+           "step_through", "verdict"]

@@ -3,6 +3,7 @@
 An attempt is counted only when the answer changed since the last check, so running a cell
 again with the same answer prints the same verdict (and a solved exercise stays solved).
 """
+from ..i18n import exercise_text, t
 from .catalogue import exercises_of
 
 _RECORDS = {}
@@ -31,15 +32,21 @@ def ordinal(n):
     return f"{n}{suffix}"
 
 
+def nth_ko(n):
+    """'첫 번째', '2번째', ...: the Korean ordinal of an attempt."""
+    return "첫 번째" if n == 1 else f"{n}번째"
+
+
 def status(exercise_id):
     rec = _RECORDS.get(exercise_id)
     if rec is None or rec.attempts == 0:
-        return "not done yet"
+        return t("status.not_done")
     if rec.solved_on is None:
-        return f"not yet right ({rec.attempts} {'try' if rec.attempts == 1 else 'tries'})"
+        return t("status.not_yet_right", n=rec.attempts,
+                 tries="try" if rec.attempts == 1 else "tries")
     if rec.solved_on == 1:
-        return "done, on the first try"
-    return f"done, on the {ordinal(rec.solved_on)} try"
+        return t("status.first_try")
+    return t("status.done_on", ordinal=ordinal(rec.solved_on), nth=nth_ko(rec.solved_on))
 
 
 def progress(lesson_id):
@@ -47,8 +54,8 @@ def progress(lesson_id):
     exercises = exercises_of(lesson_id)
     done = [e for e in exercises if _RECORDS.get(e.id) and _RECORDS[e.id].solved_on]
     first = [e for e in done if _RECORDS[e.id].solved_on == 1]
-    print(f"Lesson {lesson_id}: {len(done)} of {len(exercises)} done, "
-          f"{len(first)} on the first try")
+    print(t("progress.head", lesson=lesson_id, done=len(done), n=len(exercises),
+            first=len(first)))
     for e in exercises:
         mark = "✓" if e in done else "·"
-        print(f"  {mark} {e.title}: {status(e.id)}")
+        print(f"  {mark} {exercise_text(e)[0]}: {status(e.id)}")

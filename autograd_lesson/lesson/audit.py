@@ -14,6 +14,7 @@ buffers pile up, and returns an :class:`Audit` whose ``.findings`` have ``.kind`
 import gc
 from dataclasses import dataclass
 
+from ..i18n import t
 from ..viz.record import first_sentence
 
 FREED_START = "Trying to backward through the graph a second time"
@@ -28,7 +29,7 @@ class Finding:
     fix: str
 
     def __str__(self):
-        return f"{self.kind}: {self.message}\n  fix: {self.fix}"
+        return t("audit.finding", kind=self.kind, message=self.message, fix=self.fix)
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,12 @@ class Audit:
 
     @property
     def text(self):
-        head = f"audit of {self.label}: {len(self.calls)} backward call" \
-               f"{'' if len(self.calls) == 1 else 's'}"
+        head = t("audit.head", label=self.label, n=len(self.calls),
+                 s="" if len(self.calls) == 1 else "s")
         if not self.findings:
-            return head + ", no findings"
-        return "\n".join([head + f", {len(self.findings)} finding"
-                          f"{'' if len(self.findings) == 1 else 's'}"]
+            return head + t("audit.no_findings")
+        return "\n".join([head + t("audit.findings", n=len(self.findings),
+                                    s="" if len(self.findings) == 1 else "s")]
                          + [str(f) for f in self.findings])
 
     def __str__(self):
@@ -83,19 +84,16 @@ def _findings(calls):
         message = str(call.error)
         if message.startswith(FREED_START):
             earlier = [c.index for c in calls if c.index < call.index and not c.retain_graph]
-            by = f"; backward #{earlier[-1]} freed it" if earlier else ""
+            by = t("audit.freed_by", index=earlier[-1]) if earlier else ""
             found.append(Finding(
                 "freed-reuse",
-                f"backward #{call.index} failed: {first_sentence(message)}{by}",
-                "compute the losses first and call backward once on their sum; or pass "
-                "retain_graph=True to every backward but the last one over the shared graph"))
+                t("audit.failed", index=call.index, message=first_sentence(message)) + by,
+                t("audit.fix_freed")))
         elif message.startswith(STALE_START):
             found.append(Finding(
                 "stale-saved",
-                f"backward #{call.index} failed: {first_sentence(message)}",
-                "call every backward before the in-place change (optimizer.step(), x += ...) "
-                "or rebuild the forward after it; use an out-of-place op (x = x + ...) "
-                "if the old value is still needed"))
+                t("audit.failed", index=call.index, message=first_sentence(message)),
+                t("audit.fix_stale")))
     ok = [c for c in calls if c.error is None]
     for call in ok:
         if not call.retain_graph or call.create_graph or not call.nodes:
@@ -106,9 +104,9 @@ def _findings(calls):
             kept = sum(b for _, b in call.nodes.values())
             found.append(Finding(
                 "unused-retain",
-                f"backward #{call.index} kept {_bytes(kept)} of saved tensors "
-                f"(retain_graph=True: {_names(call.nodes)}) that no later backward used",
-                "drop retain_graph=True from that backward: the graph is freed as it runs"))
+                t("audit.unused_retain", index=call.index, bytes=_bytes(kept),
+                  names=_names(call.nodes)),
+                t("audit.fix_unused")))
     seen = {}
     for call in ok:
         for k, info in call.nodes.items():
@@ -120,11 +118,10 @@ def _findings(calls):
         runs = sorted({c.index for cs in twice.values() for c in cs})
         found.append(Finding(
             "double-traversal",
-            f"{len(twice)} node{'s' if len(twice) > 1 else ''} with saved tensors ran in "
-            f"backwards {', '.join(f'#{i}' for i in runs)}: {_names(nodes)} "
-            f"({_bytes(sum(b for _, b in nodes.values()))} kept for the repeat)",
-            "sum the losses and call backward once; for a step that must not reach a "
-            "sub-network (a GAN's D step), detach its input (fake.detach())"))
+            t("audit.double", n=len(twice), s="s" if len(twice) > 1 else "",
+              runs=", ".join(f"#{i}" for i in runs), names=_names(nodes),
+              bytes=_bytes(sum(b for _, b in nodes.values()))),
+            t("audit.fix_double")))
     return found
 
 
@@ -159,22 +156,21 @@ def audit(step, *args, **kwargs):
             if again is not None:
                 for f in _findings(again_calls):
                     if f.kind in ("freed-reuse", "stale-saved"):
-                        findings.append(Finding(f.kind, f"on call {run} of the step, "
+                        findings.append(Finding(f.kind, t("audit.on_call", run=run)
                                                 + f.message, f.fix))
                 break
             sizes.append(_live_graph_bytes(engine))
         if len(sizes) == RUNS_FOR_GROWTH and all(a < b for a, b in zip(sizes, sizes[1:])):
             findings.append(Finding(
                 "graph-grows",
-                f"saved tensors still alive after each call: "
-                f"{' → '.join(_bytes(s) for s in sizes)}",
-                "keep numbers, not graphs, across steps: total += loss.item(); carry a hidden "
-                "state as h = h.detach()"))
+                t("audit.grows", sizes=" → ".join(_bytes(s) for s in sizes)),
+                t("audit.fix_grows")))
     return Audit(label, calls, findings)
 
 
 def _one_line(error, label):
-    line = f"{label} raised {type(error).__name__}: {first_sentence(error)}"
+    line = t("audit.raised", label=label, type=type(error).__name__,
+             message=first_sentence(error))
     print(line)
     return line
 

@@ -14,6 +14,7 @@ from . import attempts
 from .catalogue import lookup
 from .grading import fail_if_grading
 from .showing import _as_call, _caller_namespace, _roots, verdict
+from ..i18n import exercise_text, korean, t
 from ..viz import record, take_snapshot
 
 NOT_DONE = ("✎ not done yet: replace the ... with your answer, run that cell, "
@@ -26,12 +27,13 @@ RAISES_FORM = "✗ answer True (it raises) or False (it runs), without quotes."
 # -- the shared ending of every checker -------------------------------------------------------
 def _exercise(exercise, hint):
     entry = lookup(exercise) if exercise else None
-    return exercise or "unnamed", (entry.hint if entry else hint)
+    return exercise or "unnamed", (exercise_text(entry)[1] if entry else hint)
 
 
 def _not_done(exercise):
-    print(NOT_DONE)
-    fail_if_grading(NOT_DONE)
+    message = t("not_done")
+    print(message)
+    fail_if_grading(message)
 
 
 def _malformed(message):
@@ -43,14 +45,14 @@ def _malformed(message):
 def _verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
     """Print the verdict (with the attempt count), then ``after`` (what the engine did)."""
     rec = attempts.attempt(exercise, answer_key, correct)
+    nth = dict(ordinal=attempts.ordinal(rec.attempts), nth=attempts.nth_ko(rec.attempts))
     if correct:
-        when = "" if rec.attempts == 1 else f", on your {attempts.ordinal(rec.attempts)} try"
-        lines = [f"✓ correct{when}" + (f": {right}" if right else ".")]
+        when = "" if rec.attempts == 1 else t("verdict.when", **nth)
+        lines = [t("verdict.correct", when=when) + (f": {right}" if right else ".")]
     else:
-        lines = [f"✗ not quite ({attempts.ordinal(rec.attempts)} try)" +
-                 (f": {wrong}" if wrong else ".")]
+        lines = [t("verdict.wrong", **nth) + (f": {wrong}" if wrong else ".")]
         if hint:
-            lines.append(f"hint: {hint}")
+            lines.append(t("verdict.hint", hint=hint))
     lines += list(after)
     print("\n".join(lines))
     if not correct:
@@ -82,18 +84,17 @@ def _normalise(key, keep_id=False):
 def _freed_form(prediction):
     """The answer as a set of strings, or the one line that says what form is wanted."""
     if isinstance(prediction, str):
-        return (f'✗ put the names in a set: {{"{prediction.strip()}"}}, not a bare string '
-                f'(a string is read letter by letter).')
+        return t("freed.bare_string", name=prediction.strip())
     if isinstance(prediction, dict) and not prediction:
-        return "✗ {} is an empty dict: write set() for 'nothing is freed'."
+        return t("freed.empty_dict")
     if not isinstance(prediction, (set, frozenset, list, tuple)):
-        return FREED_FORM + f" You gave {type(prediction).__name__}."
+        return t("freed.form") + t("freed.you_gave", type=type(prediction).__name__)
     odd = [p for p in prediction if not isinstance(p, str)]
     if odd:
-        return FREED_FORM + f" {odd[0]!r} is not a name in quotes."
+        return t("freed.form") + t("freed.not_a_name", value=repr(odd[0]))
     bad = [p for p in prediction if "." not in p.strip(". ")]
     if bad:
-        return f'✗ "{bad[0]}" names no slot: write "NodeName.slot", such as "MulBackward0.other".'
+        return t("freed.no_slot", name=bad[0])
     return None
 
 
@@ -107,10 +108,10 @@ def _unknown(guess, snapshot, keep_id):
     for name in sorted(guess):
         node, slot = name.rsplit(".", 1)
         if node not in nodes:
-            return f"✗ there is no node {node} in this graph (check the spelling in the ledger)."
+            return t("freed.no_node", node=node)
         if slot not in slots.get(node, ()):
-            saved = ", ".join(sorted(slots.get(node, ()))) or "no tensor"
-            return f"✗ {node} has no saved slot '{slot}' (it saves {saved})."
+            saved = ", ".join(sorted(slots.get(node, ()))) or t("freed.no_tensor")
+            return t("freed.no_such_slot", node=node, slot=slot, saved=saved)
     return None
 
 
@@ -141,13 +142,14 @@ def check_freed(prediction, code, hint="", exercise=None, **names):
     missing, extra = freed - guess, guess - freed
     wrong = []
     if extra:
-        wrong.append(f"{_listing(extra)} {'is' if len(extra) == 1 else 'are'} not freed")
+        wrong.append(t("freed.extra", listing=_listing(extra),
+                       are="is" if len(extra) == 1 else "are"))
     if missing:
-        wrong.append(f"{len(missing)} freed buffer{'s are' if len(missing) > 1 else ' is'} "
-                     f"missing from your set")
-    ran = f"{label}: {verdict(recording.error) if recording.error else 'ran'}"
+        wrong.append(t("freed.missing", n=len(missing),
+                       s_are="s are" if len(missing) > 1 else " is"))
+    ran = f"{label}: {verdict(recording.error) if recording.error else t('freed.ran')}"
     _verdict(exercise, hint, frozenset(guess), correct,
-                    f"it freed {_listing(freed)}.", "; ".join(wrong) + ".",
+                    t("freed.right", listing=_listing(freed)), "; ".join(wrong) + ".",
                     after=[ran] if correct else [])
 
 
@@ -167,13 +169,13 @@ def check_raises(prediction, code, hint="", exercise=None):
     if prediction is ...:
         return _not_done(exercise)
     if not isinstance(prediction, bool):
-        extra = " (the quotes make it a string)" if str(prediction) in ("True", "False") else ""
-        return _malformed(RAISES_FORM + extra)
+        extra = t("raises.quoted") if str(prediction) in ("True", "False") else ""
+        return _malformed(t("raises.form") + extra)
     label, error = _outcome(code, _caller_namespace())
     correct = prediction == (error is not None)
-    said = "raises" if error is not None else "runs"
-    _verdict(exercise, hint, prediction, correct, f"it {said}.",
-                    f"you predicted it would {'raise' if prediction else 'run'}.",
+    _verdict(exercise, hint, prediction, correct,
+                    t("raises.it_raises" if error is not None else "raises.it_runs"),
+                    t("raises.predicted_raise" if prediction else "raises.predicted_run"),
                     after=[f"{label}: {verdict(error)}"] if correct else [])
 
 
@@ -184,26 +186,25 @@ def check_which_raise(prediction, calls, hint="", exercise=None):
     if prediction is ...:
         return _not_done(exercise)
     choices = ", ".join(f'"{n}"' for n in calls)
-    form = f"✗ answer with the set of the names that raise, such as {{\"{next(iter(calls))}\"}} " \
-           f"(set() if none does); the names are {choices}."
+    form = t("which.form", first=next(iter(calls)), choices=choices)
     if isinstance(prediction, str):
-        return _malformed(f'✗ put the name in a set: {{"{prediction}"}}.' if prediction in calls
+        return _malformed(t("which.in_a_set", name=prediction) if prediction in calls
                           else form)
     if not isinstance(prediction, (set, frozenset, list, tuple)) or \
             not all(isinstance(p, str) for p in prediction):
         return _malformed(form)
     unknown = sorted(set(prediction) - set(calls))
     if unknown:
-        return _malformed(f'✗ "{unknown[0]}" is not one of the names: {choices}.')
+        return _malformed(t("which.unknown", name=unknown[0], choices=choices))
     namespace = _caller_namespace()
     outcomes = {name: _outcome(code, namespace)[1] for name, code in calls.items()}
     raised = {n for n, e in outcomes.items() if e is not None}
     correct = set(prediction) == raised
     after = [f"{n}: {verdict(e)}" for n, e in outcomes.items()] if correct else []
-    right = (f"{_listing(raised)} raise{'s' if len(raised) == 1 else ''}."
-             if raised else "none of them raises.")
+    right = (t("which.right", listing=_listing(raised), s="s" if len(raised) == 1 else "")
+             if raised else t("which.none"))
     _verdict(exercise, hint, frozenset(prediction), correct, right,
-                    "at least one of them is the other way round.", after=after)
+                    t("which.wrong"), after=after)
 
 
 # -- a value -----------------------------------------------------------------------------------
@@ -214,23 +215,23 @@ def _value_form(answer, want):
     from ..viz.snapshot import is_torch  # never imports torch
     if isinstance(answer, Tensor) or is_torch(answer) or (isinstance(answer, np.ndarray) and
                                       np.shares_memory(answer, want)):
-        return None, ("✗ write the numbers you predict, not the engine's own tensor: "
-                      "a prediction is made before looking.")
+        return None, t("value.not_a_tensor")
     count = want.size
-    wanted = (f"a number, such as {_number(want * 0 + 4)}" if want.ndim == 0 else
-              f"a list of {count} numbers, such as {_number(np.arange(count).reshape(want.shape))}")
+    wanted = (t("value.a_number", example=_number(want * 0 + 4)) if want.ndim == 0 else
+              t("value.a_list", count=count,
+                example=_number(np.arange(count).reshape(want.shape))))
     flat = answer if isinstance(answer, (list, tuple)) else [answer]
     if any(isinstance(a, (bool, np.bool_)) for a in flat) or \
             not all(isinstance(a, (numbers.Number, list, tuple, np.ndarray)) for a in flat):
-        return None, f"✗ answer {wanted}."
+        return None, t("value.answer", wanted=wanted)
     try:
         got = np.asarray(answer, dtype=float)
     except (TypeError, ValueError):
-        return None, f"✗ answer {wanted}."
+        return None, t("value.answer", wanted=wanted)
     if got.shape != want.shape:
-        have = "one number" if got.ndim == 0 else \
-            f"a list of {got.size} number{'' if got.size == 1 else 's'}"
-        return None, f"✗ answer {wanted}; you gave {have}."
+        have = t("value.one_number") if got.ndim == 0 else \
+            t("value.gave_list", count=got.size, s="" if got.size == 1 else "s")
+        return None, t("value.answer_gave", wanted=wanted, have=have)
     return got, None
 
 
@@ -248,7 +249,8 @@ def check_value(answer, expected, what, hint="", atol=1e-6, exercise=None):
         return _malformed(problem)
     correct = bool(np.allclose(got, want, atol=atol))
     _verdict(exercise, hint, tuple(np.ravel(got)), correct,
-                    f"{what} is {_number(want)}.", f"{what} is not {_number(got)}.")
+                    t("value.right", what=what, value=_number(want)),
+                    t("value.wrong", what=what, value=_number(got)))
 
 
 def _number(values):
@@ -261,7 +263,7 @@ def _number(values):
 
 
 def _listing(keys):
-    return ", ".join(sorted(keys)) if keys else "nothing"
+    return ", ".join(sorted(keys)) if keys else t("listing.nothing")
 
 
 # -- a step the learner writes, checked by behaviour ------------------------------------------
@@ -312,12 +314,12 @@ def _differences(got, want, atol):
             if expected is None and actual is None:
                 continue
             if actual is None:
-                lines.append(f"{label} is None, but the reference step gives it a gradient")
+                lines.append(t("step.grad_none", label=label))
             elif expected is None:
-                lines.append(f"{label} got a gradient, but the reference step gives it none")
+                lines.append(t("step.grad_extra", label=label))
             elif not np.allclose(actual, expected, atol=atol):
-                lines.append(f"{label} differs from the reference (largest difference "
-                             f"{np.abs(actual - expected).max():.2g})")
+                lines.append(t("step.differs", label=label,
+                               difference=f"{np.abs(actual - expected).max():.2g}"))
     return lines
 
 
@@ -343,29 +345,28 @@ def _event_problems(events, no_retain, max_runs_per_node, create_graph):
     """What the engine's event stream says was wrong with how the gradients were obtained."""
     calls = events.calls
     if not calls:
-        return ["it ran no backward"]
+        return [t("step.no_backward")]
     problems = []
     if no_retain:
         retained = [f"{'backward' if accumulate else 'autograd.grad'} #{i}"
                     for i, (retain, create, accumulate) in enumerate(calls, 1)
                     if retain and not create]
         if retained:
-            shown = ", ".join(retained[:3]) + (f" and {len(retained) - 3} more"
+            shown = ", ".join(retained[:3]) + (t("step.and_more", n=len(retained) - 3)
                                                 if len(retained) > 3 else "")
-            of = f"{len(calls)} call{'s' if len(calls) != 1 else ''}"
-            problems.append(f"{shown} of its {of} used retain_graph=True "
-                            f"(this step needs none)")
+            problems.append(t("step.retained", shown=shown, n=len(calls),
+                              s="s" if len(calls) != 1 else ""))
     if create_graph and not any(create for _, create, _ in calls):
-        problems.append("no call recorded a graph of the gradient (create_graph=True), so "
-                        "nothing can differentiate it")
+        problems.append(t("step.no_create_graph"))
     if max_runs_per_node:
         over = [(events.names[k], n) for k, n in events.runs.items()
                 if n > max_runs_per_node]
         if over:
-            shown = ", ".join(f"{name} ran {n} times" for name, n in over[:3])
-            more = f" and {len(over) - 3} more nodes" if len(over) > 3 else ""
-            limit = "once" if max_runs_per_node == 1 else f"at most {max_runs_per_node} times"
-            problems.append(f"{shown}{more} (each node should run {limit})")
+            shown = ", ".join(t("step.ran_times", name=name, n=n) for name, n in over[:3])
+            more = t("step.more_nodes", n=len(over) - 3) if len(over) > 3 else ""
+            limit = t("step.limit_once") if max_runs_per_node == 1 else \
+                t("step.limit_times", n=max_runs_per_node)
+            problems.append(t("step.runs_over", shown=shown, more=more, limit=limit))
     return problems
 
 
@@ -389,7 +390,7 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
     if fn is ... or _unwritten(fn):
         return _not_done(exercise)
     if not callable(fn):
-        return _malformed(f"✗ define a function (def ...:), not a {type(fn).__name__}.")
+        return _malformed(t("step.not_a_function", type=type(fn).__name__))
     ref_inputs = make()
     reference(*ref_inputs.values())
     want = _state(ref_inputs, compare)
@@ -405,25 +406,25 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
             error = exc
         gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
     if error is not None:
-        return _verdict(exercise, hint, key, False, "", f"your step raised {verdict(error)[2:]}")
+        return _verdict(exercise, hint, key, False, "",
+                        t("step.raised", error=verdict(error)[2:]))
     problems = _event_problems(events, no_retain, max_runs_per_node, create_graph)
     peak = mem.peak - mem.start
     if max_peak is not None and peak > max_peak:
-        problems.append(f"its peak of saved bytes was {peak:,} B, above the limit of "
-                        f"{max_peak:,} B")
+        problems.append(t("step.peak_over", peak=f"{peak:,}", limit=f"{max_peak:,}"))
     held = mem.end - mem.start
     if nothing_held and held > 0:
-        problems.append(f"{held:,} B of saved buffers are still alive after it returned "
-                        f"(something keeps a graph past the step)")
-    if "it ran no backward" not in problems:
+        problems.append(t("step.held", held=f"{held:,}"))
+    if events.calls:
         problems += _differences(_state(inputs, compare), want, atol)
     backwards = sum(accumulate for _, _, accumulate in events.calls)
     grads = len(events.calls) - backwards
-    calls = (f"{backwards} backward call{'s' if backwards != 1 else ''}" +
-             (f" and {grads} autograd.grad call{'s' if grads != 1 else ''}" if grads else ""))
-    what = " and ".join({"grad": "gradients", "value": "parameter values"}[c] for c in compare)
-    right = (f"the same {what} as the reference, from {calls}" +
-             (", none with a needless retain_graph" if no_retain else "") +
-             (", each node run once" if max_runs_per_node == 1 else "") +
-             (f", peak {peak:,} B (limit {max_peak:,} B)" if max_peak is not None else "") + ".")
+    calls = (t("step.backward_calls", n=backwards, s="s" if backwards != 1 else "") +
+             (t("step.grad_calls", n=grads, s="s" if grads != 1 else "") if grads else ""))
+    what = t("step.and").join(t("step.what_" + c) for c in compare)
+    right = (t("step.same", what=what, calls=calls) +
+             (t("step.no_needless_retain") if no_retain else "") +
+             (t("step.each_once") if max_runs_per_node == 1 else "") +
+             (t("step.peak", peak=f"{peak:,}", limit=f"{max_peak:,}")
+              if max_peak is not None else "") + ".")
     _verdict(exercise, hint, key, not problems, right, "; ".join(problems) + ".")

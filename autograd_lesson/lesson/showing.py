@@ -5,6 +5,7 @@ Every picture comes with printed text (ledger, diff, verdict) that nbval compare
 """
 import sys
 
+from ..i18n import korean, t
 from ..viz import _check, before_after_view, graph_view, record, take_snapshot
 from ..viz.ledger import ledger
 from ..viz.record import first_sentence, verdict  # noqa: F401  (lesson.verdict is public)
@@ -66,10 +67,13 @@ def show_backward(code, **names):
     outcome = "raised" if recording.error else "ran"
     after = take_snapshot(roots, names, executed=recording.executed, failed=recording.failed,
                           title=f"after {label} ({outcome})")
-    view = before_after_view(before, after)
+    picture_title = t("title.before_after", label=label,
+                      outcome=t("title.raised" if recording.error else "title.ran")) \
+        if korean() else None  # the ledger diff (the text twin) keeps its English title
+    view = before_after_view(before, after, picture_title=picture_title)
     _display(view)
     print(verdict(recording.error) if recording.error else
-          f"✓ {label} ran {recording.executed_count} nodes")
+          t("show.ran_nodes", label=label, n=recording.executed_count))
     print(view.text)
 
 
@@ -90,10 +94,10 @@ def step_through(code, **names):
     roots = _roots(names)
     recording = record(call, roots=roots, names=names, frames=True)
     if not recording.frames:
-        print(f"{label}: no backward ran, so there is nothing to step through; pass code that "
-              f"calls .backward() or autograd.grad()")
+        print(t("steps.nothing", label=label))
     else:
-        steps = StepThrough(recording.frames, title=f"{label}: {len(recording.frames)} steps")
+        steps = StepThrough(recording.frames,
+                            title=t("steps.title", label=label, n=len(recording.frames)))
         try:
             steps.display(key=label)
         except ImportError:  # plain Python: the text twin is all there is

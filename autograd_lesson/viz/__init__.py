@@ -46,13 +46,17 @@ def graph_view(snapshot, title=None, max_nodes=None, fold=True):
     return _view(snapshot, snapshot, title, ledger(snapshot, title), fold)
 
 
-def before_after_view(before, after, max_nodes=None, fold=True):
+def before_after_view(before, after, max_nodes=None, fold=True, picture_title=None):
     """One picture of a call's effect (buffer rows read ``ALIVE → FREED``, the nodes that ran
-    highlighted, every node where it was) whose text twin is the ledger diff."""
+    highlighted, every node where it was) whose text twin is the ledger diff, titled
+    "<before's title> → <after's title>" (``picture_title``: another title for the picture
+    only, e.g. in the learner's language; the diff keeps the snapshots' titles)."""
     _check.snapshot(before, "before_after_view()", "two Snapshots (before, after)")
     _check.snapshot(after, "before_after_view()", "two Snapshots (before, after)")
     title = f"{before.title} → {after.title}"
-    return _view(before, after, title, diff(before, after, title=title), fold)
+    return _view(before, after, title if picture_title is None else picture_title,
+                 diff(before, after, title=title), fold)
+
 
 
 __all__ = ["take_snapshot", "reachable_nodes", "Snapshot", "NodeInfo", "LeafInfo", "BufferInfo",

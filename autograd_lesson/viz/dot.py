@@ -15,11 +15,19 @@ named tensors) stay in full, the rest become labelled groups ("G: 6 nodes, none 
 whole graph is ``fold=False`` away.
 """
 import html
+import math
+import re
 import textwrap
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from ..i18n import t
+
 FONT = "DejaVu Sans"
+# DejaVu has no Hangul: a picture with Korean text names a CJK font after it, so Graphviz
+# (through Pango) measures the Hangul in that font and a browser draws the SVG with it.
+CJK_FONT = "Noto Sans CJK KR"
+HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 MIN_FONT_PT = 10  # the smallest text in every picture (e2e reads it from the PNGs too)
 TITLE_FONT_PT = 11
 
@@ -63,6 +71,33 @@ def _brief(values, keep=2):
     if not values.startswith("[") or values.count(",") < keep:
         return values
     return "[" + ", ".join(values[1:].split(", ")[:keep]) + ", …]"
+
+
+def _node_word(style):
+    """The word printed in a node of ``style`` ("✓ ran"), in the current language."""
+    return t(f"node.{style}") if NODE_STYLES[style][4] else ""
+
+
+def _pad_hangul(match):
+    # Browsers draw a line with Hangul about 5 % wider than Graphviz (Pango) measures it, so
+    # it would run past its box: trailing no-break spaces (≈2.3 pt each, as Graphviz measures
+    # them) make that room; the line's estimated width counts a syllable as 1 em.
+    text = match.group(1)
+    hangul = len(HANGUL.findall(text))
+    estimate = MIN_FONT_PT * (hangul + 0.6 * (len(html.unescape(text)) - hangul))
+    return f">{text}{'&#160;' * math.ceil(HANGUL_EXTRA * estimate / 2.3)}<"
+
+
+HANGUL_EXTRA = 0.055
+
+
+def with_cjk_fallback(source):
+    """DOT source whose fonts fall back to CJK_FONT when it has Hangul (else unchanged), with
+    room for the Hangul that browsers draw wider."""
+    if not HANGUL.search(source):
+        return source
+    source = re.sub(r">([^<>]*[\uac00-\ud7a3][^<>]*)<", _pad_hangul, source)
+    return source.replace(f'fontname="{FONT}"', f'fontname="{FONT},{CJK_FONT}"')
 
 
 def _state_word(state):
@@ -239,16 +274,17 @@ def _group_label(after, before, members, key, changes):
     ran = sum(1 for m in members if changes[m].status != "idle")
     moves = Counter((old.get(b.key, b.state), b.state) for b in buffers)
     leaves = sum(1 for leaf in after.leaves if leaf.id in member_set)
-    what = f"{len(members)} leaves" if leaves == len(members) else f"{len(members)} nodes"
-    ran_text = "all ran" if ran == len(members) else "none ran" if ran == 0 else f"{ran} ran"
-    lines = [f"<B>{_e(key)}: {what} folded ({ran_text})</B>"]
+    what = t("group.leaves" if leaves == len(members) else "group.nodes", n=len(members))
+    ran_text = t("group.all_ran") if ran == len(members) else t("group.none_ran") if ran == 0 \
+        else t("group.some_ran", n=ran)
+    lines = [f"<B>{_e(t('group.head', key=key, what=what, ran=ran_text))}</B>"]
     for (a, b), count in sorted(moves.items()):
         move = a.upper() if a == b else f"{a.upper()} → {b.upper()}"
-        lines.append(f"{count} buffer{'s' if count != 1 else ''} {move}")
+        lines.append(t("group.buffers", n=count, s="s" if count != 1 else "", move=move))
     live = sum(b.nbytes for b in buffers if b.state != "freed" and not b.wrapped_scalar)
     if buffers:
-        lines.append(f"{live:,} B saved here now")
-    lines.append('<FONT COLOR="#444444">fold=False draws them</FONT>')
+        lines.append(t("group.live", bytes=f"{live:,}"))
+    lines.append(f'<FONT COLOR="#444444">{t("group.unfold")}</FONT>')
     return "<" + "<BR/>".join(lines) + ">"
 
 
@@ -308,8 +344,8 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
                 grad = f".grad: {_e(_brief(then.grad))} → {_e(_brief(leaf.grad))}"
             text = [f"<B>{_e(leaf.name)}</B>", f"{_shape_text(leaf.shape, leaf.dtype)} · {grad}"]
             if leaf.accumulated or status in ("now", "ran"):
-                text.append("<B>✓ gradient accumulated</B>" if status != "now" else
-                            "<B>▶ accumulating now</B>")
+                text.append(f"<B>{t('node.accumulated')}</B>" if status != "now" else
+                            f"<B>{t('node.accumulating')}</B>")
             style = "now" if status == "now" else "ran" if leaf.accumulated or status == "ran" \
                 else "leaf"
             label = "<" + "<BR/>".join(text) + ">"
@@ -317,7 +353,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
             continue
         head = f"#{node.id} {_e(node.name)}" + (f" → {_e(node.label)}" if node.label else "")
         head = f"<B>{head}</B>"
-        word = NODE_STYLES[status][4]
+        word = _node_word(status)
         if word:
             head += f"<BR/><B>{word}</B>"
         rows = [f'<TR><TD>{head}</TD></TR>'] + [
@@ -341,19 +377,19 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         else:  # a node used twice (y * y) has two edges: both are drawn
             lines.extend(f"  {a} -> {b}" for _ in range(count))
     lines.append("}")
-    return "\n".join(lines) + "\n"
+    return with_cjk_fallback("\n".join(lines) + "\n")
 
 
 def _heading(title, before, after, notes, legend):
     """The picture's label: title, byte totals, notes, and the legend, above the graph."""
     if before is after or before.total_bytes == after.total_bytes and \
             before.graph_only_bytes == after.graph_only_bytes:
-        totals = (f"saved buffers hold {after.total_bytes:,} B, "
-                  f"{after.graph_only_bytes:,} B of it only in the graph")
+        totals = t("heading.totals", total=f"{after.total_bytes:,}",
+                   only=f"{after.graph_only_bytes:,}")
     else:
-        totals = (f"saved buffers hold {before.total_bytes:,} B → {after.total_bytes:,} B "
-                  f"({before.graph_only_bytes:,} B → {after.graph_only_bytes:,} B only in "
-                  f"the graph)")
+        totals = t("heading.totals_change", total0=f"{before.total_bytes:,}",
+                   total1=f"{after.total_bytes:,}", only0=f"{before.graph_only_bytes:,}",
+                   only1=f"{after.graph_only_bytes:,}")
     rows = []
     if title:
         rows.extend(f'<FONT POINT-SIZE="{TITLE_FONT_PT}"><B>{_e(line)}</B></FONT>'
@@ -375,12 +411,12 @@ def legend_table():
         dashed = ' STYLE="dashed"' if st["dashed"] else ""
         cells.append(f'<TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" BORDER="{st["width"]}"'
                      f'{dashed}><B>{_e(_state_word(state))}</B></TD>'
-                     f'<TD ALIGN="LEFT">{_e(st["meaning"])}</TD>')
+                     f'<TD ALIGN="LEFT">{_e(t("legend." + state))}</TD>')
     nodes = []
-    for style, meaning in (("ran", "node ran in this call"), ("now", "node running now"),
-                           ("failed", "where backward raised"), ("group", "folded nodes")):
-        fill, border, width, dashed, word = NODE_STYLES[style]
-        word = word or "▤ group"
+    for style in ("ran", "now", "failed", "group"):
+        meaning = t(f"legend.{style}")
+        fill, border, width, dashed, _ = NODE_STYLES[style]
+        word = _node_word(style) or t("node.group")
         dash = ' STYLE="dashed"' if dashed else ""
         nodes.append(f'<TD BGCOLOR="{fill}" COLOR="{border}" BORDER="{min(width, 3)}"'
                      f'{dash}><B>{_e(word)}</B></TD><TD ALIGN="LEFT">{meaning}</TD>')
@@ -391,8 +427,9 @@ def legend_table():
 
 def legend_dot():
     """The legend alone (a step-through shows it once, above its frames)."""
-    return (f'digraph legend {{\n  node [fontname="{FONT}" fontsize={MIN_FONT_PT}]\n'
-            f"  legend [shape=plaintext label=<{legend_table()}>]\n}}\n")
+    return with_cjk_fallback(
+        f'digraph legend {{\n  node [fontname="{FONT}" fontsize={MIN_FONT_PT}]\n'
+        f"  legend [shape=plaintext label=<{legend_table()}>]\n}}\n")
 
 
 def snapshot_dot(snapshot, title=None, max_nodes=DEFAULT_MAX_NODES, legend=True, fold_level=0):

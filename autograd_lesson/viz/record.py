@@ -13,6 +13,7 @@ import weakref
 from .._node import AccumulateGrad, GraphRoot
 from ..autograd.graph import (BackwardFinished, BackwardStarted, BuffersReleased,
                               GradAccumulated, NodeFinished, observe)
+from ..i18n import t
 from .snapshot import _short, node_ids, take_snapshot
 
 
@@ -26,8 +27,8 @@ def first_sentence(message):
 def verdict(error):
     """One stable line for an outcome: '✗ RuntimeError: <first sentence>' or '✓ no error'."""
     if error is None:
-        return "✓ no error"
-    return f"✗ {type(error).__name__}: {first_sentence(error)}"
+        return t("verdict.no_error")
+    return t("verdict.error", type=type(error).__name__, message=first_sentence(error))
 
 
 class _Timeline:

@@ -20,7 +20,12 @@ from .dot import MIN_FONT_PT
 
 DOT_MISSING = ("(picture not rendered: Graphviz's 'dot' program is missing; install it with "
                "'apt-get install graphviz', 'brew install graphviz' or 'conda install -c "
-               "conda-forge graphviz')")
+               "conda-forge graphviz')")  # English; dot_missing() in the learner's language
+
+
+def dot_missing():
+    from ..i18n import t
+    return t("render.dot_missing")
 AREA_PX = 920        # output area width at 1366 px with the file browser open (~934), less margin
 MIN_TEXT_PX = 9.0
 MAX_HEIGHT_PX = 1100  # about 1.5 screens of 768 px
@@ -142,7 +147,7 @@ class GraphView:
                     "image/png": base64.b64encode(self.png()).decode("ascii"),
                     "text/plain": self.text}
         except graphviz.ExecutableNotFound:
-            return {"text/plain": self.text + "\n" + DOT_MISSING}
+            return {"text/plain": self.text + "\n" + dot_missing()}
 
     def __repr__(self):
         return self.text

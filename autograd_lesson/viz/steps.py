@@ -19,8 +19,9 @@ import weakref
 
 import graphviz
 
-from .dot import Change, compare, fold_plan, keep_set, legend_dot, picture_dot
-from .render import (AREA_PX, DOT_MISSING, MIN_FONT_PT, PX_PER_PT, fit, fit_width, render,
+from ..i18n import t
+from .dot import CJK_FONT, HANGUL, Change, compare, fold_plan, keep_set, legend_dot, picture_dot
+from .render import (AREA_PX, MIN_FONT_PT, PX_PER_PT, dot_missing, fit, fit_width, render,
                      tag_png)
 
 MAX_STATIC_FRAMES = 12
@@ -99,7 +100,8 @@ class StepThrough:
         return self._layouts[key]
 
     def _frame_title(self, frame):
-        return f"step {frame.step} of {len(self.frames)}: {frame.text.split(': ', 1)[1]}"
+        return t("steps.frame_title", step=frame.step, n=len(self.frames),
+                 text=frame.text.split(': ', 1)[1])
 
     def frame_dot(self, index, fold=True):
         frame = self.frames[index]
@@ -128,7 +130,7 @@ class StepThrough:
             return list(range(n)), ""
         half = MAX_STATIC_FRAMES // 2
         picked = list(range(half)) + list(range(n - half, n))
-        return picked, f"steps {half + 1}–{n - half} of {n} are left out here"
+        return picked, t("steps.left_out", first=half + 1, last=n - half, n=n)
 
     def static_png(self):
         """Every chosen frame at full size, in one column (two when narrow), under a header
@@ -141,6 +143,7 @@ class StepThrough:
             bold = ImageFont.truetype("DejaVuSans-Bold.ttf", font_px)
         except OSError:
             font = bold = ImageFont.load_default()
+        header_font = _cjk_font(font_px) if HANGUL.search(t("steps.slider")) else font
         line = font_px + 6
         images = []
         for i in picked:  # each frame under its caption (wrapped to the frame's width)
@@ -166,15 +169,14 @@ class StepThrough:
         width = max(i.width for i in images)
         columns = 2 if 2 * width <= AREA_PX else 1
         height = max(i.height for i in images)
-        header = (f"Static copy of {len(picked)} of {len(self.frames)} steps"
-                  + (f" ({note})" if note else "")
-                  + ": run this cell to get the step slider.")
+        header = t("steps.static_header", shown=len(picked), n=len(self.frames),
+                   note=f" ({note})" if note else "")
         top = line + 6 + legend.height
         rows = (len(images) + columns - 1) // columns
         sheet = Image.new("RGB", (max(width * columns, legend.width, 10),
                                   top + height * rows), "white")
         draw = ImageDraw.Draw(sheet)
-        draw.text((6, 4), header, fill="black", font=font)
+        draw.text((6, 4), header, fill="black", font=header_font or font)
         sheet.paste(legend, (0, line + 6))
         for k, image in enumerate(images):
             x, y = (k % columns) * width, top + (k // columns) * height
@@ -193,9 +195,9 @@ class StepThrough:
         caption = widgets.HTML(f"<b>{html.escape(self.frames[0].text)}</b>")
         legend = widgets.HTML(fit_width(render(legend_dot(), "svg").decode("utf-8")))
         slider = widgets.IntSlider(value=1, min=1, max=len(self.frames), step=1,
-                                   description="step", continuous_update=False)
-        whole = widgets.ToggleButton(value=False, description="whole graph",
-                                     tooltip="draw every node instead of folding the rest")
+                                   description=t("steps.slider"), continuous_update=False)
+        whole = widgets.ToggleButton(value=False, description=t("steps.whole"),
+                                     tooltip=t("steps.whole_tip"))
         me = weakref.ref(self)  # the widgets must not keep the frames alive on their own
 
         def show(change=None):
@@ -224,7 +226,7 @@ class StepThrough:
         try:
             bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
         except graphviz.ExecutableNotFound:
-            display({"text/plain": self.text + "\n" + DOT_MISSING}, raw=True)
+            display({"text/plain": self.text + "\n" + dot_missing()}, raw=True)
             return
         try:
             box = self.widget()
@@ -241,8 +243,20 @@ class StepThrough:
         try:
             bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
         except graphviz.ExecutableNotFound:
-            bundle["text/plain"] += "\n" + DOT_MISSING
+            bundle["text/plain"] += "\n" + dot_missing()
         return bundle
+
+
+def _cjk_font(size):
+    """CJK_FONT for Pillow (Hangul has no glyph in DejaVu), found by fontconfig; else None."""
+    import subprocess
+    from PIL import ImageFont
+    try:
+        found = subprocess.run(["fc-match", "-f", "%{file}\n%{index}", CJK_FONT],
+                               capture_output=True, text=True, timeout=10).stdout.split("\n")
+        return ImageFont.truetype(found[0], size, index=int(found[1] or 0))
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return None
 
 
 _SLIDER = []

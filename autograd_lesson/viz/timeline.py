@@ -106,9 +106,45 @@ def timeline_text(series, unit="B", what="saved-buffer bytes alive after each st
     return "\n".join(lines)
 
 
-def plot_timeline(series, title="Saved-buffer memory per step", xlabel="step",
-                  ylabel="saved bytes alive (B)"):
-    """Plot each named series of byte counts; returns the matplotlib Figure."""
+def _cjk_families():
+    """Font families for a plot with Hangul: DejaVu Sans, then the CJK font fontconfig finds
+    (Noto Sans CJK KR; matplotlib names a .ttc by its first face, e.g. "Noto Sans CJK JP",
+    which has the Hangul too). A font installed after matplotlib built its font cache is
+    added to it here."""
+    import subprocess
+    from matplotlib import font_manager
+    from .dot import CJK_FONT
+    try:
+        path = subprocess.run(["fc-match", "-f", "%{file}", CJK_FONT], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        path = ""
+    known = {f.fname: f.name for f in font_manager.fontManager.ttflist}
+    if path and path not in known:
+        try:
+            font_manager.fontManager.addfont(path)
+            known = {f.fname: f.name for f in font_manager.fontManager.ttflist}
+        except (OSError, RuntimeError, ValueError):
+            pass
+    return ["DejaVu Sans"] + ([known[path]] if path in known else [])
+
+
+def plot_timeline(series, title=None, xlabel=None, ylabel=None):
+    """Plot each named series of byte counts; returns the matplotlib Figure. The default title
+    and axis labels are in the learner's language (lesson.set_language)."""
+    import matplotlib
+    from ..i18n import t
+    from .dot import HANGUL
+    title = t("timeline.title") if title is None else title
+    xlabel = t("timeline.xlabel") if xlabel is None else xlabel
+    ylabel = t("timeline.ylabel") if ylabel is None else ylabel
+    if HANGUL.search(title + xlabel + ylabel + "".join(map(str, series))):
+        with matplotlib.rc_context({"font.family": _cjk_families()}):
+            return _plot(series, title, xlabel, ylabel)
+    return _plot(series, title, xlabel, ylabel)
+
+
+def _plot(series, title, xlabel, ylabel):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
     markers = "osd^v<>"

@@ -16,6 +16,11 @@ generated token:
    the smallest rendered SVG text in CSS px, clipping, height) and written as one row to
    build/e2e/legibility.tsv; a picture with text under MIN_TEXT_PX, cut off, or taller than
    MAX_HEIGHT_SCREENS screens fails the notebook.
+The Korean edition (``notebooks/ko``): the same checks for a sample (lessons 00 and 01;
+``E2E_KOREAN=all`` for every one, ``E2E_KOREAN=none`` for none, or name them: ``ko/04_rnn``),
+screenshots ``ko-<notebook>.png``, and ``hangul_problems``: Hangul in the markdown, in the
+checkers' output and in an SVG picture must be drawn with real glyphs, not the empty boxes
+("tofu") of a missing font.
 Then the student's lab (``check_student_lab``; ``run_e2e.py student-lab`` runs only it): ``make
 lab`` on a fresh student folder with its port already taken must print a working address on
 another port, write the student copies, show no news prompt, print no "Kernel is running over
@@ -51,6 +56,7 @@ MIN_TEXT_PX = 9.0
 MAX_HEIGHT_SCREENS = 1.5
 PNG_MIN_FONT_PT = None  # set from autograd_lesson.viz.dot.MIN_FONT_PT when it exists
 SERVER_START_S = 90
+KOREAN_SAMPLE = ("00_how_backward_works", "01_multiple_losses")  # Run All is ~1 min each
 
 LAB_SETTINGS = {  # render every cell (no windowing) and keep news/update popups away
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
@@ -251,7 +257,8 @@ def measure_pictures(page, cells, path, phase, screen_height):
                 short.append("cut off")
             if m["height"] > MAX_HEIGHT_SCREENS * screen_height:
                 short.append(f"{m['height']:.0f} px tall > {MAX_HEIGHT_SCREENS:g} screens")
-            rows.append([path.stem, phase, str(index), str(k), m["kind"], f"{m['natural']:.0f}",
+            stem = ("ko-" if path.parent.name == "ko" else "") + path.stem
+            rows.append([stem, phase, str(index), str(k), m["kind"], f"{m['natural']:.0f}",
                          f"{m['shown']:.0f}", f"{m['area']:.0f}", f"{scale:.2f}",
                          f"{m['minText']:.1f}", f"{m['height']:.0f}",
                          "yes" if m["clipped"] else "no", "; ".join(short) or "ok"])
@@ -322,10 +329,76 @@ def check_notebook(page, base, name, path, legibility):
     problems += short
     for index in slider_cells(path):
         problems += move_slider(page, cells.nth(index), index)
+    if name.startswith("ko/"):
+        problems += hangul_problems(page, cells)
+        feedback = page.locator(".jp-OutputArea-output pre", has_text="✓ 정답입니다").first
+        if feedback.count():  # the checkers' Korean feedback, for the closing note
+            feedback.scroll_into_view_if_needed()
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{shot_name(name)}-feedback.png"))
+        else:
+            problems.append("no checker printed '✓ 정답입니다' (the Korean '✓ correct')")
     SHOTS.mkdir(parents=True, exist_ok=True)
     if graphs:  # the screenshot shows the lesson's first graph, as rendered after the run
         cells.nth(graphs[0]).scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / f"{pathlib.Path(name).stem}.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"{shot_name(name)}.png"), full_page=True)
+    return problems
+
+
+HANGUL_GLYPHS_JS = """([family, texts]) => {
+    // Draw each string in the given CSS font family; a missing glyph draws as the same empty
+    // box ("tofu") as a code point no font has, so three syllables must give three different
+    // pictures, none of them that box.
+    const draw = (text) => {
+        const canvas = document.createElement('canvas');
+        canvas.width = 64; canvas.height = 40;
+        const g = canvas.getContext('2d');
+        g.font = `28px ${family}`;
+        g.fillText(text, 4, 30);
+        return Array.from(g.getImageData(0, 0, 64, 40).data).join(',');
+    };
+    const tofu = draw(String.fromCodePoint(0x10FFFD));
+    const drawn = texts.map(draw);
+    return {distinct: new Set(drawn).size === 3, tofu: drawn.filter(d => d === tofu).length,
+            blank: drawn.filter(d => !/[1-9]/.test(d)).length};
+}"""
+
+
+def hangul_problems(page, cells):
+    """Hangul must render with a real glyph in the fonts the page uses for it: the markdown's,
+    the outputs' (monospace) and the pictures' SVG font-family."""
+    problems = []
+    families = page.evaluate("""() => {
+        const pick = (sel) => { const e = document.querySelector(sel);
+                                return e ? getComputedStyle(e).fontFamily : null; };
+        const svgText = [...document.querySelectorAll('.jp-OutputArea-output svg text')]
+            .find(t => /[\uac00-\ud7a3]/.test(t.textContent));
+        return {markdown: pick('.jp-RenderedMarkdown p'), output: pick('.jp-OutputArea-output pre'),
+                picture: svgText ? (svgText.getAttribute('font-family') ||
+                                    getComputedStyle(svgText).fontFamily) : null};
+    }""")
+    if not families["picture"]:
+        problems.append("no SVG picture text with Hangul (the Korean legend) was found")
+    hangul_text = page.evaluate("""() => [...document.querySelectorAll(
+        '.jp-RenderedMarkdown, .jp-OutputArea-output pre')].filter(
+        e => /[\uac00-\ud7a3]/.test(e.textContent)).length""")
+    if hangul_text < 2:
+        problems.append(f"only {hangul_text} markdown/output areas contain Hangul: is this the "
+                        f"Korean notebook, run with lesson.set_language('ko')?")
+    # the detector itself: code points no font has must be reported as boxes
+    unassigned = page.evaluate(HANGUL_GLYPHS_JS, ["sans-serif", [chr(0xF0001), chr(0xF0002),
+                                                                 chr(0xF0003)]])
+    if unassigned["distinct"] and not unassigned["tofu"]:
+        problems.append(f"the tofu detector does not see missing glyphs ({unassigned})")
+    for where, family in families.items():
+        if not family:
+            continue
+        family = ", ".join(f'"{f.strip()}"' if " " in f.strip() and not f.strip().startswith(
+            ('"', "'")) else f.strip() for f in family.split(","))
+        result = page.evaluate(HANGUL_GLYPHS_JS, [family, ["가", "변", "화"]])
+        if result["tofu"] or result["blank"] or not result["distinct"]:
+            problems.append(f"Hangul in the {where} font ({family}) shows no real glyph "
+                            f"({result}): install a Korean font (make cjk: fonts-noto-cjk)")
     return problems
 
 
@@ -485,12 +558,29 @@ def check_student_lab(browser):
     return problems
 
 
+def shot_name(name):
+    """'00_x.ipynb' -> '00_x', 'ko/00_x.ipynb' -> 'ko-00_x'."""
+    return name.removesuffix(".ipynb").replace("/", "-")
+
+
+def lessons(names):
+    """The notebooks to check, by name relative to notebooks/ ('ko/00_x.ipynb' for Korean)."""
+    english = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    korean = sorted((ROOT / "notebooks" / "ko").glob("*.ipynb"))
+    which = os.environ.get("E2E_KOREAN", "sample")
+    if names:
+        wanted = lambda p, prefix="": any(n in (prefix + p.name, prefix + p.stem)  # noqa: E731
+                                          for n in names)
+        return [p for p in english if wanted(p)] + [p for p in korean if wanted(p, "ko/")]
+    sample = korean if which == "all" else [] if which == "none" else \
+        [p for p in korean if p.stem in KOREAN_SAMPLE]
+    return english + sample
+
+
 def main(names):
     ensure_chromium()
     from playwright.sync_api import sync_playwright
-    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
-    if names:
-        notebooks = [p for p in notebooks if p.name in names or p.stem in names]
+    notebooks = lessons(names)
     if not notebooks and "student-lab" not in names:
         sys.exit("e2e: no notebooks found")
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="e2e-notebooks-"))
@@ -500,7 +590,8 @@ def main(names):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(content))
     for path in notebooks:
-        shutil.copy(path, workdir / path.name)
+        (workdir / rel_name(path)).parent.mkdir(exist_ok=True)
+        shutil.copy(path, workdir / rel_name(path))
     token = os.urandom(16).hex()
     port = free_port()
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -523,19 +614,19 @@ def main(names):
                 started = time.monotonic()
                 page = context.new_page()  # one page per notebook: one notebook, one kernel
                 try:
-                    problems = check_notebook(page, base, path.name, workdir / path.name,
+                    problems = check_notebook(page, base, rel_name(path), workdir / rel_name(path),
                                               legibility)
                 except Exception as error:  # a timeout names the condition that never held
                     problems = [f"{type(error).__name__}: {str(error).splitlines()[0]}"]
-                    page.screenshot(path=str(SHOTS / f"{path.stem}-failure.png"))
+                    page.screenshot(path=str(SHOTS / f"{shot_name(rel_name(path))}-failure.png"))
                 page.close()
                 shutdown_kernels(base, token)
                 status = "ok" if not problems else "FAILED"
-                print(f"e2e: {path.name}: {status} ({time.monotonic() - started:.1f} s)")
+                print(f"e2e: {rel_name(path)}: {status} ({time.monotonic() - started:.1f} s)")
                 for problem in problems:
                     print(f"      {problem}")
                 if problems:
-                    failures[path.name] = problems
+                    failures[rel_name(path)] = problems
             if not names or "student-lab" in names:
                 student_problems = check_student_lab(browser)
                 print(f"e2e: student lab: {'ok' if not student_problems else 'FAILED'}")
@@ -555,6 +646,10 @@ def main(names):
     if failures:
         sys.exit(f"e2e: {len(failures)} notebook(s) failed")
     print(f"e2e: all {len(notebooks)} notebooks passed")
+
+
+def rel_name(path):
+    return str(path.relative_to(ROOT / "notebooks"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,323 @@
+"""The Korean edition's helpers: ``lesson.set_language`` and the one message catalogue.
+
+The catalogue (``autograd_lesson/_messages.py``) is complete (every English message, exercise
+title and hint has a Korean one, with no field the English one lacks, and every key is used);
+switching to Korean changes the helpers' words but never a ledger, a diff, a state label or a
+quoted PyTorch error; a bad language is one ValueError naming the choices; pictures with Hangul
+name the CJK font.
+"""
+import pathlib
+import re
+import string
+import subprocess
+
+import pytest
+
+import autograd_lesson as torch
+from autograd_lesson import _messages, i18n, lesson, viz
+from autograd_lesson.lesson import attempts, catalogue
+from autograd_lesson.viz.dot import CJK_FONT, FONT, HANGUL
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "autograd_lesson"
+# keys built at run time: t(f"node.{style}"), t("legend." + state), t("step.what_" + c)
+DYNAMIC = ("node.", "legend.", "step.what_")
+
+
+@pytest.fixture(autouse=True)
+def fresh_progress(monkeypatch):
+    monkeypatch.setattr(attempts, "_RECORDS", {})
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.delenv("AUTOGRAD_LESSON_GRADING", raising=False)
+
+
+def fields(template):
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+# -- the catalogue is complete ------------------------------------------------------------------
+def test_every_message_has_a_korean_text_with_no_field_the_english_lacks():
+    problems = []
+    for key, pair in _messages.MESSAGES.items():
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(pair)):
+            problems.append(f"{key}: not an (English, Korean) pair")
+            continue
+        english, korean = pair
+        if not HANGUL.search(korean):
+            problems.append(f"{key}: the Korean text has no Hangul: {korean!r}")
+        extra = fields(korean) - fields(english) - _messages.KOREAN_ONLY_FIELDS
+        if extra:
+            problems.append(f"{key}: Korean uses {extra}")
+    assert problems == []
+
+
+def test_every_exercise_has_a_korean_title_and_hint():
+    assert set(_messages.EXERCISES_KO) == set(catalogue.EXERCISES)
+    for exercise_id, (title, hint) in _messages.EXERCISES_KO.items():
+        assert HANGUL.search(title) and HANGUL.search(hint), exercise_id
+
+
+def package_source():
+    return "".join(p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py")
+                   if p.name != "_messages.py")
+
+
+def test_every_key_used_in_the_code_is_in_the_catalogue_and_every_key_is_used():
+    source = package_source()
+    calls = re.findall(r"\bt\(\s*(.{0,80})", source)  # a key is a string inside a t( call
+    used = {key for call in calls for key in re.findall(r"""["']([a-z_]+\.[a-z_]+)["']""", call)
+            if not key.startswith(DYNAMIC)}
+    assert len(used) > 80
+    assert sorted(used - set(_messages.MESSAGES)) == []
+    unused = {k for k in _messages.MESSAGES if not k.startswith(DYNAMIC)
+              and f'"{k}"' not in source and f"'{k}'" not in source}
+    assert sorted(unused) == []
+
+
+def test_the_completeness_checks_can_fail(monkeypatch):
+    monkeypatch.setitem(_messages.MESSAGES, "x.y", ("{a} done", "{b} 완료"))
+    with pytest.raises(AssertionError):
+        test_every_message_has_a_korean_text_with_no_field_the_english_lacks()
+    monkeypatch.setitem(_messages.MESSAGES, "x.y", ("done", "done"))
+    with pytest.raises(AssertionError):
+        test_every_message_has_a_korean_text_with_no_field_the_english_lacks()
+    monkeypatch.delitem(_messages.EXERCISES_KO, "00-freed")
+    with pytest.raises(AssertionError):
+        test_every_exercise_has_a_korean_title_and_hint()
+
+
+# -- set_language ---------------------------------------------------------------------------------
+def test_set_language_switches_and_english_is_the_default():
+    assert lesson.get_language() == "en"
+    lesson.set_language("ko")
+    assert lesson.get_language() == "ko" and i18n.t("verdict.no_error") == "✓ 에러 없음"
+    lesson.set_language("en")
+    assert i18n.t("verdict.no_error") == "✓ no error"
+
+
+@pytest.mark.parametrize("bad", ["fr", "KO", "", None, 1])
+def test_a_bad_language_is_one_line_naming_the_choices(bad):
+    with pytest.raises(ValueError) as info:
+        lesson.set_language(bad)
+    message = str(info.value)
+    assert "\n" not in message and "'en'" in message and "'ko'" in message
+    assert lesson.get_language() == "en"
+
+
+# -- what Korean changes, and what it never changes ----------------------------------------------
+def freed(capsys, prediction):
+    x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    a = x.exp()
+    loss1, loss2 = a.sum(), (a * x).sum()
+    lesson.check_freed(prediction, "loss2.backward()", exercise="00-freed",
+                       x=x, a=a, loss1=loss1, loss2=loss2)
+    return capsys.readouterr().out
+
+
+def test_checker_feedback_and_hint_in_korean(capsys):
+    lesson.set_language("ko")
+    assert freed(capsys, {"ExpBackward0.result"}).splitlines() == [
+        "✗ 아쉽지만 틀렸습니다(첫 번째 시도): 해제되는 버퍼 2개가 답에서 빠졌습니다.",
+        "힌트: " + _messages.EXERCISES_KO["00-freed"][1]]
+    assert freed(capsys, {"ExpBackward0.result", "MulBackward0.self",
+                          "MulBackward0.other"}).splitlines() == [
+        "✓ 정답입니다 (2번째 시도): 해제된 버퍼: ExpBackward0.result, MulBackward0.other, "
+        "MulBackward0.self.",
+        "loss2.backward(): 실행되었습니다"]
+    lesson.progress("00")
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "강의 00: 3개 중 1개 완료, 첫 시도에 맞힌 것 0개",
+        "  ✓ loss1.backward()가 해제하는 것: 완료, 2번째 시도에 맞힘"]
+    lesson.check_raises(..., "1")
+    assert capsys.readouterr().out.startswith("✎ 아직 풀지 않았습니다")
+
+
+def test_grading_mode_raises_the_korean_feedback(capsys, monkeypatch):
+    monkeypatch.setenv("AUTOGRAD_LESSON_GRADING", "1")
+    lesson.set_language("ko")
+    with pytest.raises(AssertionError, match="아쉽지만 틀렸습니다"):
+        lesson.check_raises(False, "1/0", exercise="01-raises")
+
+
+def test_expect_error_wraps_the_english_error_in_korean(capsys):
+    lesson.set_language("ko")
+    x = torch.tensor([1.0], requires_grad=True)
+    loss = (x * x).sum()
+    loss.backward()
+    lesson.expect_error(lambda: loss.backward())
+    lesson.expect_error(lambda: None)
+    assert capsys.readouterr().out.splitlines() == [
+        "✗ RuntimeError 발생: Trying to backward through the graph a second time (or directly "
+        "access saved tensors after they have already been freed).",
+        "✓ 에러 없음"]
+
+
+def graph():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    return x, y, (y ** 2).sum()
+
+
+def shown(capsys, language):
+    lesson.set_language(language)
+    x, y, loss = graph()
+    lesson.show_backward("loss.backward()", x=x, y=y, loss=loss)
+    x, y, loss = graph()
+    lesson.show_graph("the graph", x=x, y=y, loss=loss)
+    return capsys.readouterr().out.splitlines()
+
+
+def test_ledgers_and_diffs_stay_english_byte_for_byte(capsys):
+    english, korean = shown(capsys, "en"), shown(capsys, "ko")
+    verdict = next(i for i, line in enumerate(english) if line.startswith("✓"))
+    assert english[verdict] == "✓ loss.backward() ran 4 nodes"
+    assert korean[verdict] == "✓ loss.backward(): 노드 4개를 실행했습니다"
+    del english[verdict], korean[verdict]
+    assert korean == english  # the diffs and the ledger
+    assert any("FREED" in line or "freed:" in line for line in korean)
+
+
+def test_audit_speaks_korean_and_keeps_the_finding_kinds():
+    def step():  # a failing step: audit reports it without scanning the process's tensors
+        a = torch.tensor([1.0], requires_grad=True)
+        loss = (a * a).sum()
+        loss.backward()
+        loss.backward()
+    english = str(lesson.audit(step))
+    lesson.set_language("ko")
+    korean = str(lesson.audit(step))
+    assert english.startswith("audit of step: 2 backward calls, 1 finding\nfreed-reuse: "
+                              "backward #2 failed: Trying to backward through the graph")
+    assert english.splitlines()[1].endswith("; backward #1 freed it")
+    assert korean.startswith("step 진단: backward 호출 2번, 발견된 문제 1개\nfreed-reuse: "
+                             "backward #2 실패: Trying to backward through the graph")
+    assert korean.splitlines()[1].endswith("; backward #1에서 해제되었습니다")
+    assert korean.splitlines()[2].startswith("  해결: 손실을 먼저 모두 계산하고")
+
+
+def test_picture_text_is_korean_and_names_the_cjk_font_only_then():
+    x, y, loss = graph()
+    snap = viz.take_snapshot([loss], {"x": x, "y": y}, title="t")
+    english = viz.graph_view(snap).source
+    lesson.set_language("ko")
+    korean = viz.graph_view(snap).source
+    assert f'fontname="{FONT}"' in english and CJK_FONT not in english
+    assert f'fontname="{FONT},{CJK_FONT}"' in korean and f'fontname="{FONT}"' not in korean
+    for word in ("살아 있음", "유지됨", "해제됨", "낡음", "저장된 버퍼", "● ALIVE", "○ FREED",
+                 "■ RETAINED", "⚠ STALE", "MulBackward0", "_saved_other"):
+        assert word in korean, word
+    assert "saved, not used by a backward yet" not in korean
+
+
+def test_step_through_title_and_controls_in_korean():
+    from autograd_lesson.viz.steps import StepThrough
+    lesson.set_language("ko")
+    x, y, loss = graph()
+    rec = viz.record(lambda: loss.backward(), roots=[loss], names={"x": x}, frames=True)
+    steps = StepThrough(rec.frames, title="t")
+    assert steps._frame_title(steps.frames[0]).startswith(f"{len(rec.frames)}단계 중 1단계: ")
+    assert steps.frames[0].text.startswith("step 1: #")  # the text twin stays English
+    from autograd_lesson.viz.steps import _close
+    box = steps.widget()
+    slider, toggle = box.children[0].children
+    labels = (slider.description, toggle.description)
+    _close(box)  # widgets are registered globally: leave none (and no StepThrough) alive
+    assert labels == ("단계", "전체 그래프")
+
+
+# -- the font is there --------------------------------------------------------------------------
+def test_fontconfig_finds_a_korean_font_and_the_cjk_font():
+    """make, .ci/run, apt.txt (Binder) and environment.yml install one (fonts-noto-cjk)."""
+    korean = subprocess.run(["fc-list", ":lang=ko", "family"], capture_output=True,
+                            text=True).stdout
+    assert korean.strip(), "no font with Hangul: run 'make cjk' (apt-get install fonts-noto-cjk)"
+    assert CJK_FONT in subprocess.run(["fc-match", "-f", "%{family}", CJK_FONT],
+                                      capture_output=True, text=True).stdout
+
+
+def test_every_install_route_installs_the_cjk_font():
+    assert "fonts-noto-cjk" in (ROOT / "apt.txt").read_text().split()
+    assert re.search(r"^\s*-\s*font-ttf-noto-cjk\b", (ROOT / "environment.yml").read_text(), re.M)
+    assert "fonts-noto-cjk" in (ROOT / ".ci" / "run").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^dot: .*\bcjk\b", makefile, re.M) and "fonts-noto-cjk" in makefile
+
+
+def test_a_korean_picture_renders_hangul_in_the_cjk_font():
+    """Graphviz lays the text out with Pango: with the CJK font named, a Hangul title is as
+    wide as that font makes it (not the zero-width or box width of a missing glyph)."""
+    import graphviz
+    lesson.set_language("ko")
+    x, y, loss = graph()
+    view = viz.graph_view(viz.take_snapshot([loss], {"x": x, "y": y}, title="가" * 40))
+    try:
+        svg = view.svg()
+    except graphviz.ExecutableNotFound:
+        pytest.skip("Graphviz's dot is not installed")
+    assert f'font-family="{FONT},{CJK_FONT}"' in svg and "가" * 40 in svg
+
+
+def test_graphviz_draws_hangul_with_real_glyphs_in_the_png():
+    """A PNG (Graphviz through Cairo and Pango) of a Hangul label: three syllables give three
+    different pictures, none of them the box a missing glyph is drawn as (the code point
+    U+F0001 has a glyph in no font)."""
+    from autograd_lesson.viz.render import render
+    import graphviz
+
+    def drawn(text):
+        source = (f'digraph g {{ node [shape=plaintext fontname="{FONT},{CJK_FONT}" '
+                  f'fontsize=28] a [label="{text}"] }}')
+        try:
+            return render(source, "png")
+        except graphviz.ExecutableNotFound:
+            pytest.skip("Graphviz's dot is not installed")
+    syllables = [drawn(ch) for ch in "가변화"]
+    box = drawn(chr(0xF0001))
+    assert len(set(syllables)) == 3 and box not in syllables
+
+
+def test_korean_lines_get_room_for_the_wider_browser_hangul():
+    lesson.set_language("ko")
+    source = viz.dot.legend_dot()
+    assert re.search(r"해제됨: backward가 해제함(&#160;)+<", source)
+    lesson.set_language("en")
+    assert "&#160;" not in viz.dot.legend_dot()
+
+
+def test_timeline_plot_labels_in_korean_drawn_without_missing_glyphs():
+    import warnings
+
+    from autograd_lesson.viz.timeline import plot_timeline
+    english = plot_timeline({"retain": [1, 2, 3]}).axes[0]
+    assert (english.get_xlabel(), english.get_ylabel()) == ("step", "saved bytes alive (B)")
+    lesson.set_language("ko")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
+        fig = plot_timeline({"retain": [1, 2, 3]})
+        fig.canvas.draw()
+    ax = fig.axes[0]
+    assert (ax.get_title(), ax.get_xlabel()) == ("스텝마다의 저장된 버퍼 메모리", "스텝")
+
+
+def test_show_backward_titles_the_picture_in_korean_and_the_diff_in_english(monkeypatch, capsys):
+    from autograd_lesson.lesson import showing
+    shown = []
+    monkeypatch.setattr(showing, "_display", shown.append)
+    lesson.set_language("ko")
+    x, y, loss = graph()
+    lesson.show_backward("loss.backward()", x=x, y=y, loss=loss)
+    assert "loss.backward() 호출 전 → 호출 후 (실행됨)" in shown[0].source
+    assert shown[0].text.splitlines()[0] == \
+        "before loss.backward() → after loss.backward() (ran)"
+
+
+def test_the_static_step_through_header_has_a_font_with_hangul():
+    from PIL import ImageFont
+
+    from autograd_lesson.viz.steps import _cjk_font
+    font = _cjk_font(13)
+    assert font is not None, "fontconfig finds no CJK font for Pillow: run 'make cjk'"
+    masks = {bytes(font.getmask(ch)) for ch in "가변화"}
+    assert len(masks) == 3 and all(any(m) for m in masks)
+    dejavu = ImageFont.truetype("DejaVuSans.ttf", 13)  # what the header would use otherwise
+    assert len({bytes(dejavu.getmask(ch)) for ch in "가변화"}) == 1  # one box for all three
