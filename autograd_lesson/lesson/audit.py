@@ -11,7 +11,11 @@ buffers pile up, and returns an :class:`Audit` whose ``.findings`` have ``.kind`
 - ``freed-reuse``: a backward failed because an earlier one freed what it needed;
 - ``stale-saved``: a backward failed because a saved tensor was modified in place.
 """
+import contextlib
 import gc
+import linecache
+import os
+import sys
 from dataclasses import dataclass
 
 from ..viz.record import first_sentence
@@ -19,6 +23,7 @@ from ..viz.record import first_sentence
 FREED_START = "Trying to backward through the graph a second time"
 STALE_START = "one of the variables needed for gradient computation has been modified by an inplace"
 RUNS_FOR_GROWTH = 3
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,7 @@ class Call:
     create_graph: bool
     nodes: dict          # node key -> (node name, bytes of its saved tensors)
     error: object = None
+    where: str = ""      # file:line `code` of the call in the learner's step, if found
 
 
 class Audit:
@@ -47,6 +53,8 @@ class Audit:
 
     @property
     def text(self):
+        if self.error is not None:
+            return self.error
         head = f"audit of {self.label}: {len(self.calls)} backward call" \
                f"{'' if len(self.calls) == 1 else 's'}"
         if not self.findings:
@@ -75,141 +83,232 @@ def _names(nodes):
     return ", ".join(n if c == 1 else f"{n} ×{c}" for n, c in sorted(counts.items()))
 
 
-def _findings(calls):
+def _sentence(error):
+    return first_sentence(error).rstrip(".")
+
+
+def _label(call):
+    """``backward #2 (train.py:14 `loss2.backward()`)``: the call and, if found, its line."""
+    return f"backward #{call.index}" + (f" ({call.where})" if call.where else "")
+
+
+def _labels(calls):
+    return " and ".join([", ".join(_label(c) for c in calls[:-1]), _label(calls[-1])]
+                        if len(calls) > 1 else [_label(calls[0])])
+
+
+_FREED_FIX = ("compute the losses first and call backward once on their sum; or pass "
+              "retain_graph=True to every backward but the last one over the shared graph")
+_STALE_FIX = ("call every backward before the in-place change (optimizer.step(), x += ...) "
+              "or rebuild the forward after it; use an out-of-place op (x = x + ...) "
+              "if the old value is still needed")
+_CARRY_FIX = ("detach what the step carries into its next call (hidden = hidden.detach()), "
+              "so that each call backpropagates only through the graph it built")
+
+
+def _failures(calls, earlier_runs=()):
+    """freed-reuse and stale-saved findings for the failed backwards of one call of the step;
+    ``earlier_runs`` are the calls of the step's earlier calls (a carried-over graph)."""
     found = []
     for call in calls:
         if call.error is None:
             continue
         message = str(call.error)
         if message.startswith(FREED_START):
-            earlier = [c.index for c in calls if c.index < call.index and not c.retain_graph]
-            by = f"; backward #{earlier[-1]} freed it" if earlier else ""
-            found.append(Finding(
-                "freed-reuse",
-                f"backward #{call.index} failed: {first_sentence(message)}{by}",
-                "compute the losses first and call backward once on their sum; or pass "
-                "retain_graph=True to every backward but the last one over the shared graph"))
+            kind, fix = "freed-reuse", _FREED_FIX
         elif message.startswith(STALE_START):
-            found.append(Finding(
-                "stale-saved",
-                f"backward #{call.index} failed: {first_sentence(message)}",
-                "call every backward before the in-place change (optimizer.step(), x += ...) "
-                "or rebuild the forward after it; use an out-of-place op (x = x + ...) "
-                "if the old value is still needed"))
+            kind, fix = "stale-saved", _STALE_FIX
+        else:
+            continue
+        text = f"{_label(call)} failed: {_sentence(message)}"
+        old = {k: v for run in earlier_runs for c in run for k, v in c.nodes.items()
+               if k in call.nodes}
+        if old:  # it reached into a graph an earlier call of the step built
+            text = (f"on call {len(earlier_runs) + 1} of the step, {text}; it reached into the "
+                    f"graph call 1 built ({_names(old)})")
+            fix = _CARRY_FIX
+        elif kind == "freed-reuse":
+            freed_by = [c for c in calls if c.index < call.index and not c.retain_graph
+                        and set(c.nodes) & set(call.nodes)]
+            if freed_by:
+                text += f"; {_label(freed_by[-1])} had freed it"
+        found.append(Finding(kind, text, fix))
+    return found
+
+
+def _findings(calls, later_runs=()):
+    """What one call of the step did wrong; ``later_runs``: the calls of its next calls, whose
+    backwards may still use what this one retained."""
+    found = _failures(calls)
     ok = [c for c in calls if c.error is None]
     for call in ok:
         if not call.retain_graph or call.create_graph or not call.nodes:
             continue
-        later = set().union(*(c.nodes for c in calls if c.index > call.index)) \
-            if call.index < len(calls) else set()
+        later = set().union(*(c.nodes for c in calls if c.index > call.index),
+                            *(c.nodes for run in later_runs for c in run))
         if not set(call.nodes) & later:
             kept = sum(b for _, b in call.nodes.values())
             found.append(Finding(
                 "unused-retain",
-                f"backward #{call.index} kept {_bytes(kept)} of saved tensors "
+                f"{_label(call)} kept {_bytes(kept)} of saved tensors "
                 f"(retain_graph=True: {_names(call.nodes)}) that no later backward used",
                 "drop retain_graph=True from that backward: the graph is freed as it runs"))
     seen = {}
     for call in ok:
-        for k, info in call.nodes.items():
+        for k in call.nodes:
             seen.setdefault(k, []).append(call)
+    # a backward after autograd.grad(create_graph=True) legitimately runs those nodes again
     twice = {k: cs for k, cs in seen.items()
              if len(cs) > 1 and not any(c.create_graph for c in cs[:-1])}
     if twice:
         nodes = {k: seen[k][0].nodes[k] for k in twice}
-        runs = sorted({c.index for cs in twice.values() for c in cs})
+        runs = sorted({c.index: c for cs in twice.values() for c in cs}.items())
         found.append(Finding(
             "double-traversal",
             f"{len(twice)} node{'s' if len(twice) > 1 else ''} with saved tensors ran in "
-            f"backwards {', '.join(f'#{i}' for i in runs)}: {_names(nodes)} "
+            f"{_labels([c for _, c in runs])}: {_names(nodes)} "
             f"({_bytes(sum(b for _, b in nodes.values()))} kept for the repeat)",
             "sum the losses and call backward once; for a step that must not reach a "
             "sub-network (a GAN's D step), detach its input (fake.detach())"))
     return found
 
 
-def _live_graph_bytes(engine):
-    """Bytes of saved tensors reachable from every live tensor with a grad_fn."""
+def _live_graphs(engine):
+    """(bytes of saved tensors, number of nodes) reachable from every live tensor with a
+    grad_fn made since the audit began (older objects are frozen out of the collector's view):
+    what graphs outlive the step."""
     from ..viz import take_snapshot
     gc.collect()
     kinds = engine.tensor_types()
-    roots = [o for o in gc.get_objects() if isinstance(o, kinds) and o.grad_fn is not None]
-    if not roots:
-        return 0
-    return take_snapshot(roots).total_bytes
+    found, home = {kind: [] for kind in kinds}, {}
+    for obj in gc.get_objects():
+        kind = type(obj)  # type(), not isinstance(): some objects warn when __class__ is read
+        if kind not in home:
+            home[kind] = next((k for k in kinds if issubclass(kind, k)), None)
+        if home[kind] is not None and obj.grad_fn is not None:
+            found[home[kind]].append(obj)
+    total_bytes = total_nodes = 0
+    for roots in found.values():
+        if roots:
+            snap = take_snapshot(roots)
+            total_bytes += snap.total_bytes
+            total_nodes += len(snap.nodes)
+    found.clear()
+    return total_bytes, total_nodes
+
+
+def _growth(sizes):
+    """graph-grows, if the saved bytes or the nodes left after each call keep growing."""
+    counts = [[s[i] - sizes[0][i] for s in sizes[1:]] for i in (0, 1)]
+    grows = [all(a < b for a, b in zip(c, c[1:])) and c[0] > 0 for c in counts]
+    if not any(grows):
+        return []
+    calls = ", ".join(str(i) for i in range(1, len(sizes)))
+    return [Finding(
+        "graph-grows",
+        f"after calls {calls} of the step, graphs it built are still alive: "
+        f"{' → '.join(_bytes(b) for b in counts[0])} of saved tensors in "
+        f"{' → '.join(str(n) for n in counts[1])} nodes",
+        "keep numbers, not graphs, across steps: total += loss.item(); carry a hidden "
+        "state as h = h.detach()")]
 
 
 def audit(step, *args, **kwargs):
     """Run ``step(*args, **kwargs)`` under observation and return what it did wrong, if anything:
-    ``print(lesson.audit(train_step, batch))``."""
-    if not callable(step):
-        raise TypeError(f"audit() takes the step as a function, got {type(step).__name__}: "
-                        f"pass it uncalled, e.g. lesson.audit(train_step, batch)")
+    ``print(lesson.audit(train_step, batch))``. Bad input gives a report whose text is one
+    line saying what to do (``.error``), never a traceback."""
     label = getattr(step, "__name__", "the step")
+    if not callable(step):
+        return Audit("audit()", [], [], error=(
+            f"✗ audit() takes the step as a function, got {type(step).__name__}: pass it "
+            f"uncalled, e.g. lesson.audit(train_step, batch)"))
+    gc.collect()
+    gc.freeze()  # what lived before the audit is not the step's: keep it out of the count
+    try:
+        return _audit(step, label, args, kwargs)
+    finally:
+        gc.unfreeze()
+
+
+def _audit(step, label, args, kwargs):
     engine = _Engine()
+    baseline = _live_graphs(engine)
     calls, error = engine.run(step, args, kwargs)
-    findings = _findings(calls)
-    if error is not None and not any(c.error is error or str(c.error) == str(error)
-                                     for c in calls):
-        return Audit(label, calls, findings, error=_one_line(error, label))
-    if error is None:
-        sizes = [_live_graph_bytes(engine)]
-        for run in range(2, RUNS_FOR_GROWTH + 1):
-            again_calls, again = engine.run(step, args, kwargs)
-            if again is not None:
-                for f in _findings(again_calls):
-                    if f.kind in ("freed-reuse", "stale-saved"):
-                        findings.append(Finding(f.kind, f"on call {run} of the step, "
-                                                + f.message, f.fix))
-                break
-            sizes.append(_live_graph_bytes(engine))
-        if len(sizes) == RUNS_FOR_GROWTH and all(a < b for a, b in zip(sizes, sizes[1:])):
-            findings.append(Finding(
-                "graph-grows",
-                f"saved tensors still alive after each call: "
-                f"{' → '.join(_bytes(s) for s in sizes)}",
-                "keep numbers, not graphs, across steps: total += loss.item(); carry a hidden "
-                "state as h = h.detach()"))
-    return Audit(label, calls, findings)
+    findings = _failures(calls)
+    if error is not None and not findings:
+        return Audit(label, calls, [], error=_one_line(error, label))
+    if error is not None:
+        return Audit(label, calls, _findings(calls))
+    runs, sizes = [calls], [baseline, _live_graphs(engine)]
+    for run in range(2, RUNS_FOR_GROWTH + 1):
+        again_calls, again = engine.run(step, args, kwargs)
+        if again is not None:
+            failed = _failures(again_calls, runs)
+            if not failed:
+                return Audit(label, calls, _findings(calls, runs[1:]),
+                             error=_one_line(again, label, run))
+            findings = _findings(calls, runs[1:] + [again_calls]) + failed
+            return Audit(label, calls, findings)
+        runs.append(again_calls)
+        sizes.append(_live_graphs(engine))
+    return Audit(label, calls, _findings(calls, runs[1:]) + _growth(sizes))
 
 
-def _one_line(error, label):
-    line = f"{label} raised {type(error).__name__}: {first_sentence(error)}"
-    print(line)
-    return line
+def _one_line(error, label, run=1):
+    when = f" on call {run}" if run > 1 else ""
+    return (f"✗ {label} raised {type(error).__name__}{when}: {first_sentence(error)} "
+            f"(make it run, then audit it again)")
+
+
+def _where():
+    """``file.py:12 `loss.backward()``` for the innermost frame outside the engines: the line
+    of the learner's step that called backward."""
+    frame = sys._getframe(1)
+    skip = [_PACKAGE]
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        skip.append(os.path.dirname(torch.__file__) + os.sep)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not any(filename.startswith(s) for s in skip) and not filename.startswith("<frozen"):
+            break
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    filename, line = frame.f_code.co_filename, frame.f_lineno
+    code = linecache.getline(filename, line).strip()
+    if "ipykernel_" in filename or filename.startswith("<ipython-input"):
+        place = f"cell line {line}"
+    else:
+        place = f"{os.path.basename(filename)}:{line}"
+    return f"{place} `{code}`" if code else place
 
 
 class _Engine:
     """Runs the step once, observing the backward calls of whichever engine it uses."""
 
-    def __init__(self):
-        self.torch = None
-
     def tensor_types(self):
-        import sys
         from .._tensor import Tensor
         torch = sys.modules.get("torch")  # never imported here: only if the step uses it
         return (Tensor, torch.Tensor) if torch is not None else (Tensor,)
 
     def run(self, step, args, kwargs):
-        import sys
         calls, error = [], None
-        if "torch" in sys.modules:
-            from ..viz import _torch
-            torch_calls, ours_calls = [], []
-            try:
-                with _torch.observe_backwards(torch_calls):
-                    with _observe_ours(ours_calls):
-                        step(*args, **kwargs)
-            except Exception as exc:  # the step's own error is a finding or one line
-                error = exc.with_traceback(None)
-            calls = torch_calls or ours_calls
-        else:
-            try:
-                with _observe_ours(calls):
-                    step(*args, **kwargs)
-            except Exception as exc:
-                error = exc.with_traceback(None)
+        torch_calls, ours_calls = [], []
+        try:
+            with contextlib.ExitStack() as stack:
+                if "torch" in sys.modules:
+                    from ..viz import _torch
+                    stack.enter_context(_torch.observe_backwards(torch_calls, _where))
+                stack.enter_context(_observe_ours(ours_calls))
+                step(*args, **kwargs)
+        except Exception as exc:  # the step's own error is a finding or one line
+            error = exc.with_traceback(None)  # no frame (and no tensor in it) kept
+            error.__context__ = error.__cause__ = None
+        calls = torch_calls or ours_calls
+        for c in calls:
+            if c[3] is not None:
+                c[3] = c[3].with_traceback(None)
         return [Call(i + 1, *c) for i, c in enumerate(calls)], error
 
 
@@ -228,7 +327,8 @@ class _observe_ours:
     def on_event(self, event):
         from ..autograd.graph import BackwardFinished, BackwardStarted, NodeFinished, NodeStarted
         if isinstance(event, BackwardStarted):
-            self.current = [bool(event.retain_graph), bool(event.create_graph), {}, None]
+            self.current = [bool(event.retain_graph), bool(event.create_graph), {}, None,
+                            _where()]
             self.calls.append(self.current)
         elif isinstance(event, (NodeStarted, NodeFinished)) and self.current is not None:
             buffers = event.node.saved_buffers()

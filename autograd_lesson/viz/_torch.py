@@ -521,17 +521,18 @@ def _state_now(node, slot):
 
 
 class observe_backwards:
-    """``with observe_backwards(calls):`` appends ``[retain_graph, create_graph, nodes, error]``
-    for every torch backward / autograd.grad inside the block, ``nodes`` mapping each node
-    with saved tensors that ran to ``(name, bytes)``. Hooks and the mode last only the block."""
+    """``with observe_backwards(calls, where):`` appends ``[retain_graph, create_graph, nodes,
+    error, where()]`` for every torch backward / autograd.grad inside the block, ``nodes``
+    mapping each node with saved tensors that ran to ``(name, bytes)`` and ``where()`` saying
+    which line called it. Hooks and the mode last only the block."""
 
-    def __init__(self, calls):
-        self.calls = calls
+    def __init__(self, calls, where=lambda: ""):
+        self.calls, self.where = calls, where
 
     def __enter__(self):
         torch = sys.modules["torch"]
         from torch.overrides import TorchFunctionMode
-        calls, hooked, handles = self.calls, {}, []
+        calls, hooked, handles, where = self.calls, {}, [], self.where
         self.hooked, self.handles = hooked, handles
         backward_calls = {torch.Tensor.backward: 2, torch.autograd.backward: 2,
                           torch.autograd.grad: 3}
@@ -560,7 +561,7 @@ class observe_backwards:
                                          if len(args) > position + 1 else False))
                 retain = kwargs.get("retain_graph", args[position] if len(args) > position
                                     else None)
-                record = [bool(create if retain is None else retain), create, {}, None]
+                record = [bool(create if retain is None else retain), create, {}, None, where()]
                 calls.append(record)
                 nodes, _ = reachable([t for t in _tensors_in(list(args) + list(kwargs.values()))
                                       if t.grad_fn is not None])
