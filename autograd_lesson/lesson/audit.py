@@ -157,9 +157,10 @@ def _findings(calls, later_runs=()):
     for call in ok:
         for k in call.nodes:
             seen.setdefault(k, []).append(call)
-    # a backward after autograd.grad(create_graph=True) legitimately runs those nodes again
+    # the backward through a gradient made with create_graph=True runs the nodes that made it
+    # once more, legitimately (a gradient penalty's double backward); any further run repeats
     twice = {k: cs for k, cs in seen.items()
-             if len(cs) > 1 and not any(c.create_graph for c in cs[:-1])}
+             if len(cs) - any(c.create_graph for c in cs[:-1]) > 1}
     if twice:
         nodes = {k: seen[k][0].nodes[k] for k in twice}
         runs = sorted({c.index: c for cs in twice.values() for c in cs}.items())
