@@ -239,3 +239,15 @@ def test_lesson_step_through_runs_on_torch(torch, capsys, monkeypatch):
                      "directly access saved tensors after they have already been freed).") == 2
     assert sum("no backward ran, so there is nothing to step through" in line
                for line in out) == 2
+
+
+def test_the_seven_lesson_pictures_read_the_same_on_torch(torch, monkeypatch):
+    """figures.py draws each scenario lesson's headline picture with the package; the same
+    code with ``torch`` in its place prints the same diff (the pictures' text twin)."""
+    from autograd_lesson import figures
+    ours = {name: make().text for name, make in figures.SCENARIOS.items()}
+    monkeypatch.setattr(figures, "torch", torch)
+    monkeypatch.setattr(figures, "nn", torch.nn)
+    theirs = {name: make().text for name, make in figures.SCENARIOS.items()}
+    assert len(ours) == 7 and ours == theirs
+    assert "retained: #0 MulBackward0._saved_other int64[] 8 B" in theirs["multi_loss"]
