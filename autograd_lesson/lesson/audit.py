@@ -45,6 +45,8 @@ class Call:
     nodes: dict          # node key -> (node name, bytes of its saved tensors)
     error: object = None
     where: str = ""      # file:line `code` of the call in the learner's step, if found
+    accumulate: bool = True  # backward(), not autograd.grad()
+    ran: dict = None     # node key -> name of every node that ran but AccumulateGrad
 
 
 class Audit:
@@ -329,9 +331,11 @@ class _observe_ours:
         from ..autograd.graph import BackwardFinished, BackwardStarted, NodeFinished, NodeStarted
         if isinstance(event, BackwardStarted):
             self.current = [bool(event.retain_graph), bool(event.create_graph), {}, None,
-                            _where()]
+                            _where(), bool(event.accumulate), {}]
             self.calls.append(self.current)
         elif isinstance(event, (NodeStarted, NodeFinished)) and self.current is not None:
+            if type(event.node).__name__ != "AccumulateGrad":
+                self.current[6][(event.node._id, event.node.name())] = event.node.name()
             buffers = event.node.saved_buffers()
             if buffers:
                 size = sum(b.nbytes for b in buffers if not b.is_wrapped_scalar)

@@ -522,9 +522,10 @@ def _state_now(node, slot):
 
 class observe_backwards:
     """``with observe_backwards(calls, where):`` appends ``[retain_graph, create_graph, nodes,
-    error, where()]`` for every torch backward / autograd.grad inside the block, ``nodes``
-    mapping each node with saved tensors that ran to ``(name, bytes)`` and ``where()`` saying
-    which line called it. Hooks and the mode last only the block."""
+    error, where(), accumulate, ran]`` for every torch backward (``accumulate``) or
+    autograd.grad inside the block: ``nodes`` maps each node with saved tensors that ran to
+    ``(name, bytes)``, ``ran`` every node that ran but AccumulateGrad to its name, and
+    ``where()`` says which line called it. Hooks and the mode last only the block."""
 
     def __init__(self, calls, where=lambda: ""):
         self.calls, self.where = calls, where
@@ -537,18 +538,21 @@ class observe_backwards:
         backward_calls = {torch.Tensor.backward: 2, torch.autograd.backward: 2,
                           torch.autograd.grad: 3}
 
+        def seen(node):
+            if calls:
+                calls[-1][6][key(node)] = node.name()
+                size = _saved_bytes(node)
+                if size is not None:
+                    calls[-1][2][key(node)] = (node.name(), size)
+
         def post(node):
             def hook(grad_inputs, grad_outputs):
-                size = _saved_bytes(node)
-                if size is not None and calls:
-                    calls[-1][2][key(node)] = (node.name(), size)
+                seen(node)
             return hook
 
         def pre(node):
             def hook(grad_outputs):
-                size = _saved_bytes(node)
-                if size is not None and calls:
-                    calls[-1][2][key(node)] = (node.name(), size)
+                seen(node)
             return hook
 
         class _Backwards(TorchFunctionMode):
@@ -561,7 +565,8 @@ class observe_backwards:
                                          if len(args) > position + 1 else False))
                 retain = kwargs.get("retain_graph", args[position] if len(args) > position
                                     else None)
-                record = [bool(create if retain is None else retain), create, {}, None, where()]
+                record = [bool(create if retain is None else retain), create, {}, None, where(),
+                          func is not torch.autograd.grad, {}]
                 calls.append(record)
                 nodes, _ = reachable([t for t in _tensors_in(list(args) + list(kwargs.values()))
                                       if t.grad_fn is not None])
