@@ -1150,12 +1150,14 @@ def audit_shared_backbone(lib, variant):
 
 def audit_rnn(lib, variant):
     """Lesson 04: truncated BPTT, one chunk of 3 time steps per call (gradients accumulate; the
-    optimizer steps elsewhere). The hidden state is carried to the next call: without
-    ``detach`` the next backward reaches into this call's graph, which it finds freed (naive)
-    or, with ``retain_graph=True`` (wrong), keeps every chunk's graph alive."""
+    optimizer steps elsewhere, except in "optimizer"). The hidden state is carried to the next
+    call: without ``detach`` the next backward reaches into this call's graph, which it finds
+    freed (naive) or, with ``retain_graph=True`` (wrong), keeps every chunk's graph alive; with
+    an ``optimizer.step()`` in the step too, the old graph's saved weights are stale."""
     cell = _CellWithOutput(lib, 0)
     criterion = lib.nn.MSELoss()
     inputs, target = _rnn_data(lib, seq_len=3)
+    optimizer = lib.optim.SGD(cell.parameters(), lr=0.1)
     state = {"hidden": lib.zeros(2, 4, dtype=lib.float64)}
 
     def step():
@@ -1164,7 +1166,9 @@ def audit_rnn(lib, variant):
         for t in range(3):
             output, hidden = cell(inputs[t], hidden)
             loss = loss + criterion(output, target[t])
-        loss.backward(retain_graph=variant == "wrong")
+        loss.backward(retain_graph=variant in ("wrong", "optimizer"))
+        if variant == "optimizer":
+            optimizer.step()
         state["hidden"] = hidden
     return step
 
@@ -1263,7 +1267,8 @@ AUDIT_STEPS = {  # scenario -> {variant: the finding kinds lesson.audit reports,
                                       "fixed": []}),
     "gan": (audit_gan, {"wrong": ["double-traversal"], "naive": ["freed-reuse"], "fixed": []}),
     "shared_backbone": (audit_shared_backbone, {"wrong": ["double-traversal"], "fixed": []}),
-    "rnn": (audit_rnn, {"wrong": ["graph-grows"], "naive": ["freed-reuse"], "fixed": []}),
+    "rnn": (audit_rnn, {"wrong": ["graph-grows"], "naive": ["freed-reuse"],
+                        "optimizer": ["stale-saved"], "fixed": []}),
     "wgan_gp": (audit_wgan_gp, {"wrong": ["unused-retain"], "seed": [], "fixed": []}),
     "sequential_opt": (audit_sequential_opt, {"wrong": ["stale-saved"], "fixed": []}),
     "conditional": (audit_conditional, {"wrong": ["unused-retain", "double-traversal"],

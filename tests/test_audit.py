@@ -258,3 +258,55 @@ def test_check_value_refuses_a_torch_tensor_as_the_prediction(torch, capsys):
     t = torch.tensor([1.0, 2.0])
     lesson.check_value(t, t, "x.grad")
     assert "not the engine's own tensor" in capsys.readouterr().out
+
+
+def test_a_notebook_cell_is_named_by_its_line(lib):
+    """In Jupyter the step's file is a temporary ipykernel_<pid>/<hash>.py: say "cell line N"."""
+    import linecache
+    filename = "/tmp/ipykernel_4242/123456.py"
+    source = ("def train_step():\n"
+              "    loss = (x * x).sum()\n"
+              "    loss.backward(retain_graph=True)\n")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"x": lib.tensor([1.0, 2.0], requires_grad=True)}
+    exec(compile(source, filename, "exec"), namespace)
+    try:
+        finding, = lesson.audit(namespace["train_step"]).findings
+    finally:
+        del linecache.cache[filename]
+    assert finding.message.startswith(
+        "backward #1 (cell line 3 `loss.backward(retain_graph=True)`) kept 16 B of saved tensors")
+
+
+def test_helpers_leave_no_hook_and_keep_no_buffer(lib, capsys, monkeypatch):
+    """show_backward, step_through, check_freed, check_step and audit on one graph: afterwards
+    its buffers die with the user's last reference, and a backward calls none of our code."""
+    from autograd_lesson.lesson import attempts
+    from autograd_lesson.viz import steps as steps_module
+    monkeypatch.setattr(steps_module.StepThrough, "display", lambda self, key=None: None)
+    monkeypatch.setattr(attempts, "_RECORDS", {})
+    x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    loss = (y * 2).sum()
+    ref = weakref.ref(y)
+    lesson.show_backward(lambda: loss.backward(retain_graph=True), x=x, y=y, loss=loss)
+    lesson.step_through(lambda: loss.backward(retain_graph=True), x=x, y=y, loss=loss)
+    lesson.check_freed(set(), lambda: loss.backward(retain_graph=True), x=x, y=y, loss=loss)
+    lesson.audit(lambda: loss.backward(retain_graph=True))
+    called = []
+
+    def profile(frame, event, arg):
+        if event == "call" and "autograd_lesson" in frame.f_code.co_filename and \
+                frame.f_code.co_filename.endswith(("audit.py", "_torch.py", "record.py",
+                                                   "steps.py", "checking.py", "showing.py")):
+            called.append(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:
+        loss.backward()
+    finally:
+        sys.setprofile(None)
+    assert called == []
+    del y, loss
+    gc.collect()
+    assert ref() is None
+    capsys.readouterr()

@@ -123,11 +123,13 @@ def _failures(calls, earlier_runs=()):
         else:
             continue
         text = f"{_label(call)} failed: {_sentence(message)}"
-        old = {k: v for run in earlier_runs for c in run for k, v in c.nodes.items()
-               if k in call.nodes}
-        if old:  # it reached into a graph an earlier call of the step built
+        built = [(i, {k: v for c in run for k, v in c.nodes.items() if k in call.nodes})
+                 for i, run in enumerate(earlier_runs, 1)]
+        built = [(i, old) for i, old in built if old]
+        if built:  # it reached into a graph an earlier call of the step built
+            i, old = built[0]
             text = (f"on call {len(earlier_runs) + 1} of the step, {text}; it reached into the "
-                    f"graph call 1 built ({_names(old)})")
+                    f"graph call {i} built ({_names(old)})")
             fix = _CARRY_FIX
         elif kind == "freed-reuse":
             freed_by = [c for c in calls if c.index < call.index and not c.retain_graph

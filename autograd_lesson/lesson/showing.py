@@ -21,15 +21,18 @@ def _display(obj):
 
 
 def _caller_namespace(depth=2):
+    """The caller's (globals, locals), read only if code given as a string needs them: reading
+    a function frame's ``f_locals`` makes a dict that keeps its tensors (and their graphs)
+    alive as long as the frame, even after ``del``."""
     frame = sys._getframe(depth)
-    return frame.f_globals, frame.f_locals
+    return lambda: (frame.f_globals, frame.f_locals)
 
 
 def _as_call(code, namespace):
     """A callable and a label for ``code``: a string runs in the notebook's namespace."""
     if callable(code):
         return code, getattr(code, "__name__", "call")
-    return (lambda: exec(code, *namespace)), code
+    return (lambda: exec(code, *namespace())), code
 
 
 _NO_CODE = object()
