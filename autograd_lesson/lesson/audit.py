@@ -1,15 +1,25 @@
 """``lesson.audit(step, *args, **kwargs)``: a retain_graph doctor for one training step.
 
 It runs ``step`` under observation (either engine: the package's event stream, or torch node
-hooks registered only while the step runs), then once or twice more to see whether saved
-buffers pile up, and returns an :class:`Audit` whose ``.findings`` have ``.kind``, ``.message``
-(what happened, with node names and bytes) and ``.fix`` (what to write instead):
+hooks registered only while the step runs), then twice more to see whether graphs pile up and
+whether a later call reaches into an earlier call's graph, and returns an :class:`Audit`
+whose ``.findings`` have ``.kind``, ``.message`` (what happened, with the evidence: the
+backward's line in the step as ``file.py:12 `code``` (``cell line 12`` in Jupyter), node names,
+bytes) and ``.fix`` (what to write instead):
 
-- ``unused-retain``: a ``retain_graph=True`` backward whose kept nodes no later backward ran;
-- ``double-traversal``: a node with saved tensors run by more than one backward of the step;
-- ``graph-grows``: saved buffers still alive after the step, more after every call;
+- ``unused-retain``: a ``retain_graph=True`` backward whose kept nodes no later backward ran,
+  in this call of the step or the next ones;
+- ``double-traversal``: a node with saved tensors run by more than one backward of the step
+  (the backward through a gradient made with ``create_graph=True`` may run it once more: a
+  gradient penalty's double backward is not a finding);
+- ``graph-grows``: graphs the step built still alive after it, with more saved bytes or more
+  nodes after every call (``total = total + loss``, a hidden state carried without detach);
 - ``freed-reuse``: a backward failed because an earlier one freed what it needed;
 - ``stale-saved``: a backward failed because a saved tensor was modified in place.
+
+Only graphs made while the audit runs are counted (older objects are frozen out of the
+collector's view meanwhile). Bad input (not a function, a step that raises for another reason)
+gives a report whose text is one line, ``.error``. The report keeps plain data only.
 """
 import contextlib
 import gc
@@ -50,6 +60,9 @@ class Call:
 
 
 class Audit:
+    """What ``audit`` saw: ``.calls`` (one :class:`Call` per backward of the step's first call),
+    ``.findings``, ``.error`` (the one line for bad input, else None); displays as ``.text``."""
+
     def __init__(self, label, calls, findings, error=None):
         self.label, self.calls, self.findings, self.error = label, calls, findings, error
 
@@ -99,8 +112,10 @@ def _labels(calls):
                         if len(calls) > 1 else [_label(calls[0])])
 
 
-_FREED_FIX = ("compute the losses first and call backward once on their sum; or pass "
-              "retain_graph=True to every backward but the last one over the shared graph")
+_FREED_FIX = ("compute the losses first and call backward once on their sum; if the earlier "
+              "backward should not reach those nodes (a GAN's D step through G), detach its "
+              "input (fake.detach()); or pass retain_graph=True to every backward but the last "
+              "one over the shared graph")
 _STALE_FIX = ("call every backward before the in-place change (optimizer.step(), x += ...) "
               "or rebuild the forward after it; use an out-of-place op (x = x + ...) "
               "if the old value is still needed")
