@@ -400,3 +400,14 @@ def test_bad_input_to_viz_raises_one_line_at_the_boundary(lib):
     empty = viz.take_snapshot([lib.ones(3)])  # a tensor with no graph: an empty snapshot
     assert empty.nodes == () and viz.ledger(empty).endswith(
         "saved buffers hold 0 B: 0 B only in the graph, 0 B shared with your tensors")
+
+
+def test_record_without_roots_sees_either_engine(lib):
+    x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    loss = (x * 2).sum()
+    kept = viz.record(lambda: loss.backward(retain_graph=True))
+    failed = viz.record(lambda: [loss.backward(), loss.backward()])
+    assert (kept.executed_count, kept.error) == (3, None)
+    assert failed.executed_count == 3 and failed.failed is not None
+    assert verdict(failed.error).startswith("✗ RuntimeError: Trying to backward through")
+    assert verdict(viz.record(lambda: 1 / 0).error) == "✗ ZeroDivisionError: division by zero"
