@@ -174,6 +174,8 @@ def test_the_package_alone_imports_no_torch():
             "x = t.ones(2, requires_grad=True); y = (x * 2).sum()\n"
             "print(viz.ledger(viz.take_snapshot([y], {'y': y})))\n"
             "lesson.show_backward(lambda: y.backward(), x=x, y=y)\n"
+            "print(lesson.audit(lambda: (x * 3).sum().backward(retain_graph=True)))\n"
+            "print(viz.record(lambda: (x * 3).sum().backward()).executed_count)\n"
             "assert 'torch' not in sys.modules and 'autograd_lesson.viz._torch' not in "
             "sys.modules, sorted(m for m in sys.modules if 'torch' in m)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

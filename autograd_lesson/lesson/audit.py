@@ -242,12 +242,23 @@ def audit(step, *args, **kwargs):
         return Audit("audit()", [], [], error=(
             f"✗ audit() takes the step as a function, got {type(step).__name__}: pass it "
             f"uncalled, e.g. lesson.audit(train_step, batch)"))
-    gc.collect()
-    gc.freeze()  # what lived before the audit is not the step's: keep it out of the count
-    try:
+    with frozen_past():
         return _audit(step, label, args, kwargs)
+
+
+@contextlib.contextmanager
+def frozen_past():
+    """Freeze what lives now out of the collector's view (so that ``gc.get_objects()`` lists
+    only what is made inside the block), unless someone else froze objects already."""
+    gc.collect()
+    mine = gc.get_freeze_count() == 0
+    if mine:
+        gc.freeze()
+    try:
+        yield
     finally:
-        gc.unfreeze()
+        if mine:
+            gc.unfreeze()
 
 
 def _audit(step, label, args, kwargs):

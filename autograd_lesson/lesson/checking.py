@@ -326,16 +326,12 @@ def _uses_torch(inputs):
 def _run_torch_step(fn, inputs):
     """(events, error, bytes of saved tensors the step's graphs still hold after it) for a
     step on torch: its backward calls through viz._torch's hooks (removed when it returns)."""
-    from .audit import _Engine, _live_graphs
+    from .audit import _Engine, _live_graphs, frozen_past
     engine, events = _Engine(), _Events()
-    gc.collect()
-    gc.freeze()  # count only the graphs the step makes
-    try:
+    with frozen_past():  # count only the graphs the step makes
         start = _live_graphs(engine)[0]
         calls, error = engine.run(fn, list(inputs.values()), {})
         end = _live_graphs(engine)[0]
-    finally:
-        gc.unfreeze()
     for call in calls:
         events.calls.append((call.retain_graph, call.create_graph, call.accumulate))
         for key, name in (call.ran or {}).items():
