@@ -413,3 +413,23 @@ def test_record_without_roots_sees_either_engine(lib):
     assert failed.executed_count == 3 and failed.failed is not None
     assert verdict(failed.error).startswith("✗ RuntimeError: Trying to backward through")
     assert verdict(viz.record(lambda: 1 / 0).error) == "✗ ZeroDivisionError: division by zero"
+
+
+def test_reading_a_checkpointed_graph_does_not_change_what_torch_does(torch, capsys):
+    """A pack hook (here checkpoint's) holds those saves: unpacking them to count their bytes
+    would run checkpoint's recomputation, and the real backward would then refuse a second
+    unpack (CheckpointError). The view leaves them unread."""
+    from torch.utils.checkpoint import checkpoint
+    from autograd_lesson import lesson
+    trunk, head = S.mlp(torch, [4, 8, 8], 0, act="tanh"), S.linear(torch, 8, 1, 1)
+    x = S.randn(torch, 3, 5, 4)
+
+    def step():
+        head(checkpoint(trunk, x, use_reentrant=False)).pow(2).mean().backward()
+    assert lesson.audit(step).text == "audit of step: 1 backward call, no findings"
+    f = checkpoint(trunk, x, use_reentrant=False)
+    loss = head(f).sum()
+    lesson.show_backward(lambda: loss.backward(), f=f, loss=loss)
+    out = capsys.readouterr().out
+    assert "✓ <lambda> ran 14 nodes" in out and "freed: #6 AddmmBackward0._saved_mat1" in out
+    assert trunk[0].weight.grad is not None

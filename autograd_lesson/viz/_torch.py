@@ -89,14 +89,31 @@ def _slots(node):
     return list(dict.fromkeys(a[len("_raw_saved_"):] for a in names))
 
 
+def _packed(raw):
+    """True if a saved_tensors_hooks pack hook (checkpoint, offloading) holds this save: then
+    unpacking it would run the user's unpack hook (checkpoint recomputes, and refuses a
+    second unpack), so the view must not read it."""
+    torch = sys.modules["torch"]
+    try:
+        data = raw.data
+    except (RuntimeError, AttributeError):
+        return False
+    return data is not None and not isinstance(data, (torch.Tensor, list, tuple))
+
+
 def _read(node, slot):
-    """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None)."""
+    """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None);
+    a save held by a pack hook reads as 'none' (never unpacked)."""
+    packed_key = key(node) + (slot, "packed")
+    if _packed(getattr(node, "_raw_saved_" + slot, None)):
+        _remember(packed_key, True)
+        return "none", None
     try:
         value = getattr(node, "_saved_" + slot)
     except RuntimeError as error:
         message = str(error)
         if message.startswith(_FREED_START):
-            return "freed", None
+            return ("none" if packed_key in _meta else "freed"), None
         found = _VERSION.search(message)
         if found:
             shape = tuple(int(s) for s in found.group(1).split(",") if s.strip())
@@ -113,6 +130,8 @@ def _read(node, slot):
 def _readable(node):
     """Whether any of the node's saved tensors can still be unpacked."""
     if _is_custom(node):
+        if not _custom_items(node, key(node)):
+            return False
         try:
             return bool(node.saved_tensors)
         except RuntimeError:
@@ -128,6 +147,12 @@ def _is_custom(node):
 
 def _custom_items(node, k):
     count_key = (k[0], k[1], "saved_tensors#")
+    try:
+        raws = list(node._raw_saved_tensors or ())
+    except RuntimeError:  # freed: nothing to unpack
+        raws = []
+    if any(_packed(raw) for raw in raws):
+        return []  # held by a pack hook: unpacking would run it
     try:
         values = node.saved_tensors
     except RuntimeError as error:
