@@ -39,7 +39,7 @@ def _picture(title, names, code):
     roots = [t for t in names.values() if isinstance(t, torch.Tensor) and t.requires_grad
              and not t.is_leaf]
     before = take_snapshot(roots, names, title=f"{title}: before {code.__doc__}")
-    recording = record(code)
+    recording = record(code, roots=roots, names=names)  # the roots tell which engine runs it
     outcome = "raised " + type(recording.error).__name__ if recording.error else "ran"
     after = take_snapshot(roots, names, executed=recording.executed, failed=recording.failed,
                           title=f"after {code.__doc__} ({outcome})",

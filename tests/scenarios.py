@@ -1082,3 +1082,198 @@ def run(scenario, lib):
     record = Recorder(lib)
     scenario(lib, record)
     return record
+
+
+# == lesson.audit: a wrong and a fixed training step per scenario ================================
+# Each ``audit_<scenario>(lib, variant)`` builds its model and data once and returns ``step()``,
+# one code path for either library; ``AUDIT_STEPS`` lists, per scenario, the variants and the
+# finding kinds ``lesson.audit`` must report for each ("fixed": none).
+def audit_multi_loss(lib, variant):
+    """Lesson 01: two losses on ``y = x * 2``. wrong: ``loss1.backward(); loss2.backward()``
+    (the second finds the graph freed); retain: ``retain_graph=True`` runs ``y``'s node twice."""
+    x = tensor(lib, [0.5, -1.0, 2.0, 0.0, 1.5], requires_grad=True)
+
+    def step():
+        y = x * 2
+        loss1, loss2 = y.sum(), (y ** 2).sum()
+        if variant == "fixed":
+            (loss1 + loss2).backward()
+        else:
+            loss1.backward(retain_graph=variant == "retain")
+            loss2.backward()
+    return step
+
+
+def audit_gan(lib, variant):
+    """Lesson 02: D's step on ``fake`` without ``detach`` runs through G; with
+    ``retain_graph=True`` (wrong) G's step runs G a second time, without it (naive) G's step
+    finds G's graph freed. fixed: ``D(fake.detach())``."""
+    G, D, real, z = _gan(lib)
+    bce = lib.nn.BCELoss()
+    optD, optG = lib.optim.SGD(D.parameters(), lr=0.1), lib.optim.Adam(G.parameters(), lr=0.01)
+    ones, zeros = lib.ones(4, 1, dtype=lib.float64), lib.zeros(4, 1, dtype=lib.float64)
+
+    def step():
+        fake = G(z)
+        optD.zero_grad()
+        d_loss = bce(D(real), ones) + bce(D(fake.detach() if variant == "fixed" else fake), zeros)
+        d_loss.backward(retain_graph=variant == "wrong")
+        optD.step()
+        optG.zero_grad()
+        g_loss = bce(D(fake), ones)
+        g_loss.backward()
+        optG.step()
+    return step
+
+
+def audit_shared_backbone(lib, variant):
+    """Lesson 03: two heads on one trunk. wrong: ``loss1.backward(retain_graph=True);
+    loss2.backward()`` runs the trunk twice. fixed: ``(loss1 + loss2).backward()``."""
+    backbone, head1, head2 = _backbone(lib)
+    criterion = lib.nn.MSELoss()
+    inputs, labels1, labels2 = randn(lib, 10, 6, 4), randn(lib, 11, 6, 2), randn(lib, 12, 6, 3)
+    optimizer = lib.optim.SGD([p for m in (backbone, head1, head2) for p in m.parameters()],
+                              lr=0.1)
+
+    def step():
+        optimizer.zero_grad()
+        features = backbone(inputs)
+        loss1, loss2 = criterion(head1(features), labels1), criterion(head2(features), labels2)
+        if variant == "fixed":
+            (loss1 + loss2).backward()
+        else:
+            loss1.backward(retain_graph=True)
+            loss2.backward()
+        optimizer.step()
+    return step
+
+
+def audit_rnn(lib, variant):
+    """Lesson 04: truncated BPTT, one chunk of 3 time steps per call (gradients accumulate; the
+    optimizer steps elsewhere, except in "optimizer"). The hidden state is carried to the next
+    call: without ``detach`` the next backward reaches into this call's graph, which it finds
+    freed (naive) or, with ``retain_graph=True`` (wrong), keeps every chunk's graph alive; with
+    an ``optimizer.step()`` in the step too, the old graph's saved weights are stale."""
+    cell = _CellWithOutput(lib, 0)
+    criterion = lib.nn.MSELoss()
+    inputs, target = _rnn_data(lib, seq_len=3)
+    optimizer = lib.optim.SGD(cell.parameters(), lr=0.1)
+    state = {"hidden": lib.zeros(2, 4, dtype=lib.float64)}
+
+    def step():
+        hidden = state["hidden"].detach() if variant == "fixed" else state["hidden"]
+        loss = 0
+        for t in range(3):
+            output, hidden = cell(inputs[t], hidden)
+            loss = loss + criterion(output, target[t])
+        loss.backward(retain_graph=variant in ("wrong", "optimizer"))
+        if variant == "optimizer":
+            optimizer.step()
+        state["hidden"] = hidden
+    return step
+
+
+def audit_wgan_gp(lib, variant):
+    """Lesson 05: the gradient penalty's double backward (``autograd.grad(create_graph=True)``,
+    then a backward through the gradient) is what it must be, in every variant. wrong: the
+    penalty's own ``backward(retain_graph=True)`` keeps a graph the critic's backward never
+    uses. seed: the article's ``create_graph=True, retain_graph=True`` (redundant, harmless)."""
+    D = mlp(lib, [2, 4, 1], 3, act="leaky")
+    optimizer = lib.optim.Adam(D.parameters(), lr=0.01)
+    real, fake = randn(lib, 40, 4, 2), randn(lib, 41, 4, 2)
+    alpha = tensor(lib, np.random.RandomState(42).rand(4, 1))
+
+    def step():
+        optimizer.zero_grad()
+        interpolated = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+        prob = D(interpolated)
+        gradients, = lib.autograd.grad(prob, interpolated, lib.ones_like(prob),
+                                       create_graph=True, retain_graph=variant == "seed" or None)
+        gp = ((gradients.norm(2, dim=1) - 1) ** 2).mean()
+        critic = D(fake).mean() - D(real).mean()
+        if variant == "wrong":
+            (10 * gp).backward(retain_graph=True)
+            critic.backward()
+        else:
+            (critic + 10 * gp).backward()
+        optimizer.step()
+    return step
+
+
+def audit_sequential_opt(lib, variant):
+    """Lesson 06: wrong: ``loss_a.backward(retain_graph=True); optimizer.step();
+    loss_b.backward()`` (the step modified weights the retained graph saved). fixed: a fresh
+    forward for ``loss_b`` after the step."""
+    model = _sequential_model(lib, "mlp")
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+    x, ya, yb = randn(lib, 51, 3, 4), randn(lib, 52, 3, 2), randn(lib, 53, 3, 2)
+
+    def step():
+        optimizer.zero_grad()
+        out = model(x)
+        loss_a = ((out - ya) ** 2).mean()
+        loss_a.backward(retain_graph=variant == "wrong")
+        optimizer.step()
+        optimizer.zero_grad()
+        loss_b = ((out if variant == "wrong" else model(x)) - yb).pow(2).mean()
+        loss_b.backward()
+        optimizer.step()
+    return step
+
+
+def audit_conditional(lib, variant):
+    """Lesson 07: a branch loss only when a condition holds, then the final loss. wrong: the
+    branch's ``backward(retain_graph=True)`` runs the model twice and the final backward keeps
+    its graph "just in case"; final_retain: the branch is not taken, only the final retain is
+    wrong. fixed: add the branch loss to the final one, one backward."""
+    model = lib.nn.Sequential(linear(lib, 4, 5, 62), lib.nn.Tanh())
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+    x, weights = randn(lib, 60, 2, 4), randn(lib, 61, 2, 5)
+    branch = variant != "final_retain"
+
+    def step():
+        optimizer.zero_grad()
+        res = model(x)
+        final_loss = (res * weights).sum()
+        if variant == "fixed":
+            (final_loss + res.mean() if branch else final_loss).backward()
+        else:
+            if branch:
+                res.mean().backward(retain_graph=True)
+            final_loss.backward(retain_graph=True)
+        optimizer.step()
+    return step
+
+
+def audit_running_total(lib, variant):
+    """Lesson 08: logging ``total = total + loss`` keeps every step's graph (wrong; with
+    retain_graph=True on top, every step's buffers too: retain). fixed: ``loss.item()``."""
+    model = mlp(lib, [4, 5, 1], 72)
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+    x, y = randn(lib, 70, 3, 4), randn(lib, 71, 3, 1)
+    state = {"total": 0.0}
+
+    def step():
+        optimizer.zero_grad()
+        loss = lib.nn.functional.mse_loss(model(x), y)
+        loss.backward(retain_graph=variant == "retain")
+        optimizer.step()
+        state["total"] = state["total"] + (loss.item() if variant == "fixed" else loss)
+    return step
+
+
+AUDIT_STEPS = {  # scenario -> {variant: the finding kinds lesson.audit reports, in order}
+    "multi_loss": (audit_multi_loss, {"wrong": ["freed-reuse"], "retain": ["double-traversal"],
+                                      "fixed": []}),
+    "gan": (audit_gan, {"wrong": ["double-traversal"], "naive": ["freed-reuse"], "fixed": []}),
+    "shared_backbone": (audit_shared_backbone, {"wrong": ["double-traversal"], "fixed": []}),
+    "rnn": (audit_rnn, {"wrong": ["graph-grows"], "naive": ["freed-reuse"],
+                        "optimizer": ["stale-saved"], "fixed": []}),
+    "wgan_gp": (audit_wgan_gp, {"wrong": ["unused-retain"], "seed": [], "fixed": []}),
+    "sequential_opt": (audit_sequential_opt, {"wrong": ["stale-saved"], "fixed": []}),
+    "conditional": (audit_conditional, {"wrong": ["unused-retain", "double-traversal"],
+                                        "final_retain": ["unused-retain"], "fixed": []}),
+    "running_total": (audit_running_total, {"wrong": ["graph-grows"],
+                                            "retain": ["unused-retain", "graph-grows"],
+                                            "fixed": []}),
+}

@@ -1,194 +1,312 @@
-"""lesson.audit: the wrong version of each scenario gets its finding, the fixed one none, with
-either engine (the same step code runs with ``lib`` = autograd_lesson or torch)."""
+"""lesson.audit on the wrong and the fixed training step of every scenario (``AUDIT_STEPS`` in
+tests/scenarios.py), in both engines: the wrong step gets exactly its planted finding kinds,
+the fixed one none, and the report's text (kinds, messages with the lines, fixes) is the same
+byte for byte whichever engine ran the step."""
+import functools
+import gc
+import inspect
+import sys
+import weakref
+
 import pytest
 
 import autograd_lesson as al
+import scenarios as S
 from autograd_lesson import lesson
 
-pytestmark = pytest.mark.parity
+CASES = [(name, variant, kinds) for name, (_, variants) in S.AUDIT_STEPS.items()
+         for variant, kinds in variants.items()]
+IDS = [f"{name}-{variant}" for name, variant, _ in CASES]
 
 
-def _mlp(lib, n_in, n_out, seed):
-    lib.manual_seed(seed)
-    return lib.nn.Sequential(lib.nn.Linear(n_in, 4), lib.nn.Tanh(), lib.nn.Linear(4, n_out))
+@functools.lru_cache(maxsize=None)
+def _report(engine, name, variant):
+    lib = al if engine == "autograd_lesson" else sys.modules["torch"]
+    make, _ = S.AUDIT_STEPS[name]
+    return lesson.audit(make(lib, variant))
 
 
-def multi_loss(lib, variant):
+def report(lib, name, variant):
+    return _report(lib.__name__, name, variant)
+
+
+def line_of(function, code):
+    """file:line `code` of the last line of ``function`` (in scenarios.py) containing ``code``
+    (the code comes after the docstring)."""
+    lines, first = inspect.getsourcelines(function)
+    number = [first + i for i, text in enumerate(lines) if code in text][-1]
+    return f"scenarios.py:{number} `{lines[number - first].strip()}`"
+
+
+def test_every_scenario_has_a_wrong_and_a_fixed_step():
+    assert set(S.AUDIT_STEPS) >= {"multi_loss", "gan", "shared_backbone", "rnn", "wgan_gp",
+                                  "sequential_opt", "conditional"}
+    for name, (_, variants) in S.AUDIT_STEPS.items():
+        assert variants["fixed"] == [] and any(variants[v] for v in variants if v != "fixed")
+    planted = {k for _, _, kinds in CASES for k in kinds}
+    assert planted == {"unused-retain", "double-traversal", "graph-grows", "freed-reuse",
+                       "stale-saved"}
+
+
+@pytest.mark.parametrize("name,variant,kinds", CASES, ids=IDS)
+def test_audit_finds_exactly_the_planted_kinds(lib, name, variant, kinds):
+    audit = report(lib, name, variant)
+    assert audit.error is None, audit.text
+    assert [f.kind for f in audit.findings] == kinds, audit.text
+    for finding in audit.findings:
+        assert finding.message and finding.fix and str(finding) in audit.text
+    if not kinds:
+        assert audit.text.endswith("no findings")
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,variant,kinds", CASES, ids=IDS)
+def test_the_report_reads_the_same_from_both_engines(torch, name, variant, kinds):
+    ours, theirs = report(al, name, variant), report(torch, name, variant)
+    assert [(f.kind, f.message, f.fix) for f in ours.findings] == \
+        [(f.kind, f.message, f.fix) for f in theirs.findings]
+    assert ours.text == theirs.text
+
+
+def test_messages_name_the_lines_nodes_and_bytes(lib):
+    two_heads = report(lib, "shared_backbone", "wrong").findings[0]
+    assert two_heads.message == (
+        "2 nodes with saved tensors ran in backward #1 ("
+        + line_of(S.audit_shared_backbone, "loss1.backward(retain_graph=True)")
+        + ") and backward #2 (" + line_of(S.audit_shared_backbone, "loss2.backward()")
+        + "): AddmmBackward0, ReluBackward0 (432 B kept for the repeat)")
+    final = report(lib, "conditional", "final_retain").findings[0]
+    assert final.message == (
+        "backward #1 (" + line_of(S.audit_conditional, "final_loss.backward(retain_graph")
+        + ") kept 224 B of saved tensors (retain_graph=True: AddmmBackward0, MulBackward0, "
+        "TanhBackward0) that no later backward used")
+    freed = report(lib, "multi_loss", "wrong").findings[0]
+    assert freed.message == (
+        "backward #2 (" + line_of(S.audit_multi_loss, "loss2.backward()") + ") failed: Trying "
+        "to backward through the graph a second time (or directly access saved tensors after "
+        "they have already been freed); backward #1 ("
+        + line_of(S.audit_multi_loss, "loss1.backward(") + ") had freed it")
+    stale = report(lib, "sequential_opt", "wrong").findings[0]
+    assert stale.message.startswith(
+        "backward #2 (" + line_of(S.audit_sequential_opt, "loss_b.backward()") + ") failed: "
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [torch.DoubleTensor [5, 2]], which is output 0 of AsStrided, is at version")
+
+
+def test_a_carried_hidden_state_gets_the_detach_fix(lib):
+    naive = report(lib, "rnn", "naive").findings[0]
+    assert naive.message.startswith("on call 2 of the step, backward #1 (scenarios.py:")
+    assert naive.message.endswith("; it reached into the graph call 1 built (TanhBackward0)")
+    assert "hidden = hidden.detach()" in naive.fix
+    grows = report(lib, "rnn", "wrong").findings[0]
+    assert grows.message == ("after calls 1, 2, 3 of the step, graphs it built are still "
+                             "alive: 528 B → 720 B → 912 B of saved tensors in 22 → 40 → 58 nodes")
+    # retain_graph=True is not "unused" there: the next call's backward runs that graph again
+    assert [f.kind for f in report(lib, "rnn", "wrong").findings] == ["graph-grows"]
+
+
+def test_total_plus_loss_grows_the_graph_even_without_retain(lib):
+    grows = report(lib, "running_total", "wrong").findings[0]
+    assert grows.message == ("after calls 1, 2, 3 of the step, graphs it built are still "
+                             "alive: 0 B → 0 B → 0 B of saved tensors in 11 → 18 → 25 nodes")
+    assert "loss.item()" in grows.fix
+
+
+@pytest.mark.parametrize("variant", ["fixed", "seed"])
+def test_the_gradient_penalty_double_backward_is_not_a_double_traversal(lib, variant):
+    audit = report(lib, "wgan_gp", variant)
+    grad, backward = audit.calls
+    assert grad.create_graph and not backward.create_graph
+    assert set(grad.nodes) & set(backward.nodes)  # the critic's forward nodes run in both
+    assert audit.findings == [], audit.text
+
+
+def test_a_later_backward_that_reuses_a_graph_is_still_double_traversal(lib):
+    """The create_graph exemption covers the backward through the gradient, not a third pass."""
     x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
 
     def step():
-        y = x * 2
-        loss1, loss2 = y.sum(), (y ** 2).sum()
-        if variant == "fixed":
-            (loss1 + loss2).backward()
-        elif variant == "naive":
-            loss1.backward()
-            loss2.backward()
-        else:
-            loss1.backward(retain_graph=True)
-            loss2.backward()
-    return step
+        y = (x.exp() * x).sum()
+        g, = lib.autograd.grad(y, x, create_graph=True)
+        g.sum().backward(retain_graph=True)
+        y.backward()
+    assert [f.kind for f in lesson.audit(step).findings] == ["double-traversal"]
 
 
-def gan(lib, variant):
-    G, D = _mlp(lib, 2, 2, 0), _mlp(lib, 2, 1, 1)
-    z = lib.ones(4, 2)
-
-    def step():
-        fake = G(z)
-        d_in = fake.detach() if variant == "fixed" else fake
-        d_loss = D(d_in).sum()
-        d_loss.backward(retain_graph=variant == "retain")
-        g_loss = -D(fake).sum()
-        g_loss.backward()
-    return step
+# -- bad input: one line, the same in both engines ---------------------------------------------
+def _raises():
+    raise ValueError("no data. more text")
 
 
-def shared_backbone(lib, variant):
-    trunk, h1, h2 = _mlp(lib, 3, 4, 0), _mlp(lib, 4, 1, 1), _mlp(lib, 4, 1, 2)
-    x = lib.ones(5, 3)
+def test_bad_input_gives_one_line(lib, capsys):
+    x = lib.ones(3)
+    lines = {
+        "number": lesson.audit(42).text,
+        "tensor": lesson.audit(x).text,
+        "raises": lesson.audit(_raises).text,
+        "no graph": lesson.audit(lambda: x.sum().backward()).text,
+        "arguments": lesson.audit(_raises, 1).text,
+    }
+    assert lines == {
+        "number": "✗ audit() takes the step as a function, got int: pass it uncalled, e.g. "
+                  "lesson.audit(train_step, batch)",
+        "tensor": "✗ audit() takes the step as a function, got Tensor: pass it uncalled, e.g. "
+                  "lesson.audit(train_step, batch)",
+        "raises": "✗ _raises raised ValueError: no data. (make it run, then audit it again)",
+        "no graph": "✗ <lambda> raised RuntimeError: element 0 of tensors does not require "
+                    "grad and does not have a grad_fn (make it run, then audit it again)",
+        "arguments": "✗ _raises raised TypeError: _raises() takes 0 positional arguments but 1 "
+                     "was given (make it run, then audit it again)",
+    }
+    assert capsys.readouterr().out == ""
+    assert lesson.audit(42).findings == [] and lesson.audit(42).error == lines["number"]
 
-    def step():
-        f = trunk(x)
-        loss1, loss2 = h1(f).sum(), h2(f).pow(2).sum()
-        if variant == "fixed":
-            (loss1 + loss2).backward()
-        else:
-            loss1.backward()
-            loss2.backward()
-    return step
 
-
-def rnn(lib, variant):
-    cell = _mlp(lib, 3, 3, 0)
-    state = {"h": lib.zeros(2, 3)}
+def test_a_step_that_fails_on_its_second_call_says_so(lib):
+    calls = []
 
     def step():
-        h = state["h"].detach() if variant == "fixed" else state["h"]
-        h = cell(h + 1)
-        h.sum().backward(retain_graph=variant == "retain")
-        state["h"] = h
-    return step
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyError("batch")
+        (lib.ones(2, requires_grad=True) * 2).sum().backward()
+    audit = lesson.audit(step)
+    assert audit.text == "✗ step raised KeyError on call 2: 'batch' (make it run, then audit " \
+                         "it again)"
 
 
-def unused_retain(lib, variant):
-    model = _mlp(lib, 3, 1, 0)
-    x = lib.ones(5, 3)
-
-    def step():
-        model(x).pow(2).sum().backward(retain_graph=variant != "fixed")
-    return step
-
-
-def optimizer_between(lib, variant):
-    model = _mlp(lib, 3, 1, 0)
-    opt = lib.optim.SGD(model.parameters(), lr=0.1)
-    x = lib.ones(5, 3)
-
-    def step():
-        opt.zero_grad()
-        out = model(x)
-        loss1, loss2 = out.sum(), out.pow(2).sum()
-        if variant == "fixed":
-            (loss1 + loss2).backward()
-            opt.step()
-        else:
-            loss1.backward(retain_graph=True)
-            opt.step()
-            loss2.backward()
-    return step
+# -- nothing kept, nothing left registered ------------------------------------------------------
+def _no_tensor_in(obj, kinds, depth=6):
+    seen, todo = set(), [(obj, 0)]
+    while todo:
+        item, level = todo.pop()
+        if id(item) in seen or level > depth:
+            continue
+        seen.add(id(item))
+        assert not isinstance(item, kinds), f"the report holds a {type(item).__name__}"
+        todo.extend((r, level + 1) for r in gc.get_referents(item)
+                    if not isinstance(r, (type, type(sys))))
 
 
-def running_total(lib, variant):
-    model = _mlp(lib, 3, 1, 0)
-    x = lib.ones(5, 3)
-    state = {"total": 0.0}
+def test_the_report_keeps_no_tensor_and_no_buffer_alive(lib):
+    big = lib.ones(1000, requires_grad=True)
+    state = {}
 
     def step():
-        loss = model(x).pow(2).sum()
-        loss.backward(retain_graph=variant != "fixed")
-        state["total"] = state["total"] + (loss.item() if variant == "fixed" else loss)
-    return step
+        y = big.exp()
+        state["y"] = weakref.ref(y)
+        loss = (y * 2).sum()
+        loss.backward(retain_graph=True)  # the buffers of y = big.exp() stay until y dies
+        (y * 3).sum().backward()
+    audit = lesson.audit(step)
+    assert [f.kind for f in audit.findings] == ["double-traversal"]
+    gc.collect()
+    assert state["y"]() is None
+    kinds = (al.Tensor,) + ((sys.modules["torch"].Tensor,) if "torch" in sys.modules else ())
+    _no_tensor_in(audit, kinds)
 
 
-CASES = [  # (scenario, wrong variant, the kind it must get)
-    (multi_loss, "naive", "freed-reuse"),
-    (multi_loss, "retain", "double-traversal"),
-    (gan, "naive", "freed-reuse"),
-    (gan, "retain", "double-traversal"),
-    (shared_backbone, "naive", "freed-reuse"),
-    (rnn, "naive", "freed-reuse"),
-    (rnn, "retain", "graph-grows"),
-    (unused_retain, "wrong", "unused-retain"),
-    (optimizer_between, "wrong", "stale-saved"),
-    (running_total, "wrong", "graph-grows"),
-]
-ENGINES = ["autograd_lesson", "torch"]
+def test_a_failing_step_leaves_no_frame_behind(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    refs = []
+
+    def step():
+        y = x.exp()
+        refs.append(weakref.ref(y))
+        loss = (y * y).sum()
+        loss.backward()
+        loss.backward()  # freed-reuse: the error must not keep this frame (and y) alive
+    audit = lesson.audit(step)
+    assert [f.kind for f in audit.findings] == ["freed-reuse"]
+    gc.collect()
+    assert refs[0]() is None
+    assert all(c.error is None or c.error.__traceback__ is None for c in audit.calls)
 
 
-def _lib(name, torch):
-    return al if name == "autograd_lesson" else torch
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("scenario,variant,kind", CASES,
-                         ids=[f"{c[0].__name__}-{c[1]}" for c in CASES])
-def test_wrong_version_gets_its_finding(torch, engine, scenario, variant, kind):
-    report = lesson.audit(scenario(_lib(engine, torch), variant))
-    kinds = [f.kind for f in report.findings]
-    assert kind in kinds, report.text
-    finding = next(f for f in report.findings if f.kind == kind)
-    assert finding.message and finding.fix and kind in report.text
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("scenario", sorted({c[0] for c in CASES}, key=lambda s: s.__name__),
-                         ids=lambda s: s.__name__)
-def test_fixed_version_gets_no_finding(torch, engine, scenario):
-    report = lesson.audit(scenario(_lib(engine, torch), "fixed"))
-    assert report.findings == [], report.text
-    assert report.text.endswith("no findings")
-
-
-def test_both_engines_give_the_same_kinds(torch):
-    for scenario, variant, _ in CASES:
-        kinds = [[f.kind for f in lesson.audit(scenario(lib, variant)).findings]
-                 for lib in (al, torch)]
-        assert kinds[0] == kinds[1], (scenario.__name__, variant, kinds)
-
-
-def test_bad_input_is_one_line(torch, capsys):
-    with pytest.raises(TypeError, match="pass it uncalled"):
-        lesson.audit(42)
-
-    def broken():
-        raise ValueError("no data. more text")
-    report = lesson.audit(broken)
-    assert report.error == "broken raised ValueError: no data."
-    assert capsys.readouterr().out == "broken raised ValueError: no data.\n"
-
-
-def test_audit_leaves_no_hook_mode_or_observer(torch):
+def test_no_observer_hook_mode_or_frozen_gc_is_left(lib):
     from autograd_lesson.autograd import graph
-    before = len(graph._observers)
-    for lib in (al, torch):
-        lesson.audit(gan(lib, "retain"))
-    assert torch._C._len_torch_function_stack() == 0 and len(graph._observers) == before
+    observers = len(graph._observers)
+    state = {}
 
+    def step():
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        state["loss"] = (x.exp() * 2).sum()
+        state["loss"].backward(retain_graph=True)
+    lesson.audit(step)
+    lesson.audit(_raises)
+    assert len(graph._observers) == observers and gc.get_freeze_count() == 0
+    if lib is not al:
+        torch = lib
+        assert torch._C._len_torch_function_stack() == 0
+        assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+        assert torch._C._autograd._saved_tensors_hooks_is_enabled()
+    ours = ("audit.py", "_torch.py")
+    called = []
 
-def test_findings_name_the_nodes_and_the_bytes(torch):
-    for lib in (al, torch):
-        retain = lesson.audit(unused_retain(lib, "wrong")).findings
-        assert [f.kind for f in retain] == ["unused-retain"]
-        assert retain[0].message == (
-            "backward #1 kept 256 B of saved tensors (retain_graph=True: AddmmBackward0 ×2, "
-            "PowBackward0, TanhBackward0) that no later backward used")
-        stale = lesson.audit(optimizer_between(lib, "wrong")).findings
-        assert [f.kind for f in stale] == ["stale-saved"]
-        assert stale[0].message.startswith("backward #2 failed: one of the variables needed")
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.endswith(ours):
+            called.append(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:  # the graph audit saw: a hook left on any of its nodes would run now
+        state["loss"].backward()
+    finally:
+        sys.setprofile(None)
+    assert called == []
 
 
 def test_check_value_refuses_a_torch_tensor_as_the_prediction(torch, capsys):
     t = torch.tensor([1.0, 2.0])
     lesson.check_value(t, t, "x.grad")
     assert "not the engine's own tensor" in capsys.readouterr().out
+
+
+def test_a_notebook_cell_is_named_by_its_line(lib):
+    """In Jupyter the step's file is a temporary ipykernel_<pid>/<hash>.py: say "cell line N"."""
+    import linecache
+    filename = "/tmp/ipykernel_4242/123456.py"
+    source = ("def train_step():\n"
+              "    loss = (x * x).sum()\n"
+              "    loss.backward(retain_graph=True)\n")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"x": lib.tensor([1.0, 2.0], requires_grad=True)}
+    exec(compile(source, filename, "exec"), namespace)
+    try:
+        finding, = lesson.audit(namespace["train_step"]).findings
+    finally:
+        del linecache.cache[filename]
+    assert finding.message.startswith(
+        "backward #1 (cell line 3 `loss.backward(retain_graph=True)`) kept 16 B of saved tensors")
+
+
+def test_helpers_leave_no_hook_and_keep_no_buffer(lib, capsys, monkeypatch):
+    """show_backward, step_through, check_freed, check_step and audit on one graph: afterwards
+    its buffers die with the user's last reference, and a backward calls none of our code."""
+    from autograd_lesson.lesson import attempts
+    from autograd_lesson.viz import steps as steps_module
+    monkeypatch.setattr(steps_module.StepThrough, "display", lambda self, key=None: None)
+    monkeypatch.setattr(attempts, "_RECORDS", {})
+    x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    loss = (y * 2).sum()
+    ref = weakref.ref(y)
+    lesson.show_backward(lambda: loss.backward(retain_graph=True), x=x, y=y, loss=loss)
+    lesson.step_through(lambda: loss.backward(retain_graph=True), x=x, y=y, loss=loss)
+    lesson.check_freed(set(), lambda: loss.backward(retain_graph=True), x=x, y=y, loss=loss)
+    lesson.audit(lambda: loss.backward(retain_graph=True))
+    called = []
+
+    def profile(frame, event, arg):
+        if event == "call" and "autograd_lesson" in frame.f_code.co_filename and \
+                frame.f_code.co_filename.endswith(("audit.py", "_torch.py", "record.py",
+                                                   "steps.py", "checking.py", "showing.py")):
+            called.append(frame.f_code.co_name)
+    sys.setprofile(profile)
+    try:
+        loss.backward()
+    finally:
+        sys.setprofile(None)
+    assert called == []
+    del y, loss
+    gc.collect()
+    assert ref() is None
+    capsys.readouterr()

@@ -174,6 +174,8 @@ def test_the_package_alone_imports_no_torch():
             "x = t.ones(2, requires_grad=True); y = (x * 2).sum()\n"
             "print(viz.ledger(viz.take_snapshot([y], {'y': y})))\n"
             "lesson.show_backward(lambda: y.backward(), x=x, y=y)\n"
+            "print(lesson.audit(lambda: (x * 3).sum().backward(retain_graph=True)))\n"
+            "print(viz.record(lambda: (x * 3).sum().backward()).executed_count)\n"
             "assert 'torch' not in sys.modules and 'autograd_lesson.viz._torch' not in "
             "sys.modules, sorted(m for m in sys.modules if 'torch' in m)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -239,3 +241,195 @@ def test_lesson_step_through_runs_on_torch(torch, capsys, monkeypatch):
                      "directly access saved tensors after they have already been freed).") == 2
     assert sum("no backward ran, so there is nothing to step through" in line
                for line in out) == 2
+
+
+def test_the_seven_lesson_pictures_read_the_same_on_torch(torch, monkeypatch):
+    """figures.py draws each scenario lesson's headline picture with the package; the same
+    code with ``torch`` in its place prints the same diff (the pictures' text twin)."""
+    from autograd_lesson import figures
+    ours = {name: make().text for name, make in figures.SCENARIOS.items()}
+    monkeypatch.setattr(figures, "torch", torch)
+    monkeypatch.setattr(figures, "nn", torch.nn)
+    theirs = {name: make().text for name, make in figures.SCENARIOS.items()}
+    assert len(ours) == 7 and ours == theirs
+    assert "retained: #0 MulBackward0._saved_other int64[] 8 B" in theirs["multi_loss"]
+
+
+# -- the lesson checkers on torch: the same verdicts, byte for byte ----------------------------
+def _two_losses(lib):
+    def make():
+        return {"model": S.mlp(lib, [3, 4, 2], 0, act="tanh"), "x": S.randn(lib, 1, 5, 3),
+                "y": S.randn(lib, 2, 5, 2)}
+    return make
+
+
+def _article_step(model, x, y):
+    out = model(x)
+    loss1, loss2 = ((out - y) ** 2).mean(), out.abs().mean()
+    loss1.backward(retain_graph=True)
+    loss2.backward()
+
+
+def _summed_step(model, x, y):
+    out = model(x)
+    (((out - y) ** 2).mean() + out.abs().mean()).backward()
+
+
+def _one_loss_only(model, x, y):
+    ((model(x) - y) ** 2).mean().backward()
+
+
+def _backward_twice(model, x, y):
+    loss = model(x).sum()
+    loss.backward()
+    loss.backward()
+
+
+def _no_backward(model, x, y):
+    return None
+
+
+_KEPT = []
+
+
+def _keeps_the_graph(model, x, y):
+    out = model(x)
+    _KEPT.append(out)
+    (((out - y) ** 2).mean() + out.abs().mean()).backward(retain_graph=True)
+
+
+def test_check_step_gives_the_same_verdicts_on_torch(torch, capsys, monkeypatch):
+    from autograd_lesson import lesson
+    from autograd_lesson.lesson import attempts
+    steps = [_summed_step, _article_step, _one_loss_only, _backward_twice, _no_backward,
+             _keeps_the_graph]
+    outputs = []
+    for lib in (al, torch):
+        monkeypatch.setattr(attempts, "_RECORDS", {})
+        for fn in steps:
+            lesson.check_step(fn, _article_step, _two_losses(lib), exercise="01-step")
+        _KEPT.clear()
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    lines = [line for line in outputs[1].splitlines() if not line.startswith("hint:")]
+    assert lines[0] == ("✓ correct: the same gradients and parameter values as the reference, "
+                        "from 1 backward call, none with a needless retain_graph, each node "
+                        "run once.")
+    assert lines[1].startswith("✗ not quite (2nd try): backward #1 of its 2 calls used "
+                               "retain_graph=True (this step needs none); AddmmBackward0 ran "
+                               "2 times")
+    assert lines[2].startswith("✗ not quite (3rd try): model.0.weight.grad differs")
+    assert lines[3] == ("✗ not quite (4th try): your step raised RuntimeError: Trying to "
+                        "backward through the graph a second time (or directly access saved "
+                        "tensors after they have already been freed).")
+    assert lines[4] == "✗ not quite (5th try): it ran no backward."
+    assert lines[5].startswith("✗ not quite (6th try): backward #1 of its 1 call used "
+                               "retain_graph=True (this step needs none); ")
+    assert "B of saved buffers are still alive after it returned" in lines[5]
+
+
+def test_check_step_on_torch_refuses_max_peak(torch, capsys):
+    from autograd_lesson import lesson
+    lesson.check_step(_summed_step, _article_step, _two_losses(torch), exercise="01-step",
+                      max_peak=1000)
+    assert capsys.readouterr().out == (
+        "✗ check_step(max_peak=...) measures the peak of saved bytes on autograd_lesson only: "
+        "make() must build the package's tensors.\n")
+
+
+def test_the_other_checkers_give_the_same_verdicts_on_torch(torch, capsys, monkeypatch):
+    from autograd_lesson import lesson
+    from autograd_lesson.lesson import attempts
+    outputs = []
+    for lib in (al, torch):
+        monkeypatch.setattr(attempts, "_RECORDS", {})
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * x
+        loss = y.sum()
+        lesson.check_raises(False, lambda: loss.backward(retain_graph=True), exercise="01-raises")
+        lesson.check_which_raise({"again"}, {"again": lambda: [loss.backward(), loss.backward()],
+                                             "fresh": lambda: (x * 3).sum().backward()},
+                                 exercise="01-which-raise")
+        lesson.check_value([7.0, 11.0], x.grad, "x.grad", exercise="01-grad-sum")
+        square = (x * x).sum()
+        lesson.check_freed({"MulBackward0.self", "MulBackward0.other"},
+                           lambda: square.backward(), x=x, square=square)
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert outputs[1].count("✓ correct") == 4, outputs[1]
+
+
+# -- bad input to the view: one line that says what to pass, the same for both engines --------
+def test_bad_input_to_the_lesson_view_is_one_printed_line(lib, capsys):
+    from autograd_lesson import lesson
+    x = lib.ones(3)  # no graph
+    leaf = lib.ones(3, requires_grad=True)
+    lesson.show_graph("t", x=x)
+    lesson.show_graph("t", x=3)
+    lesson.show_backward(42, leaf=leaf)
+    lesson.show_backward(lambda: x.sum().backward(), x=x)
+    lesson.step_through(lambda: x.sum().backward(), x=x)
+    lesson.step_through(None, leaf=leaf)
+    assert capsys.readouterr().out.splitlines() == [
+        "✗ show_graph(): no graph to draw: x does not require grad; make the inputs with "
+        "requires_grad=True and name what you compute from them",
+        "✗ show_graph(): x is an int, not a tensor; name the tensors to draw, e.g. "
+        "show_graph(..., x=x, loss=loss)",
+        "✗ show_backward() takes the code to run: a string such as \"loss.backward()\" or a "
+        "function, got int",
+        "✗ show_backward(): no graph to draw: x does not require grad; make the inputs with "
+        "requires_grad=True and name what you compute from them",
+        "✗ step_through(): no graph to draw: x does not require grad; make the inputs with "
+        "requires_grad=True and name what you compute from them",
+        "✗ step_through() takes the code to run: a string such as \"loss.backward()\" or a "
+        "function, got NoneType",
+    ]
+
+
+def test_bad_input_to_viz_raises_one_line_at_the_boundary(lib):
+    leaf = lib.ones(3, requires_grad=True)
+    cases = [(lambda: viz.take_snapshot([3.0]), "take_snapshot: roots must be tensors (or "
+              "graph nodes), got float: pass [loss], the tensors to draw from"),
+             (lambda: viz.take_snapshot([leaf], {"n": 3}), "take_snapshot: names must map "
+              "labels to tensors, but 'n' is an int"),
+             (lambda: viz.ledger(leaf), "ledger() takes a Snapshot, got Tensor"),
+             (lambda: viz.graph_view(leaf), "graph_view() takes a Snapshot, got Tensor")]
+    for call, start in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        assert str(info.value).startswith(start) and "\n" not in str(info.value)
+        assert info.traceback[-1].path.name == "_check.py"  # raised where input is checked
+    empty = viz.take_snapshot([lib.ones(3)])  # a tensor with no graph: an empty snapshot
+    assert empty.nodes == () and viz.ledger(empty).endswith(
+        "saved buffers hold 0 B: 0 B only in the graph, 0 B shared with your tensors")
+
+
+def test_record_without_roots_sees_either_engine(lib):
+    x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    loss = (x * 2).sum()
+    kept = viz.record(lambda: loss.backward(retain_graph=True))
+    failed = viz.record(lambda: [loss.backward(), loss.backward()])
+    assert (kept.executed_count, kept.error) == (3, None)
+    assert failed.executed_count == 3 and failed.failed is not None
+    assert verdict(failed.error).startswith("✗ RuntimeError: Trying to backward through")
+    assert verdict(viz.record(lambda: 1 / 0).error) == "✗ ZeroDivisionError: division by zero"
+
+
+def test_reading_a_checkpointed_graph_does_not_change_what_torch_does(torch, capsys):
+    """A pack hook (here checkpoint's) holds those saves: unpacking them to count their bytes
+    would run checkpoint's recomputation, and the real backward would then refuse a second
+    unpack (CheckpointError). The view leaves them unread."""
+    from torch.utils.checkpoint import checkpoint
+    from autograd_lesson import lesson
+    trunk, head = S.mlp(torch, [4, 8, 8], 0, act="tanh"), S.linear(torch, 8, 1, 1)
+    x = S.randn(torch, 3, 5, 4)
+
+    def step():
+        head(checkpoint(trunk, x, use_reentrant=False)).pow(2).mean().backward()
+    assert lesson.audit(step).text == "audit of step: 1 backward call, no findings"
+    f = checkpoint(trunk, x, use_reentrant=False)
+    loss = head(f).sum()
+    lesson.show_backward(lambda: loss.backward(), f=f, loss=loss)
+    out = capsys.readouterr().out
+    assert "✓ <lambda> ran 14 nodes" in out and "freed: #6 AddmmBackward0._saved_mat1" in out
+    assert trunk[0].weight.grad is not None

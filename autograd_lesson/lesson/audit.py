@@ -1,25 +1,39 @@
 """``lesson.audit(step, *args, **kwargs)``: a retain_graph doctor for one training step.
 
 It runs ``step`` under observation (either engine: the package's event stream, or torch node
-hooks registered only while the step runs), then once or twice more to see whether saved
-buffers pile up, and returns an :class:`Audit` whose ``.findings`` have ``.kind``, ``.message``
-(what happened, with node names and bytes) and ``.fix`` (what to write instead):
+hooks registered only while the step runs), then twice more to see whether graphs pile up and
+whether a later call reaches into an earlier call's graph, and returns an :class:`Audit`
+whose ``.findings`` have ``.kind``, ``.message`` (what happened, with the evidence: the
+backward's line in the step as ``file.py:12 `code``` (``cell line 12`` in Jupyter), node names,
+bytes) and ``.fix`` (what to write instead):
 
-- ``unused-retain``: a ``retain_graph=True`` backward whose kept nodes no later backward ran;
-- ``double-traversal``: a node with saved tensors run by more than one backward of the step;
-- ``graph-grows``: saved buffers still alive after the step, more after every call;
+- ``unused-retain``: a ``retain_graph=True`` backward whose kept nodes no later backward ran,
+  in this call of the step or the next ones;
+- ``double-traversal``: a node with saved tensors run by more than one backward of the step
+  (the backward through a gradient made with ``create_graph=True`` may run it once more: a
+  gradient penalty's double backward is not a finding);
+- ``graph-grows``: graphs the step built still alive after it, with more saved bytes or more
+  nodes after every call (``total = total + loss``, a hidden state carried without detach);
 - ``freed-reuse``: a backward failed because an earlier one freed what it needed;
 - ``stale-saved``: a backward failed because a saved tensor was modified in place.
+
+Only graphs made while the audit runs are counted (older objects are frozen out of the
+collector's view meanwhile). Bad input (not a function, a step that raises for another reason)
+gives a report whose text is one line, ``.error``. The report keeps plain data only.
 """
+import contextlib
 import gc
+import linecache
+import os
+import sys
 from dataclasses import dataclass
 
-from ..i18n import t
 from ..viz.record import first_sentence
 
 FREED_START = "Trying to backward through the graph a second time"
 STALE_START = "one of the variables needed for gradient computation has been modified by an inplace"
 RUNS_FOR_GROWTH = 3
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 @dataclass(frozen=True)
@@ -29,7 +43,7 @@ class Finding:
     fix: str
 
     def __str__(self):
-        return t("audit.finding", kind=self.kind, message=self.message, fix=self.fix)
+        return f"{self.kind}: {self.message}\n  fix: {self.fix}"
 
 
 @dataclass(frozen=True)
@@ -40,20 +54,28 @@ class Call:
     create_graph: bool
     nodes: dict          # node key -> (node name, bytes of its saved tensors)
     error: object = None
+    where: str = ""      # file:line `code` of the call in the learner's step, if found
+    accumulate: bool = True  # backward(), not autograd.grad()
+    ran: dict = None     # node key -> name of every node that ran but AccumulateGrad
 
 
 class Audit:
+    """What ``audit`` saw: ``.calls`` (one :class:`Call` per backward of the step's first call),
+    ``.findings``, ``.error`` (the one line for bad input, else None); displays as ``.text``."""
+
     def __init__(self, label, calls, findings, error=None):
         self.label, self.calls, self.findings, self.error = label, calls, findings, error
 
     @property
     def text(self):
-        head = t("audit.head", label=self.label, n=len(self.calls),
-                 s="" if len(self.calls) == 1 else "s")
+        if self.error is not None:
+            return self.error
+        head = f"audit of {self.label}: {len(self.calls)} backward call" \
+               f"{'' if len(self.calls) == 1 else 's'}"
         if not self.findings:
-            return head + t("audit.no_findings")
-        return "\n".join([head + t("audit.findings", n=len(self.findings),
-                                    s="" if len(self.findings) == 1 else "s")]
+            return head + ", no findings"
+        return "\n".join([head + f", {len(self.findings)} finding"
+                          f"{'' if len(self.findings) == 1 else 's'}"]
                          + [str(f) for f in self.findings])
 
     def __str__(self):
@@ -76,136 +98,248 @@ def _names(nodes):
     return ", ".join(n if c == 1 else f"{n} ×{c}" for n, c in sorted(counts.items()))
 
 
-def _findings(calls):
+def _sentence(error):
+    return first_sentence(error).rstrip(".")
+
+
+def _label(call):
+    """``backward #2 (train.py:14 `loss2.backward()`)``: the call and, if found, its line."""
+    return f"backward #{call.index}" + (f" ({call.where})" if call.where else "")
+
+
+def _labels(calls):
+    return " and ".join([", ".join(_label(c) for c in calls[:-1]), _label(calls[-1])]
+                        if len(calls) > 1 else [_label(calls[0])])
+
+
+_FREED_FIX = ("compute the losses first and call backward once on their sum; if the earlier "
+              "backward should not reach those nodes (a GAN's D step through G), detach its "
+              "input (fake.detach()); or pass retain_graph=True to every backward but the last "
+              "one over the shared graph")
+_STALE_FIX = ("call every backward before the in-place change (optimizer.step(), x += ...) "
+              "or rebuild the forward after it; use an out-of-place op (x = x + ...) "
+              "if the old value is still needed")
+_CARRY_FIX = ("detach what the step carries into its next call (hidden = hidden.detach()), "
+              "so that each call backpropagates only through the graph it built")
+
+
+def _failures(calls, earlier_runs=()):
+    """freed-reuse and stale-saved findings for the failed backwards of one call of the step;
+    ``earlier_runs`` are the calls of the step's earlier calls (a carried-over graph)."""
     found = []
     for call in calls:
         if call.error is None:
             continue
         message = str(call.error)
         if message.startswith(FREED_START):
-            earlier = [c.index for c in calls if c.index < call.index and not c.retain_graph]
-            by = t("audit.freed_by", index=earlier[-1]) if earlier else ""
-            found.append(Finding(
-                "freed-reuse",
-                t("audit.failed", index=call.index, message=first_sentence(message)) + by,
-                t("audit.fix_freed")))
+            kind, fix = "freed-reuse", _FREED_FIX
         elif message.startswith(STALE_START):
-            found.append(Finding(
-                "stale-saved",
-                t("audit.failed", index=call.index, message=first_sentence(message)),
-                t("audit.fix_stale")))
+            kind, fix = "stale-saved", _STALE_FIX
+        else:
+            continue
+        text = f"{_label(call)} failed: {_sentence(message)}"
+        built = [(i, {k: v for c in run for k, v in c.nodes.items() if k in call.nodes})
+                 for i, run in enumerate(earlier_runs, 1)]
+        built = [(i, old) for i, old in built if old]
+        if built:  # it reached into a graph an earlier call of the step built
+            i, old = built[0]
+            text = (f"on call {len(earlier_runs) + 1} of the step, {text}; it reached into the "
+                    f"graph call {i} built ({_names(old)})")
+            fix = _CARRY_FIX
+        elif kind == "freed-reuse":
+            freed_by = [c for c in calls if c.index < call.index and not c.retain_graph
+                        and set(c.nodes) & set(call.nodes)]
+            if freed_by:
+                text += f"; {_label(freed_by[-1])} had freed it"
+        found.append(Finding(kind, text, fix))
+    return found
+
+
+def _findings(calls, later_runs=()):
+    """What one call of the step did wrong; ``later_runs``: the calls of its next calls, whose
+    backwards may still use what this one retained."""
+    found = _failures(calls)
     ok = [c for c in calls if c.error is None]
     for call in ok:
         if not call.retain_graph or call.create_graph or not call.nodes:
             continue
-        later = set().union(*(c.nodes for c in calls if c.index > call.index)) \
-            if call.index < len(calls) else set()
+        later = set().union(*(c.nodes for c in calls if c.index > call.index),
+                            *(c.nodes for run in later_runs for c in run))
         if not set(call.nodes) & later:
             kept = sum(b for _, b in call.nodes.values())
             found.append(Finding(
                 "unused-retain",
-                t("audit.unused_retain", index=call.index, bytes=_bytes(kept),
-                  names=_names(call.nodes)),
-                t("audit.fix_unused")))
+                f"{_label(call)} kept {_bytes(kept)} of saved tensors "
+                f"(retain_graph=True: {_names(call.nodes)}) that no later backward used",
+                "drop retain_graph=True from that backward: the graph is freed as it runs"))
     seen = {}
     for call in ok:
-        for k, info in call.nodes.items():
+        for k in call.nodes:
             seen.setdefault(k, []).append(call)
+    # the backward through a gradient made with create_graph=True runs the nodes that made it
+    # once more, legitimately (a gradient penalty's double backward); any further run repeats
     twice = {k: cs for k, cs in seen.items()
-             if len(cs) > 1 and not any(c.create_graph for c in cs[:-1])}
+             if len(cs) - any(c.create_graph for c in cs[:-1]) > 1}
     if twice:
         nodes = {k: seen[k][0].nodes[k] for k in twice}
-        runs = sorted({c.index for cs in twice.values() for c in cs})
+        runs = sorted({c.index: c for cs in twice.values() for c in cs}.items())
         found.append(Finding(
             "double-traversal",
-            t("audit.double", n=len(twice), s="s" if len(twice) > 1 else "",
-              runs=", ".join(f"#{i}" for i in runs), names=_names(nodes),
-              bytes=_bytes(sum(b for _, b in nodes.values()))),
-            t("audit.fix_double")))
+            f"{len(twice)} node{'s' if len(twice) > 1 else ''} with saved tensors ran in "
+            f"{_labels([c for _, c in runs])}: {_names(nodes)} "
+            f"({_bytes(sum(b for _, b in nodes.values()))} kept for the repeat)",
+            "sum the losses and call backward once; for a step that must not reach a "
+            "sub-network (a GAN's D step), detach its input (fake.detach())"))
     return found
 
 
-def _live_graph_bytes(engine):
-    """Bytes of saved tensors reachable from every live tensor with a grad_fn."""
+def _live_graphs(engine):
+    """(bytes of saved tensors, number of nodes) reachable from every live tensor with a
+    grad_fn made since the audit began (older objects are frozen out of the collector's view):
+    what graphs outlive the step."""
     from ..viz import take_snapshot
     gc.collect()
     kinds = engine.tensor_types()
-    roots = [o for o in gc.get_objects() if isinstance(o, kinds) and o.grad_fn is not None]
-    if not roots:
-        return 0
-    return take_snapshot(roots).total_bytes
+    found, home = {kind: [] for kind in kinds}, {}
+    for obj in gc.get_objects():
+        kind = type(obj)  # type(), not isinstance(): some objects warn when __class__ is read
+        if kind not in home:
+            home[kind] = next((k for k in kinds if issubclass(kind, k)), None)
+        if home[kind] is not None and obj.grad_fn is not None:
+            found[home[kind]].append(obj)
+    total_bytes = total_nodes = 0
+    for roots in found.values():
+        if roots:
+            snap = take_snapshot(roots)
+            total_bytes += snap.total_bytes
+            total_nodes += len(snap.nodes)
+    found.clear()
+    return total_bytes, total_nodes
+
+
+def _growth(sizes):
+    """graph-grows, if the saved bytes or the nodes left after each call keep growing."""
+    counts = [[s[i] - sizes[0][i] for s in sizes[1:]] for i in (0, 1)]
+    grows = [all(a < b for a, b in zip(c, c[1:])) and c[0] > 0 for c in counts]
+    if not any(grows):
+        return []
+    calls = ", ".join(str(i) for i in range(1, len(sizes)))
+    return [Finding(
+        "graph-grows",
+        f"after calls {calls} of the step, graphs it built are still alive: "
+        f"{' → '.join(_bytes(b) for b in counts[0])} of saved tensors in "
+        f"{' → '.join(str(n) for n in counts[1])} nodes",
+        "keep numbers, not graphs, across steps: total += loss.item(); carry a hidden "
+        "state as h = h.detach()")]
 
 
 def audit(step, *args, **kwargs):
     """Run ``step(*args, **kwargs)`` under observation and return what it did wrong, if anything:
-    ``print(lesson.audit(train_step, batch))``."""
-    if not callable(step):
-        raise TypeError(f"audit() takes the step as a function, got {type(step).__name__}: "
-                        f"pass it uncalled, e.g. lesson.audit(train_step, batch)")
+    ``print(lesson.audit(train_step, batch))``. Bad input gives a report whose text is one
+    line saying what to do (``.error``), never a traceback."""
     label = getattr(step, "__name__", "the step")
+    if not callable(step):
+        return Audit("audit()", [], [], error=(
+            f"✗ audit() takes the step as a function, got {type(step).__name__}: pass it "
+            f"uncalled, e.g. lesson.audit(train_step, batch)"))
+    with frozen_past():
+        return _audit(step, label, args, kwargs)
+
+
+@contextlib.contextmanager
+def frozen_past():
+    """Freeze what lives now out of the collector's view (so that ``gc.get_objects()`` lists
+    only what is made inside the block), unless someone else froze objects already."""
+    gc.collect()
+    mine = gc.get_freeze_count() == 0
+    if mine:
+        gc.freeze()
+    try:
+        yield
+    finally:
+        if mine:
+            gc.unfreeze()
+
+
+def _audit(step, label, args, kwargs):
     engine = _Engine()
+    baseline = _live_graphs(engine)
     calls, error = engine.run(step, args, kwargs)
-    findings = _findings(calls)
-    if error is not None and not any(c.error is error or str(c.error) == str(error)
-                                     for c in calls):
-        return Audit(label, calls, findings, error=_one_line(error, label))
-    if error is None:
-        sizes = [_live_graph_bytes(engine)]
-        for run in range(2, RUNS_FOR_GROWTH + 1):
-            again_calls, again = engine.run(step, args, kwargs)
-            if again is not None:
-                for f in _findings(again_calls):
-                    if f.kind in ("freed-reuse", "stale-saved"):
-                        findings.append(Finding(f.kind, t("audit.on_call", run=run)
-                                                + f.message, f.fix))
-                break
-            sizes.append(_live_graph_bytes(engine))
-        if len(sizes) == RUNS_FOR_GROWTH and all(a < b for a, b in zip(sizes, sizes[1:])):
-            findings.append(Finding(
-                "graph-grows",
-                t("audit.grows", sizes=" → ".join(_bytes(s) for s in sizes)),
-                t("audit.fix_grows")))
-    return Audit(label, calls, findings)
+    findings = _failures(calls)
+    if error is not None and not findings:
+        return Audit(label, calls, [], error=_one_line(error, label))
+    if error is not None:
+        return Audit(label, calls, _findings(calls))
+    runs, sizes = [calls], [baseline, _live_graphs(engine)]
+    for run in range(2, RUNS_FOR_GROWTH + 1):
+        again_calls, again = engine.run(step, args, kwargs)
+        if again is not None:
+            failed = _failures(again_calls, runs)
+            if not failed:
+                return Audit(label, calls, _findings(calls, runs[1:]),
+                             error=_one_line(again, label, run))
+            findings = _findings(calls, runs[1:] + [again_calls]) + failed
+            return Audit(label, calls, findings)
+        runs.append(again_calls)
+        sizes.append(_live_graphs(engine))
+    return Audit(label, calls, _findings(calls, runs[1:]) + _growth(sizes))
 
 
-def _one_line(error, label):
-    line = t("audit.raised", label=label, type=type(error).__name__,
-             message=first_sentence(error))
-    print(line)
-    return line
+def _one_line(error, label, run=1):
+    when = f" on call {run}" if run > 1 else ""
+    return (f"✗ {label} raised {type(error).__name__}{when}: {first_sentence(error)} "
+            f"(make it run, then audit it again)")
+
+
+def _where():
+    """``file.py:12 `loss.backward()``` for the innermost frame outside the engines: the line
+    of the learner's step that called backward."""
+    frame = sys._getframe(1)
+    skip = [_PACKAGE]
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        skip.append(os.path.dirname(torch.__file__) + os.sep)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not any(filename.startswith(s) for s in skip) and not filename.startswith("<frozen"):
+            break
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    filename, line = frame.f_code.co_filename, frame.f_lineno
+    code = linecache.getline(filename, line).strip()
+    if "ipykernel_" in filename or filename.startswith("<ipython-input"):
+        place = f"cell line {line}"
+    else:
+        place = f"{os.path.basename(filename)}:{line}"
+    return f"{place} `{code}`" if code else place
 
 
 class _Engine:
     """Runs the step once, observing the backward calls of whichever engine it uses."""
 
-    def __init__(self):
-        self.torch = None
-
     def tensor_types(self):
-        import sys
         from .._tensor import Tensor
         torch = sys.modules.get("torch")  # never imported here: only if the step uses it
         return (Tensor, torch.Tensor) if torch is not None else (Tensor,)
 
     def run(self, step, args, kwargs):
-        import sys
         calls, error = [], None
-        if "torch" in sys.modules:
-            from ..viz import _torch
-            torch_calls, ours_calls = [], []
-            try:
-                with _torch.observe_backwards(torch_calls):
-                    with _observe_ours(ours_calls):
-                        step(*args, **kwargs)
-            except Exception as exc:  # the step's own error is a finding or one line
-                error = exc.with_traceback(None)
-            calls = torch_calls or ours_calls
-        else:
-            try:
-                with _observe_ours(calls):
-                    step(*args, **kwargs)
-            except Exception as exc:
-                error = exc.with_traceback(None)
+        torch_calls, ours_calls = [], []
+        try:
+            with contextlib.ExitStack() as stack:
+                if "torch" in sys.modules:
+                    from ..viz import _torch
+                    stack.enter_context(_torch.observe_backwards(torch_calls, _where))
+                stack.enter_context(_observe_ours(ours_calls))
+                step(*args, **kwargs)
+        except Exception as exc:  # the step's own error is a finding or one line
+            error = exc.with_traceback(None)  # no frame (and no tensor in it) kept
+            error.__context__ = error.__cause__ = None
+        calls = torch_calls or ours_calls
+        for c in calls:
+            if c[3] is not None:
+                c[3] = c[3].with_traceback(None)
         return [Call(i + 1, *c) for i, c in enumerate(calls)], error
 
 
@@ -224,9 +358,12 @@ class _observe_ours:
     def on_event(self, event):
         from ..autograd.graph import BackwardFinished, BackwardStarted, NodeFinished, NodeStarted
         if isinstance(event, BackwardStarted):
-            self.current = [bool(event.retain_graph), bool(event.create_graph), {}, None]
+            self.current = [bool(event.retain_graph), bool(event.create_graph), {}, None,
+                            _where(), bool(event.accumulate), {}]
             self.calls.append(self.current)
         elif isinstance(event, (NodeStarted, NodeFinished)) and self.current is not None:
+            if type(event.node).__name__ != "AccumulateGrad":
+                self.current[6][(event.node._id, event.node.name())] = event.node.name()
             buffers = event.node.saved_buffers()
             if buffers:
                 size = sum(b.nbytes for b in buffers if not b.is_wrapped_scalar)

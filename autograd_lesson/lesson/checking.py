@@ -8,6 +8,7 @@ catalogue (keyed by exercise id) and show after a wrong answer; attempts are cou
 (:mod:`.grading`).
 """
 import gc
+import sys
 import numbers
 
 from . import attempts
@@ -284,23 +285,61 @@ def _unwritten(fn):
 def _state(inputs, compare):
     """name -> {"value": array, "grad": array or None} for every parameter of a module and
     every leaf tensor that requires grad among ``inputs`` (a dict name -> object)."""
-    from .._tensor import Tensor
-    from ..nn import Module
     leaves = {}
     for name, obj in inputs.items():
-        if isinstance(obj, Module):
+        if _is_module(obj):
             leaves.update({f"{name}.{n}": p for n, p in obj.named_parameters()})
-        elif isinstance(obj, Tensor) and obj.is_leaf and obj.requires_grad:
+        elif _is_tensor(obj) and obj.is_leaf and obj.requires_grad:
             leaves[name] = obj
     state = {}
     for name, t in leaves.items():
         entry = {}
         if "value" in compare:
-            entry["value"] = t.detach().numpy().copy()
+            entry["value"] = t.detach().cpu().numpy().copy()
         if "grad" in compare:
-            entry["grad"] = None if t.grad is None else t.grad.detach().numpy().copy()
+            entry["grad"] = None if t.grad is None else t.grad.detach().cpu().numpy().copy()
         state[name] = entry
     return state
+
+
+def _is_module(obj):
+    from ..nn import Module
+    from ..viz.snapshot import is_torch  # never imports torch
+    torch = sys.modules.get("torch")
+    return isinstance(obj, Module) or (torch is not None and isinstance(obj, torch.nn.Module))
+
+
+def _is_tensor(obj):
+    from .._tensor import Tensor
+    from ..viz.snapshot import is_torch  # never imports torch
+    return isinstance(obj, Tensor) or (is_torch(obj) and hasattr(obj, "requires_grad"))
+
+
+def _uses_torch(inputs):
+    """True if the step's inputs are torch's (a torch module, tensor or optimizer)."""
+    from ..viz.snapshot import is_torch
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    return any(is_torch(o) or isinstance(o, (torch.nn.Module, torch.optim.Optimizer))
+               for o in inputs.values())
+
+
+def _run_torch_step(fn, inputs):
+    """(events, error, bytes of saved tensors the step's graphs still hold after it) for a
+    step on torch: its backward calls through viz._torch's hooks (removed when it returns)."""
+    from .audit import _Engine, _live_graphs, frozen_past
+    engine, events = _Engine(), _Events()
+    with frozen_past():  # count only the graphs the step makes
+        start = _live_graphs(engine)[0]
+        calls, error = engine.run(fn, list(inputs.values()), {})
+        end = _live_graphs(engine)[0]
+    for call in calls:
+        events.calls.append((call.retain_graph, call.create_graph, call.accumulate))
+        for key, name in (call.ran or {}).items():
+            events.runs[key] = events.runs.get(key, 0) + 1
+            events.names.setdefault(key, name)
+    return events, error, end - start
 
 
 def _differences(got, want, atol):
@@ -398,21 +437,28 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
     gc.collect()  # the reference's garbage must not be freed during the step, lowering its peak
     code = fn.__code__
     key = (code.co_code, repr(code.co_consts), code.co_names)
-    with track_saved_bytes() as mem, observe(events):
-        try:
-            fn(*inputs.values())
-            error = None
-        except Exception as exc:  # the learner's code: one line, not a traceback
-            error = exc
-        gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
+    on_torch = _uses_torch(inputs)
+    if on_torch and max_peak is not None:
+        return _malformed("✗ check_step(max_peak=...) measures the peak of saved bytes on "
+                          "autograd_lesson only: make() must build the package's tensors.")
+    if on_torch:
+        events, error, held = _run_torch_step(fn, inputs)
+        peak = None
+    else:
+        with track_saved_bytes() as mem, observe(events):
+            try:
+                fn(*inputs.values())
+                error = None
+            except Exception as exc:  # the learner's code: one line, not a traceback
+                error = exc
+            gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
+        peak, held = mem.peak - mem.start, mem.end - mem.start
     if error is not None:
         return _verdict(exercise, hint, key, False, "",
                         t("step.raised", error=verdict(error)[2:]))
     problems = _event_problems(events, no_retain, max_runs_per_node, create_graph)
-    peak = mem.peak - mem.start
     if max_peak is not None and peak > max_peak:
         problems.append(t("step.peak_over", peak=f"{peak:,}", limit=f"{max_peak:,}"))
-    held = mem.end - mem.start
     if nothing_held and held > 0:
         problems.append(t("step.held", held=f"{held:,}"))
     if events.calls:

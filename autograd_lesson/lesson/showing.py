@@ -22,15 +22,39 @@ def _display(obj):
 
 
 def _caller_namespace(depth=2):
+    """The caller's (globals, locals), read only if code given as a string needs them: reading
+    a function frame's ``f_locals`` makes a dict that keeps its tensors (and their graphs)
+    alive as long as the frame, even after ``del``."""
     frame = sys._getframe(depth)
-    return frame.f_globals, frame.f_locals
+    return lambda: (frame.f_globals, frame.f_locals)
 
 
 def _as_call(code, namespace):
     """A callable and a label for ``code``: a string runs in the notebook's namespace."""
     if callable(code):
         return code, getattr(code, "__name__", "call")
-    return (lambda: exec(code, *namespace)), code
+    return (lambda: exec(code, *namespace())), code
+
+
+_NO_CODE = object()
+
+
+def _bad_input(where, names, code=_NO_CODE):
+    """The one line that says what to pass instead, or None when the input can be drawn."""
+    if code is not _NO_CODE and not (callable(code) or isinstance(code, str)):
+        return (f"✗ {where}() takes the code to run: a string such as \"loss.backward()\" or "
+                f"a function, got {type(code).__name__}")
+    for label, value in names.items():
+        if not _is_tensor(value):
+            kind = type(value).__name__
+            article = "an" if kind[:1].lower() in "aeiou" else "a"
+            return (f"✗ {where}(): {label} is {article} {kind}, not a tensor; name the "
+                    f"tensors to draw, e.g. {where}(..., x=x, loss=loss)")
+    if names and not any(t.requires_grad for t in names.values()):
+        return (f"✗ {where}(): no graph to draw: {', '.join(names)} "
+                f"{'does' if len(names) == 1 else 'do'} not require grad; make the inputs with "
+                f"requires_grad=True and name what you compute from them")
+    return None
 
 
 def _roots(names):
@@ -48,6 +72,10 @@ def _is_tensor(value):
 def show_graph(title="", **names):
     """Draw the graph behind the named tensors and print its buffer ledger."""
     _check.title(title, "show_graph")
+    problem = _bad_input("show_graph", names)
+    if problem:
+        print(problem)
+        return
     snap = take_snapshot(_roots(names), names, title=title)
     _display(graph_view(snap))
     print(ledger(snap))
@@ -60,6 +88,10 @@ def show_backward(code, **names):
     If the call raises, the 'after' panel marks the node where it failed and one line gives
     the exception instead of a traceback.
     """
+    problem = _bad_input("show_backward", names, code)
+    if problem:
+        print(problem)
+        return
     call, label = _as_call(code, _caller_namespace())
     roots = _roots(names)
     before = take_snapshot(roots, names, title=f"before {label}")
@@ -90,6 +122,10 @@ def expect_error(code):
 
 def step_through(code, **names):
     """Record ``code``'s backward node by node and show it as a slider (and a strip)."""
+    problem = _bad_input("step_through", names, code)
+    if problem:
+        print(problem)
+        return None
     call, label = _as_call(code, _caller_namespace())
     roots = _roots(names)
     recording = record(call, roots=roots, names=names, frames=True)

@@ -89,14 +89,31 @@ def _slots(node):
     return list(dict.fromkeys(a[len("_raw_saved_"):] for a in names))
 
 
+def _packed(raw):
+    """True if a saved_tensors_hooks pack hook (checkpoint, offloading) holds this save: then
+    unpacking it would run the user's unpack hook (checkpoint recomputes, and refuses a
+    second unpack), so the view must not read it."""
+    torch = sys.modules["torch"]
+    try:
+        data = raw.data
+    except (RuntimeError, AttributeError):
+        return False
+    return data is not None and not isinstance(data, (torch.Tensor, list, tuple))
+
+
 def _read(node, slot):
-    """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None)."""
+    """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None);
+    a save held by a pack hook reads as 'none' (never unpacked)."""
+    packed_key = key(node) + (slot, "packed")
+    if _packed(getattr(node, "_raw_saved_" + slot, None)):
+        _remember(packed_key, True)
+        return "none", None
     try:
         value = getattr(node, "_saved_" + slot)
     except RuntimeError as error:
         message = str(error)
         if message.startswith(_FREED_START):
-            return "freed", None
+            return ("none" if packed_key in _meta else "freed"), None
         found = _VERSION.search(message)
         if found:
             shape = tuple(int(s) for s in found.group(1).split(",") if s.strip())
@@ -113,6 +130,8 @@ def _read(node, slot):
 def _readable(node):
     """Whether any of the node's saved tensors can still be unpacked."""
     if _is_custom(node):
+        if not _custom_items(node, key(node)):
+            return False
         try:
             return bool(node.saved_tensors)
         except RuntimeError:
@@ -128,6 +147,12 @@ def _is_custom(node):
 
 def _custom_items(node, k):
     count_key = (k[0], k[1], "saved_tensors#")
+    try:
+        raws = list(node._raw_saved_tensors or ())
+    except RuntimeError:  # freed: nothing to unpack
+        raws = []
+    if any(_packed(raw) for raw in raws):
+        return []  # held by a pack hook: unpacking would run it
     try:
         values = node.saved_tensors
     except RuntimeError as error:
@@ -521,33 +546,38 @@ def _state_now(node, slot):
 
 
 class observe_backwards:
-    """``with observe_backwards(calls):`` appends ``[retain_graph, create_graph, nodes, error]``
-    for every torch backward / autograd.grad inside the block, ``nodes`` mapping each node
-    with saved tensors that ran to ``(name, bytes)``. Hooks and the mode last only the block."""
+    """``with observe_backwards(calls, where):`` appends ``[retain_graph, create_graph, nodes,
+    error, where(), accumulate, ran]`` for every torch backward (``accumulate``) or
+    autograd.grad inside the block: ``nodes`` maps each node with saved tensors that ran to
+    ``(name, bytes)``, ``ran`` every node that ran but AccumulateGrad to its name, and
+    ``where()`` says which line called it. Hooks and the mode last only the block."""
 
-    def __init__(self, calls):
-        self.calls = calls
+    def __init__(self, calls, where=lambda: ""):
+        self.calls, self.where = calls, where
 
     def __enter__(self):
         torch = sys.modules["torch"]
         from torch.overrides import TorchFunctionMode
-        calls, hooked, handles = self.calls, {}, []
+        calls, hooked, handles, where = self.calls, {}, [], self.where
         self.hooked, self.handles = hooked, handles
         backward_calls = {torch.Tensor.backward: 2, torch.autograd.backward: 2,
                           torch.autograd.grad: 3}
 
+        def seen(node):
+            if calls:
+                calls[-1][6][key(node)] = node.name()
+                size = _saved_bytes(node)
+                if size is not None:
+                    calls[-1][2][key(node)] = (node.name(), size)
+
         def post(node):
             def hook(grad_inputs, grad_outputs):
-                size = _saved_bytes(node)
-                if size is not None and calls:
-                    calls[-1][2][key(node)] = (node.name(), size)
+                seen(node)
             return hook
 
         def pre(node):
             def hook(grad_outputs):
-                size = _saved_bytes(node)
-                if size is not None and calls:
-                    calls[-1][2][key(node)] = (node.name(), size)
+                seen(node)
             return hook
 
         class _Backwards(TorchFunctionMode):
@@ -560,7 +590,8 @@ class observe_backwards:
                                          if len(args) > position + 1 else False))
                 retain = kwargs.get("retain_graph", args[position] if len(args) > position
                                     else None)
-                record = [bool(create if retain is None else retain), create, {}, None]
+                record = [bool(create if retain is None else retain), create, {}, None, where(),
+                          func is not torch.autograd.grad, {}]
                 calls.append(record)
                 nodes, _ = reachable([t for t in _tensors_in(list(args) + list(kwargs.values()))
                                       if t.grad_fn is not None])

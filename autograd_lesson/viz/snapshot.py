@@ -136,8 +136,8 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
     ``names`` maps labels to the user's tensors (``{"x": x, "loss": loss}``); ``executed``
     and ``failed`` come from a recorded backward (see :mod:`.record`).
     """
-    from ._check import names as check_names
-    roots = list(roots) if isinstance(roots, (list, tuple)) else [roots]
+    from ._check import names as check_names, roots as check_roots
+    roots = check_roots(roots)
     names = check_names(names)
     if _torch_passed(roots, names):
         from . import _torch  # only now: torch stays optional
