@@ -1,0 +1,74 @@
+"""The lessons on real PyTorch: ``real_torch()``, ``on_real_torch(program, code)`` and
+``check_audit`` (a write-code checker for a torch step, judged by :func:`.audit.audit`).
+
+torch stays optional: it is imported only when one of these is called, and where it is
+missing :func:`real_torch` prints one line on how to install it instead of a traceback.
+"""
+from .showing import _display, _is_tensor, _roots, verdict
+from ..viz import before_after_view, ledger, record, take_snapshot
+
+INSTALL = ("torch is not installed, so this optional part is skipped: "
+           "pip install torch (or pip install 'autograd-lesson[torch]')")
+SKIP_REST = "; the cells below are skipped until you install it and restart the kernel"
+
+
+def real_torch(skip_rest=False):
+    """``import torch`` and return it; where it is missing (or broken), print one line on
+    how to install it and return None. With ``skip_rest`` (a lesson that needs torch
+    throughout) the notebook's later cells are then skipped instead of raising ``NameError``s."""
+    try:
+        import torch
+    except (ImportError, OSError):  # OSError: a wheel whose native libraries do not load
+        print(INSTALL + (SKIP_REST if skip_rest else "."))
+        if skip_rest:
+            _skip_later_cells()
+        return None
+    return torch
+
+
+def _skip_later_cells():
+    try:
+        ip = get_ipython()  # noqa: F821  (defined in a notebook kernel)
+    except NameError:  # plain Python: nothing to skip
+        return
+    if _skip not in ip.input_transformers_post:
+        ip.input_transformers_post.append(_skip)
+
+
+def _skip(lines):
+    return []
+
+
+def _run(engine, program, code):
+    """(picture, text) of ``code`` run on ``program(engine)``'s tensors, in that engine."""
+    names = program(engine)
+    tensors = {n: t for n, t in names.items() if _is_tensor(t)}
+    roots = _roots(tensors)
+    before = take_snapshot(roots, tensors, title=f"before {code}")
+    recording = record(lambda: exec(code, {"torch": engine}, dict(names)), roots=roots,
+                       names=tensors)
+    outcome = "raised" if recording.error else "ran"
+    after = take_snapshot(roots, tensors, executed=recording.executed,
+                          failed=recording.failed, title=f"after {code} ({outcome})")
+    view = before_after_view(before, after)
+    done = verdict(recording.error) if recording.error else \
+        f"✓ {code} ran {recording.executed_count} nodes"
+    return view, "\n".join([ledger(before), done, view.text])
+
+
+def on_real_torch(program, code):
+    """Run ``program(torch)`` (it builds a forward pass and returns its tensors by name) and
+    then ``code`` on real PyTorch; draw it with the lessons' view and print its text (the
+    ledger before, the verdict, the diff); then run the same on ``autograd_lesson`` and say
+    whether it printed the same text. Without torch: one line on how to install it."""
+    real = real_torch()
+    if real is None:
+        return
+    import autograd_lesson
+    view, theirs = _run(real, program, code)
+    _display(view)
+    print(f"on PyTorch {real.__version__}:\n{theirs}")
+    _, ours = _run(autograd_lesson, program, code)
+    print(f"autograd_lesson printed the same text: {theirs == ours}")
+    if theirs != ours:
+        print(ours)
