@@ -234,3 +234,14 @@ def notebook_text():
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     return "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
                    for o in c.get("outputs", []))
+
+
+# -- the optional "on real PyTorch" cell ---------------------------------------------------------
+@pytest.mark.parity
+def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
+    import on_torch_cells
+    theirs, ours = on_torch_cells.texts(torch, "07")
+    assert theirs == ours
+    assert theirs.count("  retained: ") == 5 and "unchanged: 1 buffer" in theirs
+    assert "ran 11 nodes" in theirs
+    assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("07")

@@ -19,10 +19,10 @@ from .catalogue import EXERCISES, exercises_of
 from .checking import (NOT_DONE, check_freed, check_raises, check_step, check_value,
                        check_which_raise, not_done, report)
 from .attempts import progress
-from .on_torch import on_real_torch, real_torch
+from .on_torch import check_audit, check_findings, on_real_torch, real_torch
 from .showing import expect_error, first_sentence, show_backward, show_graph, step_through, verdict
 
-__all__ = ["audit", "EXERCISES", "NOT_DONE", "check_freed", "check_raises", "check_step", "check_value",
+__all__ = ["audit", "EXERCISES", "NOT_DONE", "check_audit", "check_findings", "check_freed", "check_raises", "check_step", "check_value",
            "check_which_raise", "exercises_of", "expect_error", "first_sentence", "not_done",
            "on_real_torch", "progress", "real_torch",
            "report", "show_backward", "show_graph", "step_through", "verdict"]

@@ -12,6 +12,7 @@ buffers pile up, and returns an :class:`Audit` whose ``.findings`` have ``.kind`
 - ``stale-saved``: a backward failed because a saved tensor was modified in place.
 """
 import gc
+import warnings
 from dataclasses import dataclass
 
 from ..viz.record import first_sentence
@@ -133,7 +134,9 @@ def _live_graph_bytes(engine):
     from ..viz import take_snapshot
     gc.collect()
     kinds = engine.tensor_types()
-    roots = [o for o in gc.get_objects() if isinstance(o, kinds) and o.grad_fn is not None]
+    with warnings.catch_warnings():  # isinstance() on torch's deprecated module objects warns
+        warnings.simplefilter("ignore")
+        roots = [o for o in gc.get_objects() if isinstance(o, kinds) and o.grad_fn is not None]
     if not roots:
         return 0
     return take_snapshot(roots).total_bytes

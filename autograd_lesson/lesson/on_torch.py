@@ -72,3 +72,69 @@ def on_real_torch(program, code):
     print(f"autograd_lesson printed the same text: {theirs == ours}")
     if theirs != ours:
         print(ours)
+
+
+# -- checkers for a torch step, judged by audit ------------------------------------------------
+KINDS = ("unused-retain", "double-traversal", "graph-grows", "freed-reuse", "stale-saved")
+
+
+def check_findings(prediction, step, *args, exercise=None, **kwargs):
+    """Predict-then-check: which kinds of finding will ``lesson.audit(step, *args)`` report?
+    ``prediction`` is a set of kinds, such as ``{"unused-retain"}`` (``set()``: none)."""
+    from .audit import audit
+    from .checking import _exercise, _listing, _malformed, _not_done, _verdict
+    exercise, hint = _exercise(exercise, "")
+    if prediction is ...:
+        return _not_done(exercise)
+    form = ("✗ answer with a set of kinds, such as {\"unused-retain\"} (set() if audit finds "
+            "nothing); the kinds are " + ", ".join(f'"{k}"' for k in KINDS) + ".")
+    if isinstance(prediction, str):
+        return _malformed(f'✗ put the kind in a set: {{"{prediction}"}}.' if prediction in KINDS
+                          else form)
+    if not isinstance(prediction, (set, frozenset, list, tuple)) or \
+            not all(isinstance(p, str) for p in prediction):
+        return _malformed(form)
+    unknown = sorted(set(prediction) - set(KINDS))
+    if unknown:
+        return _malformed(f'✗ "{unknown[0]}" is not a kind of finding: {", ".join(KINDS)}.')
+    report = audit(step, *args, **kwargs)
+    found = {f.kind for f in report.findings}
+    correct = set(prediction) == found
+    _verdict(exercise, hint, frozenset(prediction), correct,
+             f"audit reports {_listing(found)}.", "at least one kind is missing or extra.",
+             after=[str(report)] if correct else [])
+
+
+def _parameters(inputs):
+    return {f"{name}.{n}": p for name, obj in inputs.items()
+            if hasattr(obj, "named_parameters") for n, p in obj.named_parameters()}
+
+
+def check_audit(fn, reference, make, *, exercise, atol=1e-6):
+    """Check a torch step the learner wrote: run once on ``make()``'s fresh inputs, it must
+    leave every parameter as ``reference`` does, and ``lesson.audit`` must find nothing."""
+    import numpy as np
+    from .audit import audit
+    from .checking import _exercise, _not_done, _unwritten, _verdict
+    exercise, hint = _exercise(exercise, "")
+    if fn is ... or _unwritten(fn):
+        return _not_done(exercise)
+    code = fn.__code__
+    key = (code.co_code, repr(code.co_consts), code.co_names)
+    want_inputs = make()
+    reference(*want_inputs.values())
+    want = {n: p.detach().numpy().copy() for n, p in _parameters(want_inputs).items()}
+    inputs = make()
+    try:
+        fn(*inputs.values())
+    except Exception as error:  # the learner's code: one line, not a traceback
+        return _verdict(exercise, hint, key, False, "", f"your step raised {verdict(error)[2:]}")
+    got = {n: p.detach().numpy() for n, p in _parameters(inputs).items()}
+    problems = [f"{n} differs from the reference step (largest difference "
+                f"{np.abs(got[n] - w).max():.2g})" for n, w in want.items()
+                if not np.allclose(got[n], w, atol=atol)]
+    report = audit(fn, *make().values())
+    problems += [f"audit finds {f.kind}" for f in report.findings]
+    _verdict(exercise, hint, key, not problems,
+             "the same parameters as the reference after one step, and audit finds nothing.",
+             "; ".join(problems) + ".")
