@@ -38,6 +38,11 @@ def check_indices(nb):
             if c.metadata.get("nbgrader", {}).get("grade") or c.source.startswith("lesson.progress(")]
 
 
+def lesson_id(nb):
+    """The NN of the lesson's ``lesson.progress("NN")`` cell (an optional section may follow it)."""
+    return next(c.source for c in nb.cells if c.source.startswith("lesson.progress("))[17:19]
+
+
 def text_of(cell):
     parts = []
     for out in cell.get("outputs", []):
@@ -129,7 +134,7 @@ def test_lesson_solutions_pass_their_checks(notebook):
         assert "✓ correct" in text, f"cell {i}: the stored solution output shows no '✓ correct'"
         assert "not done yet" not in text and "✗ not quite" not in text, f"cell {i}"
     done = text_of(lesson.cells[check_indices(lesson)[-1]]).splitlines()[0]
-    total = len(exercises_of(lesson.cells[-1].source[17:19]))
+    total = len(exercises_of(lesson_id(lesson)))
     assert done.endswith(f": {total} of {total} done, {total} on the first try"), done
 
 
@@ -141,11 +146,10 @@ def test_exercises_are_nbgrader_cells_and_every_catalogue_entry_is_used(notebook
     for i in check_indices(lesson)[:-1]:
         marks = lesson.cells[i].metadata["nbgrader"]
         assert marks["locked"] and marks["points"] >= 1, f"cell {i}"
-    lesson_id = lesson.cells[-1].source[17:19]
     sources = "".join(c.source for c in lesson.cells)
     used = re.findall(r'exercise="([^"]+)"|lesson\.report\("([^"]+)"', sources)
     used = {a or b for a, b in used}
-    assert used == {e.id for e in exercises_of(lesson_id)}
+    assert used == {e.id for e in exercises_of(lesson_id(lesson))}
 
 
 def test_no_hint_text_in_any_student_visible_cell(notebook):
