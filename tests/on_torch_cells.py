@@ -37,7 +37,8 @@ def texts(torch, lesson_id):
     program, code = program_and_code(lesson_id)
     torch.manual_seed(0)
     autograd_lesson.manual_seed(0)
-    return on_torch._run(torch, program, code)[1], on_torch._run(autograd_lesson, program, code)[1]
+    return (on_torch._run(torch, program(torch), code)[1],
+            on_torch._run(autograd_lesson, program(autograd_lesson), code)[1])
 
 
 def stored_text(lesson_id):

@@ -72,3 +72,25 @@ def test_nothing_imports_torch_until_a_torch_tensor_is_passed():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_on_real_torch_bad_input_gets_one_line(torch, capsys):
+    with pytest.raises(TypeError, match="takes a function of torch"):
+        lesson.on_real_torch("not a function", "loss.backward()")
+
+    def broken(torch):
+        return torch.ones(2) @ torch.ones(3)
+    lesson.on_real_torch(broken, "pass")
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("broken(torch) raised RuntimeError: ")
+    lesson.on_real_torch(lambda torch: [torch.ones(1)], "pass")
+    assert "must return its tensors by name" in capsys.readouterr().out
+
+
+def test_real_torch_without_torch_prints_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+    assert lesson.real_torch() is None
+    assert lesson.on_real_torch(lambda torch: {}, "pass") is None
+    out = capsys.readouterr().out.splitlines()
+    assert out == [lesson.on_torch.INSTALL + "."] * 2
+    assert "pip install torch" in out[0] and "autograd-lesson[torch]" in out[0]

@@ -239,3 +239,19 @@ def test_lesson_step_through_runs_on_torch(torch, capsys, monkeypatch):
                      "directly access saved tensors after they have already been freed).") == 2
     assert sum("no backward ran, so there is nothing to step through" in line
                for line in out) == 2
+
+
+def test_a_saved_view_of_an_unnamed_parameter_is_shared_in_both_engines(torch):
+    """A saved W.t() is the parameter's memory: shared with your tensors even when the
+    parameter is not among the names (the package's reader used to miss it: its leaves come
+    after the node that saved the view)."""
+    def texts(lib):
+        lib.manual_seed(0)
+        layer, head = lib.nn.Linear(4, 5), lib.nn.Linear(5, 2)
+        loss = head(layer(lib.randn(3, 4)).relu()).sum()
+        snap = viz.take_snapshot([loss], {"loss": loss})
+        mat2 = [b for b in snap.buffers if b.slot == "mat2"]
+        return viz.ledger(snap), [b.user_held for b in mat2]
+    ours, theirs = texts(al), texts(torch)
+    assert ours == theirs
+    assert ours[1] == [True]

@@ -39,9 +39,8 @@ def _skip(lines):
     return []
 
 
-def _run(engine, program, code):
-    """(picture, text) of ``code`` run on ``program(engine)``'s tensors, in that engine."""
-    names = program(engine)
+def _run(engine, names, code):
+    """(picture, text) of ``code`` run in ``engine`` on ``names`` (what the program built)."""
     tensors = {n: t for n, t in names.items() if _is_tensor(t)}
     roots = _roots(tensors)
     before = take_snapshot(roots, tensors, title=f"before {code}")
@@ -61,14 +60,28 @@ def on_real_torch(program, code):
     then ``code`` on real PyTorch; draw it with the lessons' view and print its text (the
     ledger before, the verdict, the diff); then run the same on ``autograd_lesson`` and say
     whether it printed the same text. Without torch: one line on how to install it."""
+    if not callable(program) or not isinstance(code, str):
+        raise TypeError("on_real_torch(program, code) takes a function of torch that returns its "
+                        "tensors by name, and the call as a string, e.g. "
+                        "lesson.on_real_torch(two_losses, \"loss1.backward()\")")
     real = real_torch()
     if real is None:
         return
     import autograd_lesson
-    view, theirs = _run(real, program, code)
+    try:
+        names = program(real)
+    except Exception as error:  # the learner's program: one line, not a traceback
+        print(f"{getattr(program, '__name__', 'program')}(torch) raised {verdict(error)[2:]}")
+        return
+    if not isinstance(names, dict):
+        print(f"{getattr(program, '__name__', 'program')}(torch) must return its tensors by "
+              f"name, as a dict such as dict(x=x, loss=loss); it returned "
+              f"{type(names).__name__}")
+        return
+    view, theirs = _run(real, names, code)
     _display(view)
     print(f"on PyTorch {real.__version__}:\n{theirs}")
-    _, ours = _run(autograd_lesson, program, code)
+    _, ours = _run(autograd_lesson, program(autograd_lesson), code)
     print(f"autograd_lesson printed the same text: {theirs == ours}")
     if theirs != ours:
         print(ours)
