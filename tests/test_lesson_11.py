@@ -158,3 +158,16 @@ for path in sys.argv[1:]:
     lesson11 = rows[:-2]
     assert len(lesson11) > 10 and all(r == "[]" for r in lesson11[1:])
     assert rows[-1] == repr([("stream", on_torch.INSTALL + ".\n")])
+
+
+def test_audit_ignores_unreadable_and_package_graphs_left_by_other_code(ns, torch):
+    """audit scans every live graph for growth: one whose unpack hook is broken, or one of
+    the package's, must not break (or change) the audit of a torch step."""
+    import autograd_lesson as al
+    x = torch.randn(3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: 0):
+        broken = x.exp().sum()
+    ours = (al.randn(3, requires_grad=True) * 2).sum()
+    assert kinds(run(ns, "step_two_backwards")) == {"unused-retain", "double-traversal"}
+    assert run(ns, "step_summed").findings == []
+    del broken, ours
