@@ -1,4 +1,6 @@
-"""The before/after pictures of the seven retain_graph scenarios, as committed in ``figures/``.
+"""The before/after pictures of the seven retain_graph scenarios, as committed in ``figures/``,
+and the README's picture of a real PyTorch graph (``TORCH_SCENARIOS``, drawn when torch is
+installed).
 
 ``python -m autograd_lesson.figures [outdir]`` (or ``make figures``) rewrites, per scenario,
 ``<name>.dot``, ``<name>.svg`` and ``<name>.png``. A test fails when a committed ``.dot`` is
@@ -36,8 +38,7 @@ def _named(names, **modules):
 
 def _picture(title, names, code):
     """Snapshot the named graph, run ``code`` (a callable), snapshot again."""
-    roots = [t for t in names.values() if isinstance(t, torch.Tensor) and t.requires_grad
-             and not t.is_leaf]
+    roots = [t for t in names.values() if getattr(t, "grad_fn", None) is not None]
     before = take_snapshot(roots, names, title=f"{title}: before {code.__doc__}")
     recording = record(code, roots=roots, names=names)  # the roots tell which engine runs it
     outcome = "raised " + type(recording.error).__name__ if recording.error else "ran"
@@ -154,9 +155,30 @@ def conditional():
     return _picture("Conditional path taken", names, call)
 
 
+def torch_two_heads():
+    """Real PyTorch: a trunk with two heads, as in lesson 11 and the README."""
+    import torch as pt  # only here: the package itself never needs torch
+    nn = pt.nn
+    pt.manual_seed(0)
+    trunk, cls, reg = nn.Sequential(nn.Linear(4, 8), nn.ReLU()), nn.Linear(8, 3), nn.Linear(8, 1)
+    pt.manual_seed(1)
+    x, y, t = pt.randn(16, 4), pt.randint(0, 3, (16,)), pt.randn(16, 1)
+    h = trunk(x)
+    loss_cls = nn.functional.cross_entropy(cls(h), y)
+    loss_reg = nn.functional.mse_loss(reg(h), t)
+
+    def call():
+        """loss_cls.backward(retain_graph=True)"""
+        loss_cls.backward(retain_graph=True)
+    names = _named(dict(x=x, y=y, t=t, loss_cls=loss_cls, loss_reg=loss_reg), trunk=trunk, cls=cls,
+                   reg=reg)
+    return _picture("Two heads on real PyTorch", names, call)
+
+
 SCENARIOS = {"multi_loss": multi_loss, "gan": gan, "shared_backbone": shared_backbone,
              "rnn": rnn, "wgan_gp": wgan_gp, "sequential_opt": sequential_opt,
              "conditional": conditional}
+TORCH_SCENARIOS = {"torch_two_heads": torch_two_heads}
 
 
 def main(outdir="figures"):
@@ -164,6 +186,14 @@ def main(outdir="figures"):
     for name, build in SCENARIOS.items():
         view = build()
         view.save(os.path.join(outdir, name))
+        print(f"wrote {outdir}/{name}.dot/.svg/.png")
+    try:
+        import torch as _  # noqa: F401
+    except ImportError:
+        print(f"skipped {', '.join(TORCH_SCENARIOS)}: torch is not installed (pip install torch)")
+        return
+    for name, build in TORCH_SCENARIOS.items():
+        build().save(os.path.join(outdir, name))
         print(f"wrote {outdir}/{name}.dot/.svg/.png")
 
 

@@ -317,3 +317,14 @@ def test_exercise_3_accumulated_grad(lib):
     y.sum().backward(retain_graph=True)
     (y ** 2).sum().backward()
     np.testing.assert_allclose(grad(x), [21.0, -15.0, 3.0], atol=1e-6)
+
+
+# -- the optional "on real PyTorch" cell ---------------------------------------------------------
+@pytest.mark.parity
+def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
+    import on_torch_cells
+    theirs, ours = on_torch_cells.texts(torch, "01")
+    assert theirs == ours
+    assert "✗ RuntimeError: Trying to backward through the graph a second time" in theirs
+    assert "freed: #0 MulBackward0._saved_other int64[] 8 B" in theirs
+    assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("01")

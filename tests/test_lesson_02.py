@@ -378,3 +378,14 @@ def test_a_step_that_does_not_bump_versions_raises_nothing_and_mixes_weights(tor
     for reference in (_g_grads_with(torch, old_state), _g_grads_with(torch, new_state)):
         gap = max((a - b).abs().max().item() for a, b in zip(mixed, reference))
         assert gap > 1e-5  # float32 noise here is ~1e-9; measured 3.2e-3 (old), 5.9e-5 (new)
+
+
+# -- the optional "on real PyTorch" cell ---------------------------------------------------------
+@pytest.mark.parity
+def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
+    import on_torch_cells
+    theirs, ours = on_torch_cells.texts(torch, "02")
+    assert theirs == ours
+    assert "✓ d_loss_fake.backward(retain_graph=True) ran 20 nodes" in theirs
+    assert "retained: #2 TanhBackward0._saved_result" in theirs  # G's nodes: no detach()
+    assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("02")

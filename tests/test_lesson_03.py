@@ -359,3 +359,14 @@ def test_show_backward_counts_nodes_made_inside_the_call():
     net = TwoHeads(autograd_lesson)
     _, loss1, loss2 = net.forward()
     assert record(lambda: (loss1 + loss2).backward()).executed_count == 16
+
+
+# -- the optional "on real PyTorch" cell ---------------------------------------------------------
+@pytest.mark.parity
+def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
+    import on_torch_cells
+    theirs, ours = on_torch_cells.texts(torch, "03")
+    assert theirs == ours
+    assert "✗ RuntimeError: Trying to backward through the graph a second time" in theirs
+    assert "freed: #2 ReluBackward0._saved_result" in theirs  # the backbone's, freed by loss1
+    assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("03")

@@ -430,3 +430,14 @@ def test_the_measuring_helpers_are_package_only(lib):
     assert hasattr(loss.grad_fn, "saved_buffers") is ours
     assert hasattr(lib.autograd.graph, "saved_tensors_hooks")
     assert hasattr(loss.grad_fn, "register_prehook")
+
+
+# -- the optional "on real PyTorch" cell ---------------------------------------------------------
+@pytest.mark.parity
+def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
+    import on_torch_cells
+    theirs, ours = on_torch_cells.texts(torch, "04")
+    assert theirs == ours
+    assert theirs.count("  retained: ") == 15 and "unchanged: 8 buffers" in theirs
+    assert "ran 24 nodes" in theirs
+    assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("04")

@@ -166,3 +166,14 @@ def slot_states(lib, roots):
             if state != "none":
                 states[f"#{i} {node.name()}.{slot}"] = state
     return states
+
+
+# -- the optional "on real PyTorch" cell ---------------------------------------------------------
+@pytest.mark.parity
+def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
+    import on_torch_cells
+    theirs, ours = on_torch_cells.texts(torch, "05")
+    assert theirs == ours
+    assert theirs.count("  retained: ") == 5 and "freed:" not in theirs
+    assert "ran 3 nodes" in theirs  # the critic's three nodes that lead to interpolated
+    assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("05")

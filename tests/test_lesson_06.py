@@ -330,3 +330,14 @@ def test_every_code_cell_run_twice_gives_the_same_output():
             if _texts(cell) != first:
                 differing.append((cell.id, first, _texts(cell)))
     assert differing == []
+
+
+# -- the optional "on real PyTorch" cell ---------------------------------------------------------
+@pytest.mark.parity
+def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
+    import on_torch_cells
+    theirs, ours = on_torch_cells.texts(torch, "06")
+    assert theirs == ours
+    assert "which is output 0 of AsStrided, is at version 2; expected version 1 instead." in theirs
+    assert "stale: #4 AddmmBackward0._saved_mat2 float32[5, 2] 40 B (now v2, saved at v1)" in theirs
+    assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("06")

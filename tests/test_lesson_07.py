@@ -250,3 +250,14 @@ def test_the_flat_line_is_named_by_its_legend_label(torch):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     text = next(c.source for c in nb.cells if c.get("id") == "30763a69")
     assert "flat line labelled *retain on the final backward too*" in text and "orange" not in text
+
+
+# -- the optional "on real PyTorch" cell ---------------------------------------------------------
+@pytest.mark.parity
+def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
+    import on_torch_cells
+    theirs, ours = on_torch_cells.texts(torch, "07")
+    assert theirs == ours
+    assert theirs.count("  retained: ") == 5 and "unchanged: 1 buffer" in theirs
+    assert "ran 11 nodes" in theirs
+    assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("07")

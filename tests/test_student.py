@@ -55,6 +55,11 @@ def check_indices(nb):
             if c.metadata.get("nbgrader", {}).get("grade") or c.source.startswith("lesson.progress(")]
 
 
+def lesson_id(nb):
+    """The NN of the lesson's ``lesson.progress("NN")`` cell (an optional section may follow it)."""
+    return next(c.source for c in nb.cells if c.source.startswith("lesson.progress("))[17:19]
+
+
 def text_of(cell):
     parts = []
     for out in cell.get("outputs", []):
@@ -150,9 +155,8 @@ def test_lesson_solutions_pass_their_checks(notebook):
         assert correct in text, f"cell {i}: the stored solution output shows no {correct!r}"
         assert said(lesson, "not_done") not in text and wrong[:9] not in text, f"cell {i}"
     done = text_of(lesson.cells[check_indices(lesson)[-1]]).splitlines()[0]
-    lesson_id = lesson.cells[-1].source[17:19]
-    total = len(exercises_of(lesson_id))
-    assert done == said(lesson, "progress.head", lesson=lesson_id, done=total, n=total,
+    total = len(exercises_of(lesson_id(lesson)))
+    assert done == said(lesson, "progress.head", lesson=lesson_id(lesson), done=total, n=total,
                         first=total), done
 
 
@@ -164,11 +168,10 @@ def test_exercises_are_nbgrader_cells_and_every_catalogue_entry_is_used(notebook
     for i in check_indices(lesson)[:-1]:
         marks = lesson.cells[i].metadata["nbgrader"]
         assert marks["locked"] and marks["points"] >= 1, f"cell {i}"
-    lesson_id = lesson.cells[-1].source[17:19]
     sources = "".join(c.source for c in lesson.cells)
     used = re.findall(r'exercise="([^"]+)"|lesson\.report\("([^"]+)"', sources)
     used = {a or b for a, b in used}
-    assert used == {e.id for e in exercises_of(lesson_id)}
+    assert used == {e.id for e in exercises_of(lesson_id(lesson))}
 
 
 def test_no_hint_text_in_any_student_visible_cell(notebook):
@@ -197,9 +200,9 @@ def test_student_copy_runs_and_each_exercise_says_not_done(notebook):
         assert said(lesson, "verdict.correct", when="") not in text, \
             f"cell {i}: an unanswered exercise must not pass"
     summary = text_of(executed.cells[checks[-1]])
-    lesson_id = lesson.cells[-1].source[17:19]
-    total = len(exercises_of(lesson_id))
-    assert summary.splitlines()[0] == said(lesson, "progress.head", lesson=lesson_id, done=0,
+    lid = lesson_id(lesson)
+    total = len(exercises_of(lid))
+    assert summary.splitlines()[0] == said(lesson, "progress.head", lesson=lid, done=0,
                                            n=total, first=0)
     assert said(lesson, "status.not_done") in summary, summary
 

@@ -433,3 +433,19 @@ def test_reading_a_checkpointed_graph_does_not_change_what_torch_does(torch, cap
     out = capsys.readouterr().out
     assert "✓ <lambda> ran 14 nodes" in out and "freed: #6 AddmmBackward0._saved_mat1" in out
     assert trunk[0].weight.grad is not None
+
+
+def test_a_saved_view_of_an_unnamed_parameter_is_shared_in_both_engines(torch):
+    """A saved W.t() is the parameter's memory: shared with your tensors even when the
+    parameter is not among the names (the package's reader used to miss it: its leaves come
+    after the node that saved the view)."""
+    def texts(lib):
+        lib.manual_seed(0)
+        layer, head = lib.nn.Linear(4, 5), lib.nn.Linear(5, 2)
+        loss = head(layer(lib.randn(3, 4)).relu()).sum()
+        snap = viz.take_snapshot([loss], {"loss": loss})
+        mat2 = [b for b in snap.buffers if b.slot == "mat2"]
+        return viz.ledger(snap), [b.user_held for b in mat2]
+    ours, theirs = texts(al), texts(torch)
+    assert ours == theirs
+    assert ours[1] == [True]

@@ -6,6 +6,9 @@
   behaviour) and ``report`` (for a notebook's own checker);
 - :mod:`.audit`: ``audit(step, *args)``, a retain_graph doctor for one training step (either
   engine); ``show_*``, ``step_through`` and ``check_freed`` also take torch tensors;
+- :mod:`.on_torch`: ``real_torch()`` (real PyTorch, or one line on how to install it),
+  ``on_real_torch(program, code)`` (a lesson's program on both engines, drawn and compared) and
+  ``check_audit`` (a write-code checker for a torch step, judged by ``audit``);
 - :mod:`.catalogue`: every exercise by id, with the hint shown after a wrong answer;
 - :mod:`.grading`: under nbgrader, a checker that is not satisfied raises ``AssertionError``;
 - :mod:`.attempts`: attempts per exercise; ``progress("01")`` prints
@@ -19,9 +22,11 @@ from .catalogue import EXERCISES, exercises_of
 from .checking import (NOT_DONE, check_freed, check_raises, check_step, check_value,
                        check_which_raise, not_done, report)
 from .attempts import progress
+from .on_torch import check_audit, check_findings, on_real_torch, real_torch
 from .showing import expect_error, first_sentence, show_backward, show_graph, step_through, verdict
 
-__all__ = ["audit", "EXERCISES", "NOT_DONE", "check_freed", "check_raises", "check_step", "check_value",
-           "check_which_raise", "exercises_of", "expect_error", "first_sentence", "get_language",
-           "not_done", "progress", "set_language", "report", "show_backward", "show_graph",
+__all__ = ["audit", "EXERCISES", "NOT_DONE", "check_audit", "check_findings", "check_freed",
+           "check_raises", "check_step", "check_value", "check_which_raise", "exercises_of",
+           "expect_error", "first_sentence", "get_language", "not_done", "on_real_torch",
+           "progress", "real_torch", "report", "set_language", "show_backward", "show_graph",
            "step_through", "verdict"]

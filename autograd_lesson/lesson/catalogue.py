@@ -8,6 +8,7 @@ answer itself. ``kind`` says how the exercise is checked (see notebooks/INSTRUCT
 - ``raises``: True / False, compared with what the call does;
 - ``which-raise``: the set of the calls (by name) that raise;
 - ``value``: a number or list of numbers, compared with the engine's result;
+- ``findings``: the set of kinds of finding ``lesson.audit`` reports for a torch step;
 - ``code``: a function the learner writes, run and checked by behaviour (its gradients and, from
   the engine's event stream, how they were obtained).
 """
@@ -149,6 +150,13 @@ _ALL = [
     Exercise("10-block", "code", "fix the residual block",
              "run show_anomaly on broken_forward: the node it names saved its output; which "
              "later line overwrites that output in place?"),
+    # 11 your own model
+    Exercise("11-kinds", "findings", "what audit reports for retain on the first backward only",
+             "retain_graph=True is unneeded only if no later backward of the step runs the nodes "
+             "it kept; and ask which nodes both backwards run."),
+    Exercise("11-gan", "code", "a GAN step that audit finds nothing in",
+             "the discriminator's loss needs gradients for D only: what stops its backward from "
+             "entering G, so that G's graph is run once, by G's own loss?"),
 ]
 
 EXERCISES = {e.id: e for e in _ALL}

@@ -152,6 +152,9 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
     for t in list(names.values()) + [r for r in roots if isinstance(r, Tensor)]:
         if isinstance(t, Tensor):
             user_storages[id(t._storage)] = t
+    for node in ids:  # a saved W.t() is the leaf's memory, even when the leaf comes later
+        if isinstance(node, AccumulateGrad):
+            user_storages[id(node.variable._storage)] = node.variable
     node_infos, leaf_infos, buffers, edges = [], [], [], []
     storage_numbers = {}
     for node, i in ids.items():
@@ -160,7 +163,6 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
         edges.extend((i, ids[child]) for child, _ in node.next_functions if child is not None)
         if isinstance(node, AccumulateGrad):
             leaf = node.variable
-            user_storages[id(leaf._storage)] = leaf
             grad = leaf._grad
             leaf_infos.append(LeafInfo(
                 i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape), str(leaf.dtype),
