@@ -6,6 +6,7 @@ its prose makes is checked there. The last test runs the notebook in a kernel wh
 ``import torch`` fails: the first cell prints one line and no later cell shows an error.
 """
 import os
+import re
 import pathlib
 import subprocess
 import sys
@@ -74,7 +75,7 @@ def test_audit_of_the_typical_step(ns):
     report = run(ns, "step_two_backwards")
     assert kinds(report) == {"unused-retain", "double-traversal"}
     text = str(report)
-    assert "backward #2 kept" in text and "AddmmBackward0, ReluBackward0" in text
+    assert re.search(r"backward #2 \(\S+:\d+ `[^`]+`\) kept", text) and "AddmmBackward0, ReluBackward0" in text
 
 
 def test_the_summed_step_has_no_findings_and_the_same_parameters(ns, torch):
