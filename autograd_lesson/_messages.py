@@ -8,7 +8,8 @@ plural ("{s}") are simply unused by the Korean one. Code, node and slot names, s
 ``tests/test_i18n.py`` checks that every key has both texts, that the Korean one uses no field
 the English one lacks (but KOREAN_ONLY_FIELDS), and that every exercise has a Korean title and hint.
 """
-# Fields only a Korean template uses (the callers always pass them): the ordinal "첫 번째".
+# Fields only a Korean template uses (the callers always pass them): the ordinal "첫 번째"
+# (attempts.nth_ko).
 KOREAN_ONLY_FIELDS = {"nth"}
 
 MESSAGES = {
@@ -132,6 +133,11 @@ MESSAGES = {
                                 ", 불필요한 retain_graph 없음"),
     "step.each_once": (", each node run once", ", 노드마다 한 번씩 실행"),
     "step.peak": (", peak {peak} B (limit {limit} B)", ", 최대 메모리(peak) {peak} B(한도 {limit} B)"),
+    "step.max_peak_on_torch": (
+        "✗ check_step(max_peak=...) measures the peak of saved bytes on autograd_lesson only: "
+        "make() must build the package's tensors.",
+        "✗ check_step(max_peak=...)는 autograd_lesson에서만 저장된 바이트의 최대치를 잽니다: "
+        "make()가 이 패키지의 텐서를 만들어야 합니다."),
     # -- progress (lesson/attempts.py) --------------------------------------------------------
     "status.not_done": ("not done yet", "아직 풀지 않음"),
     "status.not_yet_right": ("not yet right ({n} {tries})", "아직 못 맞힘({n}번 시도)"),
@@ -143,6 +149,22 @@ MESSAGES = {
     "verdict.no_error": ("✓ no error", "✓ 에러 없음"),
     "verdict.error": ("✗ {type}: {message}", "✗ {type} 발생: {message}"),
     "show.ran_nodes": ("✓ {label} ran {n} nodes", "✓ {label}: 노드 {n}개를 실행했습니다"),
+    "show.not_code": (
+        '✗ {where}() takes the code to run: a string such as "loss.backward()" or a function, '
+        'got {type}',
+        '✗ {where}()에는 실행할 코드를 넘기세요: "loss.backward()" 같은 문자열이나 함수입니다. '
+        '지금은 {type}입니다'),
+    "show.not_a_tensor": (
+        "✗ {where}(): {label} is {article} {kind}, not a tensor; name the tensors to draw, "
+        "e.g. {where}(..., x=x, loss=loss)",
+        "✗ {where}(): {label}의 타입은 텐서가 아니라 {kind}입니다. 그릴 텐서에 이름을 붙여 "
+        "넘기세요. 예: {where}(..., x=x, loss=loss)"),
+    "show.no_graph": (
+        "✗ {where}(): no graph to draw: {names} {does} not require grad; make the inputs with "
+        "requires_grad=True and name what you compute from them",
+        "✗ {where}(): 그릴 그래프가 없습니다: {names}에 변화도가 필요하지 않습니다"
+        "(requires_grad=False). 입력을 requires_grad=True로 만들고, 그 입력으로 계산한 텐서에 "
+        "이름을 붙여 넘기세요"),
     "title.before_after": ("before {label} → after {label} ({outcome})",
                            "{label} 호출 전 → 호출 후 ({outcome})"),
     "title.ran": ("ran", "실행됨"),
@@ -205,52 +227,80 @@ MESSAGES = {
     "group.buffers": ("{n} buffer{s} {move}", "버퍼 {n}개 {move}"),
     "group.live": ("{bytes} B saved here now", "지금 여기에 저장된 양 {bytes} B"),
     "group.unfold": ("fold=False draws them", "fold=False로 모두 그립니다"),
-    # -- the retain_graph doctor (lesson/audit.py); finding kinds stay English ------------------
+    # -- the retain_graph doctor (lesson/audit.py); finding kinds, "backward #N", the step's
+    # file:line (or "cell line N") and code stay English --------------------------------------
     "audit.head": ("audit of {label}: {n} backward call{s}",
                    "{label} 진단: backward 호출 {n}번"),
+    "audit.the_step": ("the step", "스텝"),
     "audit.no_findings": (", no findings", ", 발견된 문제 없음"),
     "audit.findings": (", {n} finding{s}", ", 발견된 문제 {n}개"),
     "audit.finding": ("{kind}: {message}\n  fix: {fix}", "{kind}: {message}\n  해결: {fix}"),
-    "audit.failed": ("backward #{index} failed: {message}", "backward #{index} 실패: {message}"),
-    "audit.freed_by": ("; backward #{index} freed it", "; backward #{index}에서 해제되었습니다"),
+    "audit.and": ("{rest} and {last}", "{rest} 및 {last}"),
+    "audit.failed": ("{label} failed: {message}", "{label} 실패: {message}"),
+    "audit.freed_by": ("; {label} had freed it", "; 앞서 {label}에서 해제되었습니다"),
+    "audit.reached": (
+        "on call {run} of the step, {text}; it reached into the graph call {built} built "
+        "({names})",
+        "스텝의 {run}번째 호출에서 {text}; 스텝의 {nth} 호출이 만든 그래프({names})까지 "
+        "거슬러 올라갔습니다"),
     "audit.fix_freed": (
-        "compute the losses first and call backward once on their sum; or pass "
-        "retain_graph=True to every backward but the last one over the shared graph",
-        "손실을 먼저 모두 계산하고 그 합에 backward를 한 번 호출하세요. 아니면 공유 그래프를 지나는 "
-        "backward 중 마지막을 뺀 모두에 retain_graph=True를 넘기세요"),
+        "compute the losses first and call backward once on their sum; if the earlier "
+        "backward should not reach those nodes (a GAN's D step through G), detach its input "
+        "(fake.detach()); or pass retain_graph=True to every backward but the last one over "
+        "the shared graph",
+        "손실을 먼저 모두 계산하고 그 합에 backward를 한 번 호출하세요. 앞선 backward가 그 노드들에 "
+        "닿으면 안 된다면(G를 지나는 GAN의 D 스텝) 그 입력을 떼어 내세요(fake.detach()). 아니면 "
+        "공유 그래프를 지나는 backward 중 마지막을 뺀 모두에 retain_graph=True를 넘기세요"),
     "audit.fix_stale": (
         "call every backward before the in-place change (optimizer.step(), x += ...) or "
         "rebuild the forward after it; use an out-of-place op (x = x + ...) if the old value "
         "is still needed",
         "제자리 변경(optimizer.step(), x += ...) 전에 backward를 모두 호출하거나, 변경한 뒤에 "
         "순전파를 다시 하세요. 예전 값이 계속 필요하면 제자리가 아닌 연산(x = x + ...)을 쓰세요"),
+    "audit.fix_carry": (
+        "detach what the step carries into its next call (hidden = hidden.detach()), so that "
+        "each call backpropagates only through the graph it built",
+        "스텝이 다음 호출로 넘기는 텐서를 떼어 내세요(hidden = hidden.detach()). 그러면 호출마다 "
+        "자기가 만든 그래프만 역전파합니다"),
     "audit.unused_retain": (
-        "backward #{index} kept {bytes} of saved tensors (retain_graph=True: {names}) that no "
-        "later backward used",
-        "backward #{index}에서 저장된 텐서 {bytes}(retain_graph=True: {names})를 유지했지만 이후의 "
-        "어떤 backward도 쓰지 않았습니다"),
+        "{label} kept {bytes} of saved tensors (retain_graph=True: {names}) that no later "
+        "backward used",
+        "{label}에서 저장된 텐서 {bytes}(retain_graph=True: {names})를 유지했지만 이후의 어떤 "
+        "backward도 쓰지 않았습니다"),
     "audit.fix_unused": (
         "drop retain_graph=True from that backward: the graph is freed as it runs",
         "그 backward에서 retain_graph=True를 빼세요: 그래프는 역전파가 지나가면서 해제됩니다"),
     "audit.double": (
-        "{n} node{s} with saved tensors ran in backwards {runs}: {names} ({bytes} kept for the "
-        "repeat)",
-        "저장된 텐서가 있는 노드 {n}개가 backward {runs}에서 실행되었습니다: {names} (반복을 위해 "
+        "{n} node{s} with saved tensors ran in {runs}: {names} ({bytes} kept for the repeat)",
+        "저장된 텐서가 있는 노드 {n}개가 {runs}에서 실행되었습니다: {names} (반복을 위해 "
         "{bytes} 유지)"),
     "audit.fix_double": (
         "sum the losses and call backward once; for a step that must not reach a sub-network "
         "(a GAN's D step), detach its input (fake.detach())",
         "손실을 더해서 backward를 한 번 호출하세요. 하위 네트워크에 닿으면 안 되는 스텝(GAN의 D "
         "스텝)이라면 그 입력을 떼어 내세요(fake.detach())"),
-    "audit.on_call": ("on call {run} of the step, ", "스텝의 {run}번째 호출에서, "),
-    "audit.grows": ("saved tensors still alive after each call: {sizes}",
-                    "호출할 때마다 살아 있는 저장된 텐서: {sizes}"),
+    "audit.grows": (
+        "after calls {calls} of the step, graphs it built are still alive: {sizes} of saved "
+        "tensors in {nodes} nodes",
+        "스텝의 {calls}번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 살아 있습니다: 노드 "
+        "{nodes}개에 저장된 텐서 {sizes}"),
     "audit.fix_grows": (
         "keep numbers, not graphs, across steps: total += loss.item(); carry a hidden state as "
         "h = h.detach()",
         "스텝을 넘어 그래프가 아니라 숫자를 들고 가세요: total += loss.item(). 은닉 상태는 "
         "h = h.detach()로 넘기세요"),
-    "audit.raised": ("{label} raised {type}: {message}", "{label}에서 {type} 발생: {message}"),
+    "audit.raised": (
+        "✗ {label} raised {type}: {message} (make it run, then audit it again)",
+        "✗ {label}에서 {type} 발생: {message} (에러 없이 실행되게 고친 다음 다시 진단하세요)"),
+    "audit.raised_on_call": (
+        "✗ {label} raised {type} on call {run}: {message} (make it run, then audit it again)",
+        "✗ {label}의 {run}번째 호출에서 {type} 발생: {message} (에러 없이 실행되게 고친 다음 "
+        "다시 진단하세요)"),
+    "audit.not_a_function": (
+        "✗ audit() takes the step as a function, got {type}: pass it uncalled, e.g. "
+        "lesson.audit(train_step, batch)",
+        "✗ audit()에는 스텝을 함수로 넘기세요. 지금은 {type}입니다: 호출하지 말고 그대로 "
+        "넘기세요. 예: lesson.audit(train_step, batch)"),
 }
 
 # Exercise id -> (title, hint) in Korean; the English ones live in lesson/catalogue.py.

@@ -186,13 +186,92 @@ def test_audit_speaks_korean_and_keeps_the_finding_kinds():
     english = str(lesson.audit(step))
     lesson.set_language("ko")
     korean = str(lesson.audit(step))
+    first, second = (f"backward #{i} (test_i18n.py:{step.__code__.co_firstlineno + 2 + i} "
+                     "`loss.backward()`)" for i in (1, 2))
     assert english.startswith("audit of step: 2 backward calls, 1 finding\nfreed-reuse: "
-                              "backward #2 failed: Trying to backward through the graph")
-    assert english.splitlines()[1].endswith("; backward #1 freed it")
+                              f"{second} failed: Trying to backward through the graph")
+    assert english.splitlines()[1].endswith(f"; {first} had freed it")
     assert korean.startswith("step 진단: backward 호출 2번, 발견된 문제 1개\nfreed-reuse: "
-                             "backward #2 실패: Trying to backward through the graph")
-    assert korean.splitlines()[1].endswith("; backward #1에서 해제되었습니다")
+                             f"{second} 실패: Trying to backward through the graph")
+    assert korean.splitlines()[1].endswith(f"; 앞서 {first}에서 해제되었습니다")
     assert korean.splitlines()[2].startswith("  해결: 손실을 먼저 모두 계산하고")
+
+
+AUDIT_ENGLISH = {  # the words of each finding kind's message and fix, as audit prints them
+    "freed-reuse": ["failed: Trying to backward through the graph a second time",
+                    "had freed it", "fix: compute the losses first"],
+    "double-traversal": ["with saved tensors ran in backward #1", ") and backward #2 (",
+                         "kept for the repeat", "fix: sum the losses"],
+    "unused-retain": ["of saved tensors (retain_graph=True: ", "that no later backward used",
+                      "fix: drop retain_graph=True"],
+    "graph-grows": ["after calls 1, 2, 3 of the step, graphs it built are still alive",
+                    "fix: keep numbers, not graphs"],
+    "stale-saved": ["on call 2 of the step, backward #1 (", "failed: one of the variables needed",
+                    "it reached into the graph call 1 built (",
+                    "fix: detach what the step carries"],
+}
+AUDIT_KOREAN = {
+    "freed-reuse": ["실패: Trying to backward through the graph a second time",
+                    "에서 해제되었습니다", "해결: 손실을 먼저 모두 계산하고"],
+    "double-traversal": ["저장된 텐서가 있는 노드", ") 및 backward #2 (", "에서 실행되었습니다",
+                         "반복을 위해", "해결: 손실을 더해서"],
+    "unused-retain": ["저장된 텐서", "(retain_graph=True: ", "이후의 어떤 backward도 쓰지 않았습니다",
+                      "해결: 그 backward에서 retain_graph=True를 빼세요"],
+    "graph-grows": ["스텝의 1, 2, 3번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 살아 있습니다",
+                    "해결: 스텝을 넘어 그래프가 아니라 숫자를 들고 가세요"],
+    "stale-saved": ["스텝의 2번째 호출에서 backward #1 (", "실패: one of the variables needed",
+                    "스텝의 첫 번째 호출이 만든 그래프(", "해결: 스텝이 다음 호출로 넘기는 텐서를"],
+}
+WRONG_STEPS = [("multi_loss", "wrong"), ("gan", "wrong"), ("conditional", "final_retain"),
+               ("running_total", "wrong"), ("rnn", "optimizer")]
+
+
+@pytest.mark.parametrize("name,variant", WRONG_STEPS, ids=[f"{n}-{v}" for n, v in WRONG_STEPS])
+def test_a_wrong_scenario_steps_audit_is_korean_and_english_is_unchanged(name, variant):
+    """The planted finding of a wrong step of tests/scenarios.py: every word of the report in
+    Korean under set_language("ko"), the same report in English before and after it; the
+    kinds, node names, byte counts, lines and PyTorch's error stay as they are."""
+    import re
+
+    import scenarios
+    make, variants = scenarios.AUDIT_STEPS[name]
+    (kind,) = variants[variant]
+    english = lesson.audit(make(torch, variant)).text
+    lesson.set_language("ko")
+    korean = lesson.audit(make(torch, variant)).text
+    lesson.set_language("en")
+    assert lesson.audit(make(torch, variant)).text == english
+    assert english.startswith("audit of step: ") and f"1 finding\n{kind}: " in english
+    assert korean.startswith("step 진단: backward 호출 ") and f"발견된 문제 1개\n{kind}: " in korean
+    for words in AUDIT_ENGLISH[kind]:
+        assert words in english, (words, english)
+        assert words not in korean, (words, korean)
+    for words in AUDIT_KOREAN[kind]:
+        assert words in korean, (words, korean)
+    # everything but the words: the evidence is the same in both languages
+    evidence = r"backward #\d+ \(scenarios\.py:\d+ `[^`]+`\)|[A-Za-z]+Backward\d(?: ×\d)?|" \
+               r"[\d,]+ B|Trying to backward[^;]*|one of the variables[^;]*"
+    assert re.findall(evidence, korean) == re.findall(evidence, english) != []
+    assert not re.search(r"\b(?:of|the|and|it|was|were)\b", re.sub(evidence, "", korean))
+
+
+def test_lesson_helpers_bad_input_lines_in_korean(capsys):
+    x = torch.tensor([1.0])
+    lesson.set_language("ko")
+    lesson.show_graph("t", x=3)
+    lesson.show_graph("t", x=x)
+    lesson.show_backward(5, x=x)
+    assert capsys.readouterr().out.splitlines() == [
+        "✗ show_graph(): x의 타입은 텐서가 아니라 int입니다. 그릴 텐서에 이름을 붙여 넘기세요. "
+        "예: show_graph(..., x=x, loss=loss)",
+        "✗ show_graph(): 그릴 그래프가 없습니다: x에 변화도가 필요하지 않습니다"
+        "(requires_grad=False). 입력을 requires_grad=True로 만들고, 그 입력으로 계산한 텐서에 "
+        "이름을 붙여 넘기세요",
+        '✗ show_backward()에는 실행할 코드를 넘기세요: "loss.backward()" 같은 문자열이나 '
+        "함수입니다. 지금은 int입니다"]
+    assert lesson.audit(3).text == (
+        "✗ audit()에는 스텝을 함수로 넘기세요. 지금은 int입니다: 호출하지 말고 그대로 넘기세요. "
+        "예: lesson.audit(train_step, batch)")
 
 
 def test_picture_text_is_korean_and_names_the_cjk_font_only_then():

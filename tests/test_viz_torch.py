@@ -335,6 +335,12 @@ def test_check_step_on_torch_refuses_max_peak(torch, capsys):
     assert capsys.readouterr().out == (
         "✗ check_step(max_peak=...) measures the peak of saved bytes on autograd_lesson only: "
         "make() must build the package's tensors.\n")
+    lesson.set_language("ko")
+    lesson.check_step(_summed_step, _article_step, _two_losses(torch), exercise="01-step",
+                      max_peak=1000)
+    assert capsys.readouterr().out == (
+        "✗ check_step(max_peak=...)는 autograd_lesson에서만 저장된 바이트의 최대치를 잽니다: "
+        "make()가 이 패키지의 텐서를 만들어야 합니다.\n")
 
 
 def test_the_other_checkers_give_the_same_verdicts_on_torch(torch, capsys, monkeypatch):

@@ -28,6 +28,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+from ..i18n import t
+from .attempts import nth_ko
 from ..viz.record import first_sentence
 
 FREED_START = "Trying to backward through the graph a second time"
@@ -43,7 +45,7 @@ class Finding:
     fix: str
 
     def __str__(self):
-        return f"{self.kind}: {self.message}\n  fix: {self.fix}"
+        return t("audit.finding", kind=self.kind, message=self.message, fix=self.fix)
 
 
 @dataclass(frozen=True)
@@ -70,12 +72,12 @@ class Audit:
     def text(self):
         if self.error is not None:
             return self.error
-        head = f"audit of {self.label}: {len(self.calls)} backward call" \
-               f"{'' if len(self.calls) == 1 else 's'}"
+        head = t("audit.head", label=self.label, n=len(self.calls),
+                 s="" if len(self.calls) == 1 else "s")
         if not self.findings:
-            return head + ", no findings"
-        return "\n".join([head + f", {len(self.findings)} finding"
-                          f"{'' if len(self.findings) == 1 else 's'}"]
+            return head + t("audit.no_findings")
+        return "\n".join([head + t("audit.findings", n=len(self.findings),
+                                    s="" if len(self.findings) == 1 else "s")]
                          + [str(f) for f in self.findings])
 
     def __str__(self):
@@ -108,19 +110,9 @@ def _label(call):
 
 
 def _labels(calls):
-    return " and ".join([", ".join(_label(c) for c in calls[:-1]), _label(calls[-1])]
-                        if len(calls) > 1 else [_label(calls[0])])
-
-
-_FREED_FIX = ("compute the losses first and call backward once on their sum; if the earlier "
-              "backward should not reach those nodes (a GAN's D step through G), detach its "
-              "input (fake.detach()); or pass retain_graph=True to every backward but the last "
-              "one over the shared graph")
-_STALE_FIX = ("call every backward before the in-place change (optimizer.step(), x += ...) "
-              "or rebuild the forward after it; use an out-of-place op (x = x + ...) "
-              "if the old value is still needed")
-_CARRY_FIX = ("detach what the step carries into its next call (hidden = hidden.detach()), "
-              "so that each call backpropagates only through the graph it built")
+    if len(calls) == 1:
+        return _label(calls[0])
+    return t("audit.and", rest=", ".join(_label(c) for c in calls[:-1]), last=_label(calls[-1]))
 
 
 def _failures(calls, earlier_runs=()):
@@ -132,26 +124,26 @@ def _failures(calls, earlier_runs=()):
             continue
         message = str(call.error)
         if message.startswith(FREED_START):
-            kind, fix = "freed-reuse", _FREED_FIX
+            kind, fix = "freed-reuse", "audit.fix_freed"
         elif message.startswith(STALE_START):
-            kind, fix = "stale-saved", _STALE_FIX
+            kind, fix = "stale-saved", "audit.fix_stale"
         else:
             continue
-        text = f"{_label(call)} failed: {_sentence(message)}"
+        text = t("audit.failed", label=_label(call), message=_sentence(message))
         built = [(i, {k: v for c in run for k, v in c.nodes.items() if k in call.nodes})
                  for i, run in enumerate(earlier_runs, 1)]
         built = [(i, old) for i, old in built if old]
         if built:  # it reached into a graph an earlier call of the step built
             i, old = built[0]
-            text = (f"on call {len(earlier_runs) + 1} of the step, {text}; it reached into the "
-                    f"graph call {i} built ({_names(old)})")
-            fix = _CARRY_FIX
+            text = t("audit.reached", run=len(earlier_runs) + 1, text=text, built=i,
+                     nth=nth_ko(i), names=_names(old))
+            fix = "audit.fix_carry"
         elif kind == "freed-reuse":
             freed_by = [c for c in calls if c.index < call.index and not c.retain_graph
                         and set(c.nodes) & set(call.nodes)]
             if freed_by:
-                text += f"; {_label(freed_by[-1])} had freed it"
-        found.append(Finding(kind, text, fix))
+                text += t("audit.freed_by", label=_label(freed_by[-1]))
+        found.append(Finding(kind, text, t(fix)))
     return found
 
 
@@ -169,9 +161,9 @@ def _findings(calls, later_runs=()):
             kept = sum(b for _, b in call.nodes.values())
             found.append(Finding(
                 "unused-retain",
-                f"{_label(call)} kept {_bytes(kept)} of saved tensors "
-                f"(retain_graph=True: {_names(call.nodes)}) that no later backward used",
-                "drop retain_graph=True from that backward: the graph is freed as it runs"))
+                t("audit.unused_retain", label=_label(call), bytes=_bytes(kept),
+                  names=_names(call.nodes)),
+                t("audit.fix_unused")))
     seen = {}
     for call in ok:
         for k in call.nodes:
@@ -185,11 +177,10 @@ def _findings(calls, later_runs=()):
         runs = sorted({c.index: c for cs in twice.values() for c in cs}.items())
         found.append(Finding(
             "double-traversal",
-            f"{len(twice)} node{'s' if len(twice) > 1 else ''} with saved tensors ran in "
-            f"{_labels([c for _, c in runs])}: {_names(nodes)} "
-            f"({_bytes(sum(b for _, b in nodes.values()))} kept for the repeat)",
-            "sum the losses and call backward once; for a step that must not reach a "
-            "sub-network (a GAN's D step), detach its input (fake.detach())"))
+            t("audit.double", n=len(twice), s="s" if len(twice) > 1 else "",
+              runs=_labels([c for _, c in runs]), names=_names(nodes),
+              bytes=_bytes(sum(b for _, b in nodes.values()))),
+            t("audit.fix_double")))
     return found
 
 
@@ -242,22 +233,19 @@ def _growth(sizes):
     calls = ", ".join(str(i) for i in range(1, len(sizes)))
     return [Finding(
         "graph-grows",
-        f"after calls {calls} of the step, graphs it built are still alive: "
-        f"{' → '.join(_bytes(b) for b in counts[0])} of saved tensors in "
-        f"{' → '.join(str(n) for n in counts[1])} nodes",
-        "keep numbers, not graphs, across steps: total += loss.item(); carry a hidden "
-        "state as h = h.detach()")]
+        t("audit.grows", calls=calls, sizes=" → ".join(_bytes(b) for b in counts[0]),
+          nodes=" → ".join(str(n) for n in counts[1])),
+        t("audit.fix_grows"))]
 
 
 def audit(step, *args, **kwargs):
     """Run ``step(*args, **kwargs)`` under observation and return what it did wrong, if anything:
     ``print(lesson.audit(train_step, batch))``. Bad input gives a report whose text is one
     line saying what to do (``.error``), never a traceback."""
-    label = getattr(step, "__name__", "the step")
+    label = getattr(step, "__name__", t("audit.the_step"))
     if not callable(step):
-        return Audit("audit()", [], [], error=(
-            f"✗ audit() takes the step as a function, got {type(step).__name__}: pass it "
-            f"uncalled, e.g. lesson.audit(train_step, batch)"))
+        return Audit("audit()", [], [], error=t("audit.not_a_function",
+                                                type=type(step).__name__))
     with frozen_past():
         return _audit(step, label, args, kwargs)
 
@@ -302,9 +290,11 @@ def _audit(step, label, args, kwargs):
 
 
 def _one_line(error, label, run=1):
-    when = f" on call {run}" if run > 1 else ""
-    return (f"✗ {label} raised {type(error).__name__}{when}: {first_sentence(error)} "
-            f"(make it run, then audit it again)")
+    if run > 1:
+        return t("audit.raised_on_call", label=label, type=type(error).__name__, run=run,
+                 message=first_sentence(error))
+    return t("audit.raised", label=label, type=type(error).__name__,
+             message=first_sentence(error))
 
 
 def _where():

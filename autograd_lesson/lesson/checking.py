@@ -439,8 +439,7 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
     key = (code.co_code, repr(code.co_consts), code.co_names)
     on_torch = _uses_torch(inputs)
     if on_torch and max_peak is not None:
-        return _malformed("✗ check_step(max_peak=...) measures the peak of saved bytes on "
-                          "autograd_lesson only: make() must build the package's tensors.")
+        return _malformed(t("step.max_peak_on_torch"))
     if on_torch:
         events, error, held = _run_torch_step(fn, inputs)
         peak = None

@@ -42,18 +42,15 @@ _NO_CODE = object()
 def _bad_input(where, names, code=_NO_CODE):
     """The one line that says what to pass instead, or None when the input can be drawn."""
     if code is not _NO_CODE and not (callable(code) or isinstance(code, str)):
-        return (f"✗ {where}() takes the code to run: a string such as \"loss.backward()\" or "
-                f"a function, got {type(code).__name__}")
+        return t("show.not_code", where=where, type=type(code).__name__)
     for label, value in names.items():
         if not _is_tensor(value):
             kind = type(value).__name__
             article = "an" if kind[:1].lower() in "aeiou" else "a"
-            return (f"✗ {where}(): {label} is {article} {kind}, not a tensor; name the "
-                    f"tensors to draw, e.g. {where}(..., x=x, loss=loss)")
-    if names and not any(t.requires_grad for t in names.values()):
-        return (f"✗ {where}(): no graph to draw: {', '.join(names)} "
-                f"{'does' if len(names) == 1 else 'do'} not require grad; make the inputs with "
-                f"requires_grad=True and name what you compute from them")
+            return t("show.not_a_tensor", where=where, label=label, article=article, kind=kind)
+    if names and not any(tensor.requires_grad for tensor in names.values()):
+        return t("show.no_graph", where=where, names=", ".join(names),
+                 does="does" if len(names) == 1 else "do")
     return None
 
 
