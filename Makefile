@@ -2,6 +2,7 @@
 #   make lab    - open the student copies of the lessons in JupyterLab (127.0.0.1, token auth)
 #   make solutions - open the lessons with their solutions (the answer key)
 #   make test   - run unit tests, torch parity tests and the notebooks (nbval) in one pytest run
+#                 (on every core: PYTEST_WORKERS=auto, pytest-xdist)
 
 PY    ?= python3
 VENV  ?= .venv
@@ -87,8 +88,11 @@ lab: install dot student
 solutions: install dot
 	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) $(LAB_ARGS)
 
+# pytest-xdist: one worker per core; --dist loadfile keeps each file (a notebook's cells share
+# one kernel, in order) on one worker. PYTEST_WORKERS=0 runs in this process only.
+PYTEST_WORKERS ?= auto
 test: install-test dot
-	$(VPY) -m pytest $(PYTEST_ARGS)
+	$(VPY) -m pytest $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
 
 figures: install dot
 	$(VPY) -m autograd_lesson.figures
