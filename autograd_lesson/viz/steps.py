@@ -15,6 +15,7 @@ import base64
 import html
 import io
 import json
+import subprocess
 import weakref
 
 import graphviz
@@ -25,6 +26,7 @@ from .render import (AREA_PX, DOT_MISSING, MIN_FONT_PT, PX_PER_PT, fit, fit_widt
 
 MAX_STATIC_FRAMES = 12
 _PNG_END = b"IEND\xaeB`\x82"  # the last chunk of every PNG (its type and CRC)
+_NEATO_PNG = ["dot", "-Kneato", "-Tpng", "-n2"]  # what render(source, "png", "neato") runs
 _legends = {}  # fmt -> the legend drawn once: it is the same picture in every step-through
 _live = {}  # display key (the notebook cell) -> the widget shown there last; closed on re-run
 _instances = weakref.WeakSet()  # every StepThrough alive (the leak test counts them)
@@ -127,9 +129,14 @@ class StepThrough:
         """``[frame_png(i) for i in indices]`` from one ``neato`` run: Graphviz draws every
         graph of its input in turn (the same bytes), and starting it once per frame cost
         about a third of a step-through's picture time."""
-        out = render("".join(self.frame_dot(i, fold) for i in indices), "png", engine="neato")
-        pngs = [part + _PNG_END for part in out.split(_PNG_END)[:-1]]
-        if len(pngs) != len(indices):  # not one PNG per graph: draw them one by one
+        source = "".join(self.frame_dot(i, fold) for i in indices).encode("utf-8")
+        try:  # communicate(): Graphviz writes a frame's PNG before it has read the next graph
+            run = subprocess.run(_NEATO_PNG, input=source, capture_output=True)
+        except FileNotFoundError:
+            raise graphviz.ExecutableNotFound(_NEATO_PNG) from None
+        pngs = [part + _PNG_END for part in run.stdout.split(_PNG_END)[:-1]]
+        if run.returncode or len(pngs) != len(indices):  # draw them one by one (and fail as
+            # render() does)
             return [self.frame_png(i, fold) for i in indices]
         return pngs
 
