@@ -134,9 +134,10 @@ def _live_graph_bytes(engine):
     gc.collect()
     kinds = engine.tensor_types()
     roots = [o for o in gc.get_objects() if isinstance(o, kinds) and o.grad_fn is not None]
-    if not roots:
-        return 0
-    return take_snapshot(roots).total_bytes
+    # one snapshot per library: torch tensors left alive by other code in this process (a
+    # test run in one pytest worker) must not be mixed into a snapshot of ours, or vice versa
+    return sum(take_snapshot(group).total_bytes
+               for group in ([o for o in roots if isinstance(o, kind)] for kind in kinds) if group)
 
 
 def audit(step, *args, **kwargs):
