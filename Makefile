@@ -3,6 +3,7 @@
 #   make solutions - open the lessons with their solutions (the answer key)
 #   make lab-ko / solutions-ko - the same for the Korean edition (notebooks/ko, 한국어판)
 #   make test   - run unit tests, torch parity tests and the notebooks (nbval) in one pytest run
+#                 (on every core: PYTEST_WORKERS=auto, pytest-xdist)
 
 PY    ?= python3
 VENV  ?= .venv
@@ -108,8 +109,11 @@ solutions-ko: install dot
 translations: install
 	$(VPY) -m autograd_lesson.translations stale $(NOTEBOOKS)
 
+# pytest-xdist: one worker per core; --dist loadfile keeps each file (a notebook's cells share
+# one kernel, in order) on one worker. PYTEST_WORKERS=0 runs in this process only.
+PYTEST_WORKERS ?= auto
 test: install-test dot
-	$(VPY) -m pytest $(PYTEST_ARGS)
+	$(VPY) -m pytest $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
 
 figures: install dot
 	$(VPY) -m autograd_lesson.figures

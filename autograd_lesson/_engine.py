@@ -298,13 +298,13 @@ def _validate(node, outputs):
         if grad is None or i >= len(metadata) or node.next_functions[i][0] is None:
             continue
         shape, dtype = metadata[i]
-        if grad.shape != shape:
+        if grad._data.shape != shape:
             if not is_expandable_to(shape, grad.shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
                                    f"{i} - got {list(grad.shape)} but expected shape compatible "
                                    f"with {list(shape)}")
             grad = outputs[i] = sum_to(grad, shape)
-        if grad.dtype != dtype:
+        if grad._data.dtype != dtype:
             outputs[i] = grad.to(dtype)
     return outputs
 

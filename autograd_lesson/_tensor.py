@@ -131,16 +131,19 @@ class Tensor(TensorOps):
         self._init(array, None, 0, None, None, None)
         self.requires_grad = requires_grad
 
-    def _init(self, array, grad_fn, output_nr, storage, version_counter, base):
+    def _init(self, array, grad_fn, output_nr, storage, version_counter, base,
+              requires_grad=None):
         self._data = array
-        self._requires_grad = grad_fn is not None
+        self._requires_grad = grad_fn is not None if requires_grad is None else requires_grad
         self._grad = None
         self._grad_fn = grad_fn
         self._output_nr = output_nr
         self._storage = storage if storage is not None else Storage(array.nbytes)
-        self._version_counter = version_counter if version_counter is not None else VersionCounter()
+        if version_counter is None:
+            version_counter = VersionCounter()
+        self._version_counter = version_counter
         self._base = base
-        self._attr_version = self._version_counter.value
+        self._attr_version = version_counter.value
         self._creation_meta = False  # True for a view made under no_grad
         self._retains_grad = False
         self._hooks = None
@@ -150,8 +153,7 @@ class Tensor(TensorOps):
     def _make(cls, array, requires_grad=False, grad_fn=None, output_nr=0, storage=None,
               version_counter=None, base=None):
         t = object.__new__(cls)
-        t._init(array, grad_fn, output_nr, storage, version_counter, base)
-        t._requires_grad = requires_grad
+        t._init(array, grad_fn, output_nr, storage, version_counter, base, requires_grad)
         return t
 
     @classmethod

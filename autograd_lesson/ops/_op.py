@@ -21,8 +21,15 @@ from .._tensor import Tensor  # at module level: an import inside apply() costs 
 class _Unrecorded:
     """Stands in for the node when nothing is recorded: saves are dropped, attributes kept."""
 
-    def __init__(self, needs_input_grad):
-        self.needs_input_grad = needs_input_grad
+    def __init__(self, cls, inputs, needs_input_grad=None):
+        self._cls, self._inputs, self._needs = cls, inputs, needs_input_grad
+
+    @property
+    def needs_input_grad(self):  # under no_grad (most backward formulas) only if asked for
+        if self._needs is None:
+            self._needs = tuple([t is not None and t.requires_grad
+                                 for t in _edge_inputs(self._cls, self._inputs)])
+        return self._needs
 
     def save(self, slot, tensor, is_output=False):
         pass
@@ -42,8 +49,9 @@ def _edge_inputs(cls, inputs):
     for a Python scalar that PyTorch wraps into a tensor (``x * 2``: an edge to nothing).
     Non-differentiable inputs (masks, class targets) get no edge at all."""
     flat = []
+    skip = cls.non_differentiable
     for i, value in enumerate(inputs):
-        if i in cls.non_differentiable:
+        if skip and i in skip:
             continue
         if isinstance(value, Tensor):
             flat.append(value)
@@ -78,16 +86,28 @@ class Op(Node):
 
     @classmethod
     def apply(cls, *inputs, **params):
-        tensors = _edge_inputs(cls, inputs)
-        needs = tuple(t is not None and t.requires_grad for t in tensors)
-        record = _grad_mode._recording() and any(needs)
-        ctx = cls() if record else _Unrecorded(needs)
-        ctx.needs_input_grad = needs
+        record, tensors = False, None
+        if _grad_mode._enabled and not _grad_mode._inference:
+            tensors = _edge_inputs(cls, inputs)
+            needs = tuple([t is not None and t.requires_grad for t in tensors])
+            record = True in needs
+        if record:
+            ctx = cls()
+            ctx.needs_input_grad = needs
+        else:
+            ctx = _Unrecorded(cls, inputs, None if tensors is None else needs)
         result = cls.forward(ctx, *inputs, **params)
+        if type(result) is not tuple and not cls.is_view:  # the common case: one fresh output
+            differentiable = record and (result.dtype.kind == "f" or cls.any_dtype)
+            if record and result.dtype.kind == "c":
+                _refuse_complex()
+            out = Tensor._make(result, differentiable, ctx if differentiable else None)
+            if record:
+                ctx._connect(tensors, (out,), inputs)
+            return out
         arrays = result if isinstance(result, tuple) else (result,)
         if record and any(a.dtype.kind == "c" for a in arrays[:cls.differentiable_outputs]):
-            raise NotImplementedError("autograd_lesson does not differentiate complex values: "
-                                      "compute them from .detach()ed tensors")
+            _refuse_complex()
         base = inputs[0] if cls.is_view else None
         outputs = []
         for nr, array in enumerate(arrays):
@@ -109,15 +129,25 @@ class Op(Node):
                                    grad_fn=ctx if differentiable else None, output_nr=nr)
             outputs.append(out)
         if record:
-            ctx.next_functions = tuple((None, 0) if t is None else t._gradient_edge()
-                                       for t in tensors)
-            ctx._input_metadata = tuple(((), None) if t is None else (t.shape, t.dtype)
-                                        for t in tensors)
-            ctx._num_outputs = min(cls.differentiable_outputs, len(arrays))
-            if ctx._output_saves and not (inputs and inputs[0] is _node._inplace_self):
-                for slot, nr in ctx._output_saves:  # (an in-place op saves its target instead)
-                    ctx.save(slot, outputs[nr], is_output=True)
+            ctx._connect(tensors, outputs, inputs)
         return tuple(outputs) if isinstance(result, tuple) else outputs[0]
+
+    def _connect(self, tensors, outputs, inputs):
+        """Edges to the inputs, their metadata for the engine's checks, and the output saves."""
+        edges, metadata = [], []
+        for t in tensors:
+            if t is None:
+                edges.append((None, 0))
+                metadata.append(((), None))
+            else:
+                edges.append(t._gradient_edge())
+                metadata.append((t.shape, t.dtype))
+        self.next_functions = tuple(edges)
+        self._input_metadata = tuple(metadata)
+        self._num_outputs = min(self.differentiable_outputs, len(outputs))
+        if self._output_saves and not (inputs and inputs[0] is _node._inplace_self):
+            for slot, nr in self._output_saves:  # (an in-place op saves its target instead)
+                self.save(slot, outputs[nr], is_output=True)
 
     def _backward(self, grad_outputs):
         # Like PyTorch's generated nodes, unpack every save first: a freed or stale one raises
@@ -125,7 +155,8 @@ class Op(Node):
         self._unpacked = {slot: saved.unpack(self) for slot, saved in self._saved_slots.items()
                           if saved is not None}
         try:
-            if all(g is None for g in grad_outputs):
+            if not grad_outputs or (grad_outputs[0] is None
+                                    and all(g is None for g in grad_outputs)):
                 return [None] * len(self.next_functions)
             grads = self.backward(*grad_outputs)
         finally:
@@ -144,6 +175,11 @@ class Op(Node):
             if slot in slots and slots[slot] is None:
                 return UNDEFINED_SAVED
         return super().__getattr__(attr)
+
+
+def _refuse_complex():
+    raise NotImplementedError("autograd_lesson does not differentiate complex values: "
+                              "compute them from .detach()ed tensors")
 
 
 class UndefinedSavedTensor:

@@ -44,6 +44,17 @@ def promote_types(a, b):
 def result_type(*operands):
     """PyTorch's promotion: dimensioned tensors win over 0-dim tensors, which win over Python
     scalars, unless the lower group is of a higher category (bool < int < float)."""
+    if len(operands) == 2:  # the common cases, which the rules below decide the same way
+        x, y = operands
+        if isinstance(x, Tensor):
+            if isinstance(y, Tensor):
+                if x._data.dtype == y._data.dtype:
+                    return x._data.dtype
+                if (x._data.ndim and not y._data.ndim
+                        and x._data.dtype.kind == y._data.dtype.kind == "f"):
+                    return x._data.dtype  # grad * a wrapped scalar: the dimensioned float wins
+            elif type(y) is float and x._data.dtype.kind == "f":
+                return x._data.dtype
     groups = [None, None, None]
     for operand in operands:
         if isinstance(operand, Tensor):
@@ -132,7 +143,8 @@ def expand_shape(shape, sizes, dtype=None, prefix="torch."):
 
 
 def check_broadcast(x, y):
-    if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.shape != y._data.shape:
+    if (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.shape != y._data.shape
+            and x._data.ndim and y._data.ndim):  # a 0-dim tensor broadcasts to anything
         broadcast_shape(x._data.shape, y._data.shape)
 
 
@@ -181,6 +193,38 @@ def normalize_dims(dim, ndim):
         if out.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return out
+
+
+try:  # NumPy >= 2 keeps the error state in a context variable
+    from numpy._core.umath import _extobj_contextvar
+except ImportError:  # pragma: no cover - older NumPy: np.errstate itself
+    _extobj_contextvar = None
+_last_state = _last_ignoring = None
+
+
+class ignore_fp_errors:
+    """``np.errstate(all="ignore")`` for the per-op path (PyTorch never warns of inf or nan):
+    the same state, but built once per surrounding state rather than on every op, as
+    ``np.errstate`` does (~1.5 us an op; this ~0.3 us)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self):
+        global _last_state, _last_ignoring
+        if _extobj_contextvar is None:
+            self._token = np.errstate(all="ignore")
+            return self._token.__enter__()
+        state = _extobj_contextvar.get()
+        if state is not _last_state:  # the user's np.errstate changed: derive "ignore" anew
+            with np.errstate(all="ignore"):
+                _last_ignoring = _extobj_contextvar.get()
+            _last_state = state
+        self._token = _extobj_contextvar.set(_last_ignoring)
+
+    def __exit__(self, *exc):
+        if _extobj_contextvar is None:
+            return self._token.__exit__(*exc)
+        _extobj_contextvar.reset(self._token)
 
 
 @contextlib.contextmanager

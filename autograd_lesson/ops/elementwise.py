@@ -12,7 +12,7 @@ from ._op import Op
 from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
-from ._util import as_float, check_broadcast, result_type, torch_name, value
+from ._util import as_float, check_broadcast, ignore_fp_errors, result_type, torch_name, value
 
 
 def _binary(ctx, x, y, array):
@@ -31,7 +31,7 @@ class AddBackward0(Op):
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        with np.errstate(all="ignore"):  # inf - inf is nan, silently, in PyTorch
+        with ignore_fp_errors():  # inf - inf is nan, silently, in PyTorch
             return _binary(ctx, x, y, x._data + (value(y) if alpha == 1 else alpha * value(y)))
 
     def backward(ctx, grad):
@@ -47,7 +47,7 @@ class SubBackward0(Op):
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        with np.errstate(all="ignore"):
+        with ignore_fp_errors():
             return _binary(ctx, x, y, x._data - (value(y) if alpha == 1 else alpha * value(y)))
 
     def backward(ctx, grad):
@@ -83,7 +83,7 @@ class MulBackward0(Op):
         else:
             ctx.save_scalar("other", y)
             ctx.save("self", None)
-        with np.errstate(all="ignore"):  # 0 * inf
+        with ignore_fp_errors():  # 0 * inf
             return _binary(ctx, x, y, x._data * value(y))
 
     def backward(ctx, grad):

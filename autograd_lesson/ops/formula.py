@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._op import Op
-from ._util import normalize_dims, result_type
+from ._util import ignore_fp_errors, normalize_dims, result_type
 
 
 def zeros(shape, like):
@@ -35,7 +35,7 @@ class MulBackward1(Op):
     def forward(ctx, x, scalar):
         ctx.save_value("other", scalar)
         ctx.scalar = scalar
-        with np.errstate(all="ignore"):  # 0 * inf is nan, silently, in PyTorch
+        with ignore_fp_errors():  # 0 * inf is nan, silently, in PyTorch
             return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
 
     def backward(ctx, grad):

@@ -7,7 +7,7 @@ from .._tensor import Size, Tensor
 from ._op import Op
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
-from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
+from ._util import ignore_fp_errors, normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
 
@@ -26,7 +26,7 @@ class SumBackward0(Op):
         ctx.save_value("self_sym_sizes", list(x.shape))
         ctx.input_shape = x.shape
         out_dtype = dtype or (x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64))
-        with _quiet():  # inf + -inf is nan, without NumPy's RuntimeWarning
+        with ignore_fp_errors():  # inf + -inf is nan, without NumPy's RuntimeWarning
             return np.asarray(x._data.sum(dtype=out_dtype))
 
     def backward(ctx, grad):
@@ -44,7 +44,7 @@ class SumBackward1(Op):
         ctx.save_value("self_sym_sizes", list(x.shape))
         dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
         # sum(dim=()) reduces every dim, as PyTorch does (NumPy's axis=() reduces none)
-        with _quiet():
+        with ignore_fp_errors():
             return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))
 
     def backward(ctx, grad):
