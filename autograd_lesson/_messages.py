@@ -301,6 +301,50 @@ MESSAGES = {
         "lesson.audit(train_step, batch)",
         "✗ audit()에는 스텝을 함수로 넘기세요. 지금은 {type}입니다: 호출하지 말고 그대로 "
         "넘기세요. 예: lesson.audit(train_step, batch)"),
+    # -- on real PyTorch (lesson/on_torch.py) -----------------------------------------------
+    "on_torch.install": (
+        "torch is not installed, so this optional part is skipped: pip install torch (or pip "
+        "install 'autograd-lesson[torch]'){end}",
+        "torch가 설치되어 있지 않아 이 선택 부분을 건너뜁니다: pip install torch (또는 pip "
+        "install 'autograd-lesson[torch]'){end}"),
+    "on_torch.skip_rest": (
+        "; the cells below are skipped until you install it and restart the kernel",
+        ". 설치한 뒤 커널을 다시 시작할 때까지 아래 셀들은 건너뜁니다"),
+    "on_torch.bad_arguments": (
+        'on_real_torch(program, code) takes a function of torch that returns its tensors by '
+        'name, and the call as a string, e.g. lesson.on_real_torch(two_losses, '
+        '"loss1.backward()")',
+        'on_real_torch(program, code)는 torch를 받아 텐서들을 이름과 함께 반환하는 함수와, 호출을 '
+        '담은 문자열을 받습니다. 예: lesson.on_real_torch(two_losses, "loss1.backward()")'),
+    "on_torch.program_raised": ("{name}(torch) raised {error}", "{name}(torch)에서 {error}"),
+    "on_torch.not_a_dict": (
+        "{name}(torch) must return its tensors by name, as a dict such as dict(x=x, loss=loss); "
+        "it returned {type}",
+        "{name}(torch)는 dict(x=x, loss=loss)처럼 텐서들을 이름과 함께 dict로 반환해야 합니다. "
+        "반환한 값의 타입은 {type}입니다"),
+    "on_torch.on_pytorch": ("on PyTorch {version}:\n{text}", "PyTorch {version}에서:\n{text}"),
+    "on_torch.same_text": ("autograd_lesson printed the same text: {same}",
+                           "autograd_lesson이 출력한 텍스트와 같은가: {same}"),
+    "findings.form": (
+        '✗ answer with a set of kinds, such as {{"unused-retain"}} (set() if audit finds '
+        'nothing); the kinds are {kinds}.',
+        '✗ {{"unused-retain"}}처럼 발견된 문제의 종류를 집합으로 답하세요(audit이 아무것도 '
+        '찾지 못하면 set()). 종류는 {kinds}입니다.'),
+    "findings.bare_string": ('✗ put the kind in a set: {{"{kind}"}}.',
+                             '✗ 종류를 집합에 넣어 {{"{kind}"}}처럼 쓰세요.'),
+    "findings.not_a_kind": ('✗ "{kind}" is not a kind of finding: {kinds}.',
+                            '✗ "{kind}"는 발견된 문제의 종류가 아닙니다. 종류: {kinds}.'),
+    "findings.right": ("audit reports {listing}.", "audit이 보고하는 것: {listing}."),
+    "findings.wrong": ("at least one kind is missing or extra.",
+                       "빠졌거나 더 들어간 종류가 있습니다."),
+    "step_audit.raised": ("your step raised {error}", "여러분의 스텝에서 {error}"),
+    "step_audit.differs": (
+        "{name} differs from the reference step (largest difference {diff})",
+        "{name}: 기준 스텝의 결과와 다릅니다(가장 큰 차이 {diff})"),
+    "step_audit.finds": ("audit finds {kind}", "audit이 찾은 것: {kind}"),
+    "step_audit.right": (
+        "the same parameters as the reference after one step, and audit finds nothing.",
+        "한 스텝 뒤의 매개변수가 기준 스텝과 같고, audit이 아무것도 찾지 못합니다."),
 }
 
 # Exercise id -> (title, hint) in Korean; the English ones live in lesson/catalogue.py.
@@ -425,4 +469,11 @@ EXERCISES_KO = {
     "10-block": ("잔차 블록 고치기",
                  "broken_forward에 show_anomaly를 실행해 보세요. 그것이 가리키는 노드는 출력을 "
                  "저장했습니다. 나중에 그 출력을 제자리에서 덮어쓰는 줄은 어디입니까?"),
+    # -- lesson 11 (on real PyTorch) -------------------------------------------------------------
+    "11-kinds": ("첫 번째 backward에만 retain을 줄 때 audit이 보고하는 것",
+                 "retain_graph=True가 불필요한 것은, 유지한 노드를 그 스텝의 뒤따르는 어떤 backward도 "
+                 "실행하지 않을 때뿐입니다. 그리고 두 backward가 모두 실행하는 노드는 어느 것입니까?"),
+    "11-gan": ("audit이 아무것도 찾지 못하는 GAN 스텝",
+               "판별자의 손실에 필요한 것은 D의 변화도뿐입니다. 그 backward가 G로 들어가지 않게 "
+               "막아서, G의 그래프가 G 자신의 손실로 한 번만 실행되게 하는 것은 무엇입니까?"),
 }

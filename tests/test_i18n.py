@@ -400,3 +400,59 @@ def test_the_static_step_through_header_has_a_font_with_hangul():
     assert len(masks) == 3 and all(any(m) for m in masks)
     dejavu = ImageFont.truetype("DejaVuSans.ttf", 13)  # what the header would use otherwise
     assert len({bytes(dejavu.getmask(ch)) for ch in "가변화"}) == 1  # one box for all three
+
+
+# -- on real PyTorch (lesson/on_torch.py) -----------------------------------------------------
+def test_on_real_torch_speaks_korean_and_its_text_twin_stays_english(torch, monkeypatch, capsys):
+    from autograd_lesson.lesson import on_torch
+    shown = []
+    monkeypatch.setattr(on_torch, "_display", shown.append)
+
+    def two_losses(torch):
+        x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        return dict(x=x, loss=(x * 2).sum())
+    lesson.on_real_torch(two_losses, "loss.backward()")
+    english = capsys.readouterr().out.splitlines()
+    lesson.set_language("ko")
+    lesson.on_real_torch(two_losses, "loss.backward()")
+    korean = capsys.readouterr().out.splitlines()
+    assert english[0] == f"on PyTorch {torch.__version__}:"
+    assert korean[0] == f"PyTorch {torch.__version__}에서:"
+    assert english[-1] == "autograd_lesson printed the same text: True"
+    assert korean[-1] == "autograd_lesson이 출력한 텍스트와 같은가: True"
+    verdict = next(i for i, line in enumerate(english) if line.startswith("✓"))
+    assert english[verdict] == "✓ loss.backward() ran 3 nodes"
+    assert korean[verdict] == "✓ loss.backward(): 노드 3개를 실행했습니다"
+    assert korean[1:verdict] + korean[verdict + 1:-1] == english[1:verdict] + english[verdict + 1:-1]
+    assert "loss.backward() 호출 전 → 호출 후 (실행됨)" in shown[-1].source
+    lesson.on_real_torch(lambda torch: [torch.ones(1)], "pass")
+    assert capsys.readouterr().out.startswith("<lambda>(torch)는 dict(x=x, loss=loss)처럼")
+    with pytest.raises(TypeError, match="호출을 담은 문자열"):
+        lesson.on_real_torch(two_losses, None)
+
+
+def test_real_torch_without_torch_says_how_to_install_in_korean(monkeypatch, capsys):
+    import sys
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+    lesson.set_language("ko")
+    assert lesson.real_torch() is None
+    assert capsys.readouterr().out == ("torch가 설치되어 있지 않아 이 선택 부분을 건너뜁니다: pip "
+                                       "install torch (또는 pip install "
+                                       "'autograd-lesson[torch]').\n")
+
+
+def test_the_audit_checkers_speak_korean(torch, capsys):
+    from autograd_lesson.lesson import on_torch
+
+    def step():
+        a = torch.tensor([1.0], requires_grad=True)
+        (a * a).sum().backward()
+    lesson.set_language("ko")
+    on_torch.check_findings("double-traversal", step, exercise="11-kinds")
+    assert capsys.readouterr().out == '✗ 종류를 집합에 넣어 {"double-traversal"}처럼 쓰세요.\n'
+    on_torch.check_findings({"typo"}, step, exercise="11-kinds")
+    assert capsys.readouterr().out.startswith('✗ "typo"는 발견된 문제의 종류가 아닙니다. 종류: ')
+    on_torch.check_findings({"unused-retain"}, step, exercise="11-kinds")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "✗ 아쉽지만 틀렸습니다(첫 번째 시도): 빠졌거나 더 들어간 종류가 있습니다."
+    assert out[1] == "힌트: " + _messages.EXERCISES_KO["11-kinds"][1]

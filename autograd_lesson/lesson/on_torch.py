@@ -5,11 +5,13 @@ torch stays optional: it is imported only when one of these is called, and where
 missing :func:`real_torch` prints one line on how to install it instead of a traceback.
 """
 from .showing import _display, _is_tensor, _roots, verdict
+from .._messages import MESSAGES
+from ..i18n import korean, t
 from ..viz import before_after_view, ledger, record, take_snapshot
 
-INSTALL = ("torch is not installed, so this optional part is skipped: "
-           "pip install torch (or pip install 'autograd-lesson[torch]')")
-SKIP_REST = "; the cells below are skipped until you install it and restart the kernel"
+# the English lines (tests compare the cells' output with them); what prints is t(...)
+INSTALL = MESSAGES["on_torch.install"][0].format(end="")
+SKIP_REST = MESSAGES["on_torch.skip_rest"][0]
 
 
 def real_torch(skip_rest=False):
@@ -19,7 +21,7 @@ def real_torch(skip_rest=False):
     try:
         import torch
     except (ImportError, OSError):  # OSError: a wheel whose native libraries do not load
-        print(INSTALL + (SKIP_REST if skip_rest else "."))
+        print(t("on_torch.install", end=t("on_torch.skip_rest") if skip_rest else "."))
         if skip_rest:
             _skip_later_cells()
         return None
@@ -49,9 +51,12 @@ def _run(engine, names, code):
     outcome = "raised" if recording.error else "ran"
     after = take_snapshot(roots, tensors, executed=recording.executed,
                           failed=recording.failed, title=f"after {code} ({outcome})")
-    view = before_after_view(before, after)
+    picture_title = t("title.before_after", label=code,
+                      outcome=t("title.raised" if recording.error else "title.ran")) \
+        if korean() else None  # the ledger diff (the text twin) keeps its English title
+    view = before_after_view(before, after, picture_title=picture_title)
     done = verdict(recording.error) if recording.error else \
-        f"✓ {code} ran {recording.executed_count} nodes"
+        t("show.ran_nodes", label=code, n=recording.executed_count)
     return view, "\n".join([ledger(before), done, view.text])
 
 
@@ -61,28 +66,25 @@ def on_real_torch(program, code):
     ledger before, the verdict, the diff); then run the same on ``autograd_lesson`` and say
     whether it printed the same text. Without torch: one line on how to install it."""
     if not callable(program) or not isinstance(code, str):
-        raise TypeError("on_real_torch(program, code) takes a function of torch that returns its "
-                        "tensors by name, and the call as a string, e.g. "
-                        "lesson.on_real_torch(two_losses, \"loss1.backward()\")")
+        raise TypeError(t("on_torch.bad_arguments"))
     real = real_torch()
     if real is None:
         return
     import autograd_lesson
+    name = getattr(program, "__name__", "program")
     try:
         names = program(real)
     except Exception as error:  # the learner's program: one line, not a traceback
-        print(f"{getattr(program, '__name__', 'program')}(torch) raised {verdict(error)[2:]}")
+        print(t("on_torch.program_raised", name=name, error=verdict(error)[2:]))
         return
     if not isinstance(names, dict):
-        print(f"{getattr(program, '__name__', 'program')}(torch) must return its tensors by "
-              f"name, as a dict such as dict(x=x, loss=loss); it returned "
-              f"{type(names).__name__}")
+        print(t("on_torch.not_a_dict", name=name, type=type(names).__name__))
         return
     view, theirs = _run(real, names, code)
     _display(view)
-    print(f"on PyTorch {real.__version__}:\n{theirs}")
+    print(t("on_torch.on_pytorch", version=real.__version__, text=theirs))
     _, ours = _run(autograd_lesson, program(autograd_lesson), code)
-    print(f"autograd_lesson printed the same text: {theirs == ours}")
+    print(t("on_torch.same_text", same=theirs == ours))
     if theirs != ours:
         print(ours)
 
@@ -99,22 +101,21 @@ def check_findings(prediction, step, *args, exercise=None, **kwargs):
     exercise, hint = _exercise(exercise, "")
     if prediction is ...:
         return _not_done(exercise)
-    form = ("✗ answer with a set of kinds, such as {\"unused-retain\"} (set() if audit finds "
-            "nothing); the kinds are " + ", ".join(f'"{k}"' for k in KINDS) + ".")
+    form = t("findings.form", kinds=", ".join(f'"{k}"' for k in KINDS))
     if isinstance(prediction, str):
-        return _malformed(f'✗ put the kind in a set: {{"{prediction}"}}.' if prediction in KINDS
+        return _malformed(t("findings.bare_string", kind=prediction) if prediction in KINDS
                           else form)
     if not isinstance(prediction, (set, frozenset, list, tuple)) or \
             not all(isinstance(p, str) for p in prediction):
         return _malformed(form)
     unknown = sorted(set(prediction) - set(KINDS))
     if unknown:
-        return _malformed(f'✗ "{unknown[0]}" is not a kind of finding: {", ".join(KINDS)}.')
+        return _malformed(t("findings.not_a_kind", kind=unknown[0], kinds=", ".join(KINDS)))
     report = audit(step, *args, **kwargs)
     found = {f.kind for f in report.findings}
     correct = set(prediction) == found
     _verdict(exercise, hint, frozenset(prediction), correct,
-             f"audit reports {_listing(found)}.", "at least one kind is missing or extra.",
+             t("findings.right", listing=_listing(found)), t("findings.wrong"),
              after=[str(report)] if correct else [])
 
 
@@ -141,13 +142,12 @@ def check_audit(fn, reference, make, *, exercise, atol=1e-6):
     try:
         fn(*inputs.values())
     except Exception as error:  # the learner's code: one line, not a traceback
-        return _verdict(exercise, hint, key, False, "", f"your step raised {verdict(error)[2:]}")
+        return _verdict(exercise, hint, key, False, "",
+                        t("step_audit.raised", error=verdict(error)[2:]))
     got = {n: p.detach().numpy() for n, p in _parameters(inputs).items()}
-    problems = [f"{n} differs from the reference step (largest difference "
-                f"{np.abs(got[n] - w).max():.2g})" for n, w in want.items()
-                if not np.allclose(got[n], w, atol=atol)]
+    problems = [t("step_audit.differs", name=n, diff=f"{np.abs(got[n] - w).max():.2g}")
+                for n, w in want.items() if not np.allclose(got[n], w, atol=atol)]
     report = audit(fn, *make().values())
-    problems += [f"audit finds {f.kind}" for f in report.findings]
-    _verdict(exercise, hint, key, not problems,
-             "the same parameters as the reference after one step, and audit finds nothing.",
+    problems += [t("step_audit.finds", kind=f.kind) for f in report.findings]
+    _verdict(exercise, hint, key, not problems, t("step_audit.right"),
              "; ".join(problems) + ".")
