@@ -56,7 +56,9 @@ def _type_string(tensor):
 
 
 def _op_name(node):
-    return re.sub(r"Backward\d*$", "", node.name())
+    """The op as PyTorch's messages name it: ``Mul`` for MulBackward0, ``Max1`` for
+    MaxBackward1."""
+    return re.sub(r"Backward(\d*)$", lambda m: m[1].lstrip("0"), node.name())
 
 
 class SavedTensor:

@@ -504,7 +504,7 @@ class Tensor(TensorOps):
         """``x[key] = value``: ``index_put_`` for int lists and masks, else ``x[key].copy_(value)``
         (the value broadcast to the indexed shape, as PyTorch's ``copy_to``)."""
         self._check_inference_inplace()
-        if not isinstance(value, (Tensor, int, float, bool, np.number)):
+        if not isinstance(value, (Tensor, int, float, bool, complex, np.number)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
                             f"torch.{_ops._util.torch_name(self.dtype)}Tensor")
         if _ops.shape.is_advanced_key(key):
@@ -521,8 +521,8 @@ class Tensor(TensorOps):
             return
         if isinstance(value, Tensor):
             shape = value.shape
-            while shape and shape[0] == 1 and len(shape) > target.ndim:
-                shape = shape[1:]  # PyTorch's copy_to drops leading 1s first
+            while shape and shape[0] == 1:
+                shape = shape[1:]  # PyTorch's copy_to drops every leading 1 first
             _ops._util.expand_shape(shape, target.shape, value.dtype, prefix="")
             _ops.shape.check_overlap(target, value, partial_only=True)
             value = value if shape == value.shape else value.reshape(shape)

@@ -13,20 +13,23 @@ def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: ``TBackward0`` then ``AddmmBackward0`` for a 2-D input.
 
     The saved ``weight.t()`` is a view of the parameter (same storage, same version counter),
-    which is why ``optimizer.step()`` makes a retained graph stale.
+    which is why ``optimizer.step()`` makes a retained graph stale. As PyTorch's ``linear``:
+    a contiguous input of another rank with a bias that is a row (one dim not 1) is flattened
+    to 2-D around one ``addmm`` (``ViewBackward0`` both sides); otherwise ``matmul`` then
+    ``add_(bias)``.
     """
     if not input.ndim or not weight.ndim:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
     if weight.ndim > 2:
         weight.t()  # raises t()'s message, as PyTorch's linear does
-    if bias is not None and weight.ndim != 2:
-        if input.dtype != weight.dtype:
-            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                               f"{torch_name(input.dtype)} and {torch_name(weight.dtype)}")
-        raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
     if input.ndim == 2 and bias is not None:
         return _mm.addmm(bias, input, weight.t())
+    if (bias is not None and (bias.ndim == 1 or sum(s != 1 for s in bias.shape) == 1)
+            and bias._data.flags.c_contiguous and input._data.flags.c_contiguous):
+        lead = input.shape[:-1]  # PyTorch's _flatten_nd_linear
+        out = _mm.addmm(bias, input.reshape(int(np.prod(lead)), input.shape[-1]), weight.t())
+        return out.view(*lead, *weight.shape[:1 if weight.ndim == 2 else 0])
     out = _mm.matmul(input, weight.t())
     if bias is None:
         return out

@@ -1,5 +1,6 @@
 """Helpers shared by ops: PyTorch's type promotion, broadcasting checks, gradient reduction."""
 import contextlib
+import math
 import warnings
 
 import numpy as np
@@ -76,6 +77,57 @@ def check_castable(result, target):
     if _category(result) > _category(target):
         raise RuntimeError(f"result type {torch_name(result)} can't be cast to the desired "
                            f"output type {torch_name(target)}")
+
+# c10's names of the C++ types in "value cannot be converted to type ... without overflow"
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "at::Half", "int64": "int64_t",
+              "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def check_scalar(number, dtype):
+    """A Python number written into a tensor of ``dtype`` (``fill_``, ``x[i] = v``, ``full``):
+    PyTorch's ``checked_convert`` refuses a complex number with an imaginary part, or a value
+    out of the type's range, in any dtype but bool and complex. Returns the number to write."""
+    dtype = np.dtype(dtype)
+    if isinstance(number, int) and not -2 ** 63 <= number < 2 ** 63:
+        raise OverflowError("int too big to convert")  # (PyTorch's parser reads an int64)
+    if dtype.kind in "bc" or not isinstance(number, (int, float, complex, np.number)):
+        return number
+    if isinstance(number, (complex, np.complexfloating)):
+        fits = number.imag == 0
+        number = number.real
+    else:
+        fits = True
+    if dtype.kind == "f":
+        fits = fits and not (math.isfinite(number) and abs(number) > float(np.finfo(dtype).max))
+    else:
+        info = np.iinfo(dtype)
+        fits = fits and math.isfinite(number) and info.min <= number <= info.max
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(str(dtype), dtype)}"
+                           f" without overflow")
+    return number
+
+
+_complex_warned = [False]
+
+
+def cast(array, dtype):
+    """``array`` in ``dtype``. Complex to real keeps the real part and, as PyTorch's ``copy_``,
+    warns once per process (TORCH_WARN_ONCE)."""
+    dtype = np.dtype(dtype)
+    if array.dtype.kind == "c" and dtype.kind != "c":
+        if dtype.kind == "b":
+            return array != 0
+        if not _complex_warned[0]:
+            _complex_warned[0] = True
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=2)
+        array = array.real
+    if dtype.kind in "iub" and array.dtype.kind == "f":
+        with np.errstate(invalid="ignore", over="ignore"):  # nan, inf: no warning in PyTorch
+            return array.astype(dtype)
+    return array.astype(dtype)
+
 
 def value(operand):
     return operand._data if isinstance(operand, Tensor) else operand

@@ -12,7 +12,8 @@ from ._op import Op
 from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
-from ._util import as_float, check_broadcast, result_type, torch_name, value
+from ._util import (as_float, cast, check_broadcast, check_scalar, result_type, torch_name,
+                    value)
 
 
 def _binary(ctx, x, y, array):
@@ -153,7 +154,7 @@ class FillBackward3(Op):
     any_dtype = True
 
     def forward(ctx, x, value):
-        return np.full_like(x._data, value._data)
+        return np.full_like(x._data, cast(value._data, x.dtype))
 
     def backward(ctx, grad):
         grad_value = grad.sum() if ctx.needs_input_grad[1] else None
@@ -164,7 +165,7 @@ class FillBackward2(Op):
     """``x.fill_(value)`` with a number: out = value everywhere; the gradient is zero."""
 
     def forward(ctx, x, value):
-        return np.full_like(x._data, value)
+        return np.full_like(x._data, check_scalar(value, x.dtype))
 
     def backward(ctx, grad):
         return zeros(grad.shape, grad)

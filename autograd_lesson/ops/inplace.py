@@ -34,10 +34,30 @@ NO_GRAD_VIEW_REBASE = NO_GRAD_VIEW_INPLACE.replace(
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-MULTI_VIEW_INPLACE = (
-    "Output {nr} of {name} is a view and is being modified inplace. This view is the output of "
-    "a function that returns multiple views. Such functions do not allow the output views to be "
-    "modified inplace. You should replace the inplace operation by an out-of-place one.")
+MULTI_VIEW_TAIL = (
+    " This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one.")
+NO_GRAD_VIEW_TAIL = NO_GRAD_VIEW_INPLACE[NO_GRAD_VIEW_INPLACE.index(" Given"):]
+
+
+def view_error(view, indirect=False):
+    """PyTorch's ``handle_view_on_rebase``: the message for an in-place change of a view made
+    in no_grad mode or by a multi-output op (split, unbind; and the views of such a view)."""
+    modified = ("its base or another view of its base has been modified inplace" if indirect
+                else "is being modified inplace")
+    multi = "_multi_view" in view.__dict__
+    fn = view._grad_fn
+    if fn is None:
+        head = f"A view was created in no_grad mode and {modified} with grad mode enabled."
+    elif multi:
+        head = f"Output {view._output_nr} of {_node._op_name(fn)} is a view and {modified}."
+    else:
+        head = (f"Output {view._output_nr} of {_node._op_name(fn)} is a view of a view which was "
+                f"created in no_grad mode and {modified} with grad mode enabled.")
+    return head + (MULTI_VIEW_TAIL if multi else NO_GRAD_VIEW_TAIL)
+
+
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers "
                  "to a single memory location. Please clone() the tensor before performing the "
                  "operation.")
@@ -55,11 +75,8 @@ def check_inplace(x, others=()):
 def _check_views_and_leaves(x):
     base = x._base
     if base is not None:
-        multi = x.__dict__.get("_multi_view")
-        if multi is not None:
-            raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=x._output_nr, name=multi))
-        if x._creation_meta:
-            raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+        if x._creation_meta or "_multi_view" in x.__dict__:
+            raise RuntimeError(view_error(x))
         if x.requires_grad and base.is_leaf:
             raise RuntimeError(LEAF_VIEW_INPLACE_ERROR)
     elif x.requires_grad and x.is_leaf:
@@ -187,8 +204,8 @@ def regenerate_view_fn(view):
     base = view._base
     if view._grad_fn is None and not base.requires_grad:
         return
-    if view._creation_meta:
-        raise RuntimeError(NO_GRAD_VIEW_REBASE)
+    if view._creation_meta or "_multi_view" in view.__dict__:
+        raise RuntimeError(view_error(view, indirect=True))
     node = AsStridedBackward0()
     _as_strided_node(node, base, *view_geometry(view, base))
     node.next_functions = (base._gradient_edge(),)

@@ -11,10 +11,13 @@ from .formula import maybe_multiply
 from ._util import expand_shape, result_type, torch_name
 
 
-def _check_dtypes(x, y):
+def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
+    """The last check before the kernel: the same dtype, and one the kernel has (not bool)."""
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_name(x.dtype)} != {_name(y.dtype)}")
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _name(dtype):
@@ -96,6 +99,7 @@ class AddmmBackward0(Op):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
         expand_shape(bias.shape, (x.shape[0], w.shape[1]), bias.dtype)  # the bias broadcasts
+        _check_dtypes(x, w)
         ctx.save("mat1", x if w.requires_grad else None)
         ctx.save("mat2", w if x.requires_grad else None)
         ctx.alpha, ctx.beta = alpha, beta
@@ -138,7 +142,7 @@ class MvBackward0(Op):
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                                f"{torch_name(v.dtype)}, {torch_name(x.dtype)}, and "
                                f"{torch_name(v.dtype)}")
-        _check_dtypes(x, v)
+        _check_dtypes(x, v, "addmv_impl_cpu")
         ctx.save("self", x if v.requires_grad else None)
         ctx.save("vec", v if x.requires_grad else None)
         return x._data @ v._data

@@ -48,8 +48,9 @@ class SoftmaxBackward0(Op):
         a = x._data.reshape(x.shape or (1,))
         if not a.size:
             return x._data.copy()
-        shifted = np.exp(a - a.max(axis=ctx.dim, keepdims=True))
-        return (shifted / shifted.sum(axis=ctx.dim, keepdims=True)).reshape(x.shape)
+        with np.errstate(invalid="ignore"):  # inf - inf: nan, as PyTorch, without a warning
+            shifted = np.exp(a - a.max(axis=ctx.dim, keepdims=True))
+            return (shifted / shifted.sum(axis=ctx.dim, keepdims=True)).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.SoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -67,8 +68,10 @@ class LogSoftmaxBackward0(Op):
         a = x._data.reshape(x.shape or (1,))
         if not a.size:
             return x._data.copy()
-        shifted = a - a.max(axis=ctx.dim, keepdims=True)
-        return (shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))).reshape(x.shape)
+        with np.errstate(invalid="ignore"):  # inf - inf: nan, as PyTorch, without a warning
+            shifted = a - a.max(axis=ctx.dim, keepdims=True)
+            return (shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
+                    ).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.LogSoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -190,9 +193,15 @@ class NllLossBackward0(Op):
         if x.ndim != 2 and target.dtype.kind in "iu" and (x.ndim, target.ndim) in ((1, 0), (1, 1)):
             raise NotImplementedError("autograd_lesson's nll_loss takes a batch: pass input of "
                                       "shape (N, C) and target of shape (N,) (x.unsqueeze(0))")
-        if x.ndim == 2 and target.ndim == 1 and target.shape[0] != x.shape[0]:
+        if x.ndim >= 2 and (target.shape[0] if target.ndim else 0) != x.shape[0]:  # nll_loss_nd
             raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
-                             f"batch_size ({target.shape[0]}).")
+                             f"batch_size ({target.shape[0] if target.ndim else 0}).")
+        if x.ndim > 2:
+            expected = [x.shape[0], *x.shape[2:]]
+            if list(target.shape) != expected:
+                raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+            raise NotImplementedError("autograd_lesson's nll_loss takes input of shape (N, C): "
+                                      "move the class dim last and flatten the others")
         if x.dtype.kind != "f":
             raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
                                       f"'{torch_name(x.dtype)}'")

@@ -4,7 +4,6 @@ None of these saves a tensor, except advanced indexing (``IndexBackward0`` saves
 which is why graphs made of them can be backpropagated twice.
 """
 import math
-import warnings
 
 import numpy as np
 
@@ -12,8 +11,8 @@ from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, zeros)
-from ._util import (broadcast_shape, expand_shape, is_expandable_to, normalize_dims,
-                    result_type, torch_name, wrap_dim)
+from ._util import (broadcast_shape, cast, check_scalar, expand_shape, is_expandable_to,
+                    normalize_dims, result_type, torch_name, wrap_dim)
 
 
 def _infer_shape(shape, numel, name="reshape"):
@@ -80,16 +79,6 @@ class CloneBackward0(Op):
 
     def backward(ctx, grad):
         return grad
-
-
-def cast(array, dtype):
-    """``array`` in ``dtype``; complex to real warns as PyTorch does (a UserWarning)."""
-    dtype = np.dtype(dtype)
-    if array.dtype.kind == "c" and dtype.kind != "c":
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
-                      stacklevel=4)
-        return array.real.astype(dtype)
-    return array.astype(dtype)
 
 
 class ToCopyBackward0(Op):
@@ -347,7 +336,8 @@ class IndexPutBackward0(SavedIndexList, Op):
         ctx.save("indices", indices)
         ctx.save_value("accumulate", False)
         out = np.array(x._data, copy=True)
-        out[indices._data] = values._data if isinstance(values, Tensor) else values
+        out[indices._data] = (cast(values._data, x.dtype) if isinstance(values, Tensor)
+                              else check_scalar(values, x.dtype))
         return out
 
     def backward(ctx, grad):
@@ -433,8 +423,8 @@ def index_put_(x, key, value):
         result_shape = array.shape + x.shape[1:]
     if isinstance(value, Tensor):
         shape = value.shape
-        while shape and shape[0] == 1 and len(shape) > len(result_shape):
-            shape = shape[1:]  # leading 1s are dropped first, as in copy_to
+        while shape and shape[0] == 1:
+            shape = shape[1:]  # every leading 1 is dropped first (PyTorch's slicePrefix1sSize)
         if shape != value.shape and is_expandable_to(shape, result_shape):
             value = value.reshape(shape)
         if not is_expandable_to(shape, result_shape):
@@ -502,8 +492,7 @@ class CopyBackwards(Op):
     def forward(ctx, x, src):
         ctx.src_dtype = src.dtype
         try:
-            data = src._data.real if src.dtype.kind == "c" and x.dtype.kind != "c" else src._data
-            return np.broadcast_to(data, x.shape).astype(x.dtype)  # (copy_ drops .imag quietly)
+            return cast(np.broadcast_to(src._data, x.shape), x.dtype)
         except ValueError:
             raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match "
                                f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
@@ -638,7 +627,7 @@ def unbind(x, dim=0):
 
 def copy_from(x, src):
     if not isinstance(src, Tensor):
-        src = Tensor._make(np.asarray(src, dtype=x.dtype))
+        src = Tensor._make(np.asarray(check_scalar(src, x.dtype), dtype=x.dtype))
     return CopyBackwards.apply(x, src)
 
 
