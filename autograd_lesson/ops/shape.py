@@ -10,7 +10,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
-                      SliceBackwardBackward0, zeros)
+                      SliceBackwardBackward0, index_key, save_indices, zeros)
 from ._util import (broadcast_shape, cast, check_scalar, expand_shape, is_expandable_to,
                     normalize_dims, result_type, torch_name, wrap_dim)
 
@@ -292,15 +292,19 @@ INT64_MAX = 2 ** 63 - 1
 
 
 class IndexBackward0(SavedIndexList, Op):
-    """out = self[indices] (advanced indexing: int list or bool mask; a copy, not a view).
-    Saves indices (a new int64 tensor for a list; the mask itself for a bool mask), which
-    PyTorch exposes as a list (``_saved_indices == [mask]``) and gives no edge."""
+    """out = self[indices] (advanced indexing: int lists or bool masks; a copy, not a view).
+    Saves indices (a new int64 tensor for a list; the mask itself for a bool mask; a tuple of
+    them, None for a dim a slice kept), which PyTorch exposes as a tuple
+    (``_saved_indices == (mask,)``) and gives no edge."""
 
     non_differentiable = (1,)
 
     def forward(ctx, x, index):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
+        if isinstance(index, tuple):  # from index(): already checked, one entry per dim
+            save_indices(ctx, index)
+            return np.array(x._data[index_key(index)])
         if not isinstance(index, Tensor):  # an int list becomes a new int64 tensor
             array = np.asarray(index)
             index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
@@ -319,7 +323,7 @@ class IndexBackward0(SavedIndexList, Op):
             raise IndexError(str(e)) from None
 
     def backward(ctx, grad):
-        return IndexPutImplBackward0.apply(zeros(ctx.input_shape, grad), ctx.saved("indices"), grad)
+        return IndexPutImplBackward0.apply(zeros(ctx.input_shape, grad), ctx.saved_indices(), grad)
 
 
 class IndexPutBackward0(SavedIndexList, Op):
@@ -333,15 +337,15 @@ class IndexPutBackward0(SavedIndexList, Op):
     any_dtype = True  # (x[mask] = v of an integer x with v requiring grad: as PyTorch)
 
     def forward(ctx, x, indices, values):
-        ctx.save("indices", indices)
+        save_indices(ctx, indices)
         ctx.save_value("accumulate", False)
         out = np.array(x._data, copy=True)
-        out[indices._data] = (cast(values._data, x.dtype) if isinstance(values, Tensor)
-                              else check_scalar(values, x.dtype))
+        out[index_key(indices)] = (cast(values._data, x.dtype) if isinstance(values, Tensor)
+                                   else check_scalar(values, x.dtype))
         return out
 
     def backward(ctx, grad):
-        indices = ctx.saved("indices")
+        indices = ctx.saved_indices()
         grad_x = IndexPutBackward0.apply(grad, indices, 0.0) if ctx.needs_input_grad[0] else None
         grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
         return grad_x, grad_values
@@ -358,7 +362,7 @@ def index_put(x, key, values):
 def is_advanced_key(key):
     """An int list, int array, bool mask or a tuple of int lists: ``index_put_``, not a view."""
     if isinstance(key, tuple):
-        return len(key) > 1 and all(_is_advanced(k) for k in key)
+        return any(_is_advanced(k) for k in key)
     if isinstance(key, Tensor) and key.dtype == np.bool_:
         return True  # a 0-dim mask too
     return _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind not in "biu")
@@ -384,15 +388,20 @@ def check_overlap(target, value, partial_only=False):
 
 def index_put_(x, key, value):
     """``x[key] = value`` for an advanced ``key``, with PyTorch's checks before NumPy's."""
-    if isinstance(key, tuple):  # int lists for the leading dims: one index into them flattened
-        _check_bounds(key, x.shape)
-        arrays = np.broadcast_arrays(*[np.asarray(k._data if isinstance(k, Tensor) else k)
-                                       for k in key])
-        lead = x.shape[:len(key)]
-        linear = np.ravel_multi_index(tuple(a % n for a, n in zip(arrays, lead)), lead)
-        flat = view(x, -1, *x.shape[len(key):])
-        return index_put_(flat, Tensor._make(linear.astype(np.int64)), value)
     from . import inplace
+    if isinstance(key, tuple):  # ints and slices make a view, written at the advanced entries
+        x, entries = slicing(x, key)
+        if len(entries) == 1:
+            key = entries[0]
+        else:
+            inplace.check_inplace(x, (value,))
+            if isinstance(value, Tensor):
+                check_overlap(x, value)
+                result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
+                    index_key(entries)].shape
+                value = _index_put_value(value, result_shape, x.dtype)
+            x._inplace(lambda t: IndexPutBackward0.apply(t, entries, value), value)
+            return
     mask = isinstance(key, Tensor) and key.dtype == np.bool_
     if not x.ndim and not mask:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
@@ -422,21 +431,28 @@ def index_put_(x, key, value):
         array = np.asarray(key._data if isinstance(key, Tensor) else key)
         result_shape = array.shape + x.shape[1:]
     if isinstance(value, Tensor):
-        shape = value.shape
-        while shape and shape[0] == 1:
-            shape = shape[1:]  # every leading 1 is dropped first (PyTorch's slicePrefix1sSize)
-        if shape != value.shape and is_expandable_to(shape, result_shape):
-            value = value.reshape(shape)
-        if not is_expandable_to(shape, result_shape):
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot "
-                               f"be broadcast to indexing result of shape {list(result_shape)}")
-        if value.dtype != x.dtype and not fill:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                               f"{torch_name(x.dtype)} for the destination and "
-                               f"{torch_name(value.dtype)} for the source.")
+        value = _index_put_value(value, result_shape, None if fill else x.dtype)
     if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
         _check_bounds((key,), x.shape)
     x._inplace(lambda t: index_put(t, key, value), value)
+
+
+def _index_put_value(value, result_shape, dtype):
+    """The value of ``x[index] = value``: leading 1s dropped, then it must broadcast to the
+    indexed shape and (unless ``dtype`` is None) have x's dtype, with PyTorch's messages."""
+    shape = value.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]  # every leading 1 is dropped first (PyTorch's slicePrefix1sSize)
+    if shape != value.shape and is_expandable_to(shape, result_shape):
+        value = value.reshape(shape)
+    if not is_expandable_to(shape, result_shape):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot "
+                           f"be broadcast to indexing result of shape {list(result_shape)}")
+    if dtype is not None and value.dtype != dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{torch_name(dtype)} for the destination and "
+                           f"{torch_name(value.dtype)} for the source.")
+    return value
 
 
 class CatBackward0(Op):
@@ -712,11 +728,9 @@ def index(x, key):
     if isinstance(key, (list, np.ndarray)):
         return IndexBackward0.apply(x, list(key) if isinstance(key, list) else key)
     keys = key if isinstance(key, tuple) else (key,)
-    if keys and all(_is_advanced(k) for k in keys) and len(keys) > 1:
-        return _index_lists(x, keys)
     if any(_is_advanced(k) for k in keys):
-        raise IndexError("autograd_lesson mixes ints and slices with one int list or mask at a "
-                         "time; index in two steps (x[:, 1:][[0, 1]]) instead")
+        out, indices = slicing(x, keys)
+        return IndexBackward0.apply(out, indices)
     if sum(k is Ellipsis for k in keys) > 1:
         keys = _drop_extra_ellipses(keys)
     named = sum(k is not None and k is not Ellipsis for k in keys)
@@ -761,25 +775,85 @@ def _drop_extra_ellipses(keys):
     return tuple(k for i, k in enumerate(keys) if k is not Ellipsis or i == first)
 
 
-def _index_lists(x, keys):
-    """``x[[0, 1], [2, 0]]``: the int lists of the leading dims become one index into those dims
-    flattened (a view then one ``IndexBackward0``; PyTorch records one IndexBackward0)."""
-    if len(keys) > x.ndim:
+def _index_tensor(k):
+    if isinstance(k, Tensor):
+        return k
+    array = np.asarray(k)
+    return Tensor._make(array if array.dtype == bool else array.astype(np.int64))
+
+
+def slicing(x, keys):
+    """PyTorch's ``applySlicing`` for a key with int lists or masks (``x[:, [0, 1]]``,
+    ``x[[0, 1], [1, 0]]``): ints, slices and None make a view, then the advanced entries, one
+    per dim of that view (None where a slice kept the dim), are checked as PyTorch's index
+    kernel does. Returns the view and the entries (``x[...]`` and ``x[...] = v`` share it)."""
+    keys = _drop_extra_ellipses(keys) if sum(k is Ellipsis for k in keys) > 1 else keys
+    keys = tuple(_index_tensor(k) if _is_advanced(k) else k for k in keys)
+    named = sum((k.ndim if k.dtype == np.bool_ else 1) if isinstance(k, Tensor) else 1
+                for k in keys if k is not None and k is not Ellipsis)
+    if named > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    _check_bounds(keys, x.shape)
-    arrays = [np.asarray(k._data if isinstance(k, Tensor) else k) for k in keys]
-    if any(a.dtype.kind not in "iu" for a in arrays):
-        raise IndexError("autograd_lesson indexes with a tuple of int lists only; use one bool "
-                         "mask (x[mask]) for masks")
+    if any(k is Ellipsis for k in keys):  # (not `in`: a Tensor's == is elementwise)
+        i = next(i for i, k in enumerate(keys) if k is Ellipsis)
+        keys = keys[:i] + (slice(None),) * (x.ndim - named) + keys[i + 1:]
+    out, dim, entries = x, 0, []
+    for position, k in enumerate(keys):
+        if k is None:
+            out = UnsqueezeBackward0.apply(out, dim)
+            entries.append(None)
+            dim += 1
+        elif isinstance(k, slice):
+            if k != slice(None):
+                out = SliceBackward0.apply(out, dim, k)
+            entries.append(None)
+            dim += 1
+        elif isinstance(k, Tensor):
+            entries.append(k)
+            dim += k.ndim if k.dtype == np.bool_ else 1
+        else:
+            size = out.shape[dim]
+            if not -size <= int(k) < size:
+                raise IndexError(f"index {int(k)} is out of bounds for dimension {position} with "
+                                 f"size {size}")
+            out = SelectBackward0.apply(out, dim, int(k), indexing=True)
+    while entries and entries[-1] is None:
+        entries.pop()
+    _check_entries(out.shape, entries)
+    return out, tuple(entries)
+
+
+def _check_entries(shape, entries):
+    """Masks fit the dims they cover, the index tensors broadcast, and every index is in
+    bounds: PyTorch's checks and messages, in its order."""
+    dim, arrays = 0, []  # arrays: (dim, int index array), a mask expanded to its nonzero()
+    for t in entries:
+        if t is None:
+            dim += 1
+            continue
+        if t.dtype == np.bool_:
+            covered = shape[dim:dim + t.ndim]
+            for j, (m, n) in enumerate(zip(t.shape, covered)):
+                if m != n:
+                    raise IndexError(f"The shape of the mask {list(t.shape)} at index {j} does "
+                                     f"not match the shape of the indexed tensor {list(shape)} "
+                                     f"at index {dim + j}")
+            arrays.extend((dim + j, a) for j, a in enumerate(np.nonzero(t._data)))
+            dim += t.ndim
+        else:
+            arrays.append((dim, t._data))
+            dim += 1
     try:
-        arrays = np.broadcast_arrays(*arrays)
+        np.broadcast_shapes(*[a.shape for _, a in arrays])
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
-                         + " ".join(str(list(np.shape(a))) for a in arrays)) from None
-    lead = x.shape[:len(keys)]
-    linear = np.ravel_multi_index(tuple(a % n for a, n in zip(arrays, lead)), lead)
-    flat = reshape(x, -1, *x.shape[len(keys):]) if x.ndim > len(keys) else reshape(x, -1)
-    return IndexBackward0.apply(flat, Tensor._make(linear.astype(np.int64)))
+                         "shapes " + ", ".join(str(list(a.shape)) for _, a in arrays)) from None
+    for position, (d, a) in enumerate(arrays):
+        if a.size and not shape[d]:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        bad = a[(a >= shape[d]) | (a < -shape[d])]
+        if bad.size:
+            raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {position} "
+                             f"with size {shape[d]}")
 
 
 class AliasBackward0(Op):
