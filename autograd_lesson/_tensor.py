@@ -252,7 +252,8 @@ class Tensor(TensorOps):
 
     @property
     def grad(self):
-        if self._grad is None and not self.is_leaf and not self._retains_grad:
+        # (PyTorch reads the stored grad_fn here: a stale view's does not regenerate, or raise)
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -434,7 +435,14 @@ class Tensor(TensorOps):
         return self._inplace(_ops.elementwise.ZeroBackward0.apply)
 
     def fill_(self, value):
+        """``fill_(number)``: FillBackward2; ``fill_(0-dim tensor)``: FillBackward3, which
+        records whatever this tensor's dtype (PyTorch's Tensor overload)."""
         self._check_inference_inplace()
+        if isinstance(value, Tensor):
+            if value.ndim:
+                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                                   f"with {value.ndim} dimensions.")
+            return self._inplace(lambda x: _ops.elementwise.FillBackward3.apply(x, value), value)
         return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value)
 
     def copy_(self, src):
@@ -514,9 +522,9 @@ class Tensor(TensorOps):
             target = self  # x[...] = v is x.copy_(v) itself
         else:
             target = self[key]
-        if isinstance(value, Tensor) and not value.ndim:  # PyTorch fills with a 0-dim value
-            if target is not self and self.dtype.kind not in "fc":
-                value = value.detach()  # (through a view, an integer base records nothing)
+        if isinstance(value, Tensor) and not value.ndim and target.ndim:
+            # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
+            # FillBackward3 records whatever the dtype, so an int tensor can require grad
             target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value)
             return
         if isinstance(value, Tensor):

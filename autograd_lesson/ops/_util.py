@@ -152,8 +152,8 @@ def expand_shape(shape, sizes, dtype=None, prefix="torch."):
     PyTorch's error; ``addmm``'s bias is checked with it too."""
     shape, sizes = tuple(shape), tuple(int(s) for s in sizes)
     if len(sizes) < len(shape):
-        kind = (f"{prefix}{torch_name(dtype)}Tensor" if dtype is None or dtype.kind != "b"
-                else "CPUBoolType")  # (PyTorch's own naming)
+        kind = (f"{prefix}{torch_name(dtype)}Tensor" if dtype is None or dtype.kind not in "bc"
+                else f"CPU{torch_name(dtype)}Type")  # (PyTorch's own naming: no legacy type)
         raise RuntimeError(f"expand({kind}{{{list(shape)}}}, "
                            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
                            f"must be greater or equal to the number of dimensions in the tensor "

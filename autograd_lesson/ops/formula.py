@@ -279,11 +279,21 @@ def save_indices(ctx, indices):
             ctx.save(f"indices[{j}]", t)
 
 
-def index_key(indices):
-    """The NumPy key of saved indices: a Tensor's array, or a tuple with ``:`` for None."""
-    if isinstance(indices, Tensor):
-        return indices._data
-    return tuple(slice(None) if t is None else t._data for t in indices)
+def index_key(indices, shape):
+    """The NumPy key of saved indices into a tensor of ``shape``: a Tensor's array, or a tuple
+    with ``:`` for None. Int indices are clipped to their dim: the checks already passed, so
+    one out of range only gets here when the result is empty (where PyTorch checks nothing)."""
+    entries = (indices,) if isinstance(indices, Tensor) else indices
+    key, dim = [], 0
+    for t in entries:
+        if t is None or t._data.dtype == np.bool_:
+            key.append(slice(None) if t is None else t._data)
+            dim += 1 if t is None else t.ndim
+            continue
+        n = shape[dim] if dim < len(shape) else 0
+        key.append(np.clip(t._data, -n, n - 1) if n else t._data)
+        dim += 1
+    return key[0] if isinstance(indices, Tensor) else tuple(key)
 
 
 class IndexPutImplBackward0(SavedIndexList, Op):
@@ -297,7 +307,7 @@ class IndexPutImplBackward0(SavedIndexList, Op):
         save_indices(ctx, indices)
         ctx.save_value("accumulate", True)
         out = np.array(x._data, copy=True)
-        np.add.at(out, index_key(indices), values._data)
+        np.add.at(out, index_key(indices, out.shape), values._data)
         return out
 
     def backward(ctx, grad):

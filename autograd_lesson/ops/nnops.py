@@ -117,10 +117,12 @@ class BinaryCrossEntropyBackward0(Op):
         if p.dtype.kind != "f":
             raise NotImplementedError(f'"binary_cross_entropy" not implemented for '
                                       f"'{torch_name(p.dtype)}'")
-        if ((p._data < 0) | (p._data > 1)).any():
-            raise RuntimeError("all elements of input should be between 0 and 1")
-        if ((target._data < 0) | (target._data > 1)).any():
-            raise RuntimeError("all elements of target should be between 0 and 1")
+        # PyTorch's kernel checks input then target element by element: the first bad one wins
+        bad_p = ~((p._data >= 0) & (p._data <= 1))
+        bad = bad_p | ~((target._data >= 0) & (target._data <= 1))
+        if bad.any():
+            which = "input" if bad_p.ravel()[np.argmax(bad.ravel())] else "target"
+            raise RuntimeError(f"all elements of {which} should be between 0 and 1")
         ctx.reduction = _reduction(reduction)
         ctx.save("self", p)
         ctx.save("target", target)

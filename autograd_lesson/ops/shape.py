@@ -304,7 +304,7 @@ class IndexBackward0(SavedIndexList, Op):
         ctx.save_value("self_sym_sizes", list(x.shape))
         if isinstance(index, tuple):  # from index(): already checked, one entry per dim
             save_indices(ctx, index)
-            return np.array(x._data[index_key(index)])
+            return np.array(x._data[index_key(index, x.shape)])
         if not isinstance(index, Tensor):  # an int list becomes a new int64 tensor
             array = np.asarray(index)
             index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
@@ -318,7 +318,7 @@ class IndexBackward0(SavedIndexList, Op):
             raise IndexError(f"The shape of the mask {list(key.shape)} at index 0 does not match "
                              f"the shape of the indexed tensor {list(x.shape)} at index 0")
         try:
-            return np.array(x._data[key])
+            return np.array(x._data[index_key(index, x.shape)])
         except IndexError as e:
             raise IndexError(str(e)) from None
 
@@ -340,7 +340,7 @@ class IndexPutBackward0(SavedIndexList, Op):
         save_indices(ctx, indices)
         ctx.save_value("accumulate", False)
         out = np.array(x._data, copy=True)
-        out[index_key(indices)] = (cast(values._data, x.dtype) if isinstance(values, Tensor)
+        out[index_key(indices, out.shape)] = (cast(values._data, x.dtype) if isinstance(values, Tensor)
                                    else check_scalar(values, x.dtype))
         return out
 
@@ -398,7 +398,7 @@ def index_put_(x, key, value):
             if isinstance(value, Tensor):
                 check_overlap(x, value)
                 result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
-                    index_key(entries)].shape
+                    index_key(entries, x.shape)].shape
                 value = _index_put_value(value, result_shape, x.dtype)
             x._inplace(lambda t: IndexPutBackward0.apply(t, entries, value), value)
             return
@@ -694,6 +694,8 @@ def _check_bounds(key, shape):
         if array.dtype.kind in "iu" and array.size:
             if not shape[d]:
                 raise IndexError("index is out of bounds for dimension with size 0")
+            if not math.prod(shape[len(key):]):
+                continue  # an empty result: PyTorch's kernel never runs, nothing is checked
             bad = array[(array >= shape[d]) | (array < -shape[d])]
             if bad.size:
                 raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
@@ -714,7 +716,11 @@ def _check_key_types(keys):
 def index(x, key):
     """``x[key]``: ints select, slices slice, None adds a dim (views); ``...`` stands for the
     dims not named; an int list, a bool mask or a tuple of int lists copies."""
-    _check_key_types(key if isinstance(key, tuple) else (key,))
+    keys = key if isinstance(key, tuple) else (key,)
+    if sum(k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_))
+           for k in keys) > x.ndim and any(isinstance(k, (float, str)) for k in keys):
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")  # counted first
+    _check_key_types(keys)
     if isinstance(key, (bool, np.bool_)):
         key = Tensor._make(np.asarray(key))  # x[True]: a 0-dim mask, as PyTorch indexes it
     if isinstance(key, Tensor) and key.dtype == np.bool_ and not key.ndim:
@@ -843,13 +849,17 @@ def _check_entries(shape, entries):
             arrays.append((dim, t._data))
             dim += 1
     try:
-        np.broadcast_shapes(*[a.shape for _, a in arrays])
+        indexed = np.broadcast_shapes(*[a.shape for _, a in arrays])
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
                          "shapes " + ", ".join(str(list(a.shape)) for _, a in arrays)) from None
+    kept = [n for d, n in enumerate(shape) if d not in {d for d, _ in arrays}]
+    empty = not (math.prod(indexed) and math.prod(kept))  # PyTorch's kernel never runs
     for position, (d, a) in enumerate(arrays):
         if a.size and not shape[d]:
             raise IndexError("index is out of bounds for dimension with size 0")
+        if empty:
+            continue
         bad = a[(a >= shape[d]) | (a < -shape[d])]
         if bad.size:
             raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {position} "
