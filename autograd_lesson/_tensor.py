@@ -212,6 +212,9 @@ class Tensor(TensorOps):
     def grad_fn(self, node):
         self._grad_fn = node
 
+    def _is_view(self):
+        return self._base is not None
+
     @property
     def is_leaf(self):
         return self.grad_fn is None

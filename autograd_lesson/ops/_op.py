@@ -110,6 +110,8 @@ class Op(Node):
                     out._output_nr = nr
                 if _grad_mode._enabled and (cls.multi_view or "_multi_view" in base.__dict__):
                     out.__dict__["_multi_view"] = True
+                elif _grad_mode._enabled and "_custom_view" in base.__dict__:
+                    out.__dict__["_custom_view"] = True  # (a view of a custom Function's view)
             else:
                 out = Tensor._make(array, requires_grad=differentiable,
                                    grad_fn=ctx if differentiable else None, output_nr=nr)
@@ -159,6 +161,11 @@ class UndefinedSavedTensor:
 
     def unpack(self):
         return None
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        _node.check_hook_arguments(self, pack_hook, unpack_hook)
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                           "forbidden")
 
     def __repr__(self):
         return "<undefined SavedTensor>"

@@ -39,23 +39,32 @@ MULTI_VIEW_TAIL = (
     "allow the output views to be modified inplace. You should replace the inplace operation by "
     "an out-of-place one.")
 NO_GRAD_VIEW_TAIL = NO_GRAD_VIEW_INPLACE[NO_GRAD_VIEW_INPLACE.index(" Given"):]
+CUSTOM_VIEW_TAIL = (
+    " This view was created inside a custom Function (or because an input was returned as-is) "
+    "and the autograd logic to handle view+inplace would override the custom backward "
+    "associated with the custom Function, leading to incorrect gradients. This behavior is "
+    "forbidden. You can fix this by cloning the output of the custom Function.")
+VIEW_KINDS = ("_multi_view", "_custom_view")  # how a view was made, besides no_grad
 
 
 def view_error(view, indirect=False):
     """PyTorch's ``handle_view_on_rebase``: the message for an in-place change of a view made
-    in no_grad mode or by a multi-output op (split, unbind; and the views of such a view)."""
+    in no_grad mode, by a multi-output op (split, unbind) or by a custom Function (and the
+    views of such a view)."""
     modified = ("its base or another view of its base has been modified inplace" if indirect
                 else "is being modified inplace")
     multi = "_multi_view" in view.__dict__
+    custom = "_custom_view" in view.__dict__
     fn = view._grad_fn
     if fn is None:
         head = f"A view was created in no_grad mode and {modified} with grad mode enabled."
-    elif multi:
+    elif multi or custom:
         head = f"Output {view._output_nr} of {_node._op_name(fn)} is a view and {modified}."
     else:
         head = (f"Output {view._output_nr} of {_node._op_name(fn)} is a view of a view which was "
                 f"created in no_grad mode and {modified} with grad mode enabled.")
-    return head + (MULTI_VIEW_TAIL if multi else NO_GRAD_VIEW_TAIL)
+    return head + (MULTI_VIEW_TAIL if multi else CUSTOM_VIEW_TAIL if custom else
+                   NO_GRAD_VIEW_TAIL)
 
 
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers "
@@ -75,7 +84,7 @@ def check_inplace(x, others=()):
 def _check_views_and_leaves(x):
     base = x._base
     if base is not None:
-        if x._creation_meta or "_multi_view" in x.__dict__:
+        if x._creation_meta or any(k in x.__dict__ for k in VIEW_KINDS):
             raise RuntimeError(view_error(x))
         if x.requires_grad and base.is_leaf:
             raise RuntimeError(LEAF_VIEW_INPLACE_ERROR)
@@ -204,7 +213,7 @@ def regenerate_view_fn(view):
     base = view._base
     if view._grad_fn is None and not base.requires_grad:
         return
-    if view._creation_meta or "_multi_view" in view.__dict__:
+    if view._creation_meta or any(k in view.__dict__ for k in VIEW_KINDS):
         raise RuntimeError(view_error(view, indirect=True))
     node = AsStridedBackward0()
     _as_strided_node(node, base, *view_geometry(view, base))
