@@ -399,8 +399,8 @@ class Tensor(TensorOps):
         return (None, 0)
 
     # -- in-place ops (the rules live in ops/inplace.py) ------------------------------------------
-    def _inplace(self, compute, *others):
-        return _ops.inplace.apply(self, compute, others)
+    def _inplace(self, compute, *others, **options):
+        return _ops.inplace.apply(self, compute, others, **options)
 
     @property
     def device(self):
@@ -435,7 +435,7 @@ class Tensor(TensorOps):
 
     def zero_(self):
         self._check_inference_inplace()  # PyTorch checks this first for zero_ and fill_
-        return self._inplace(_ops.elementwise.ZeroBackward0.apply)
+        return self._inplace(_ops.elementwise.ZeroBackward0.apply, overlap=False)  # idempotent
 
     def fill_(self, value):
         """``fill_(number)``: FillBackward2; ``fill_(0-dim tensor)``: FillBackward3, which
@@ -445,8 +445,10 @@ class Tensor(TensorOps):
             if value.ndim:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                    f"with {value.ndim} dimensions.")
-            return self._inplace(lambda x: _ops.elementwise.FillBackward3.apply(x, value), value)
-        return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value)
+            return self._inplace(lambda x: _ops.elementwise.FillBackward3.apply(x, value), value,
+                                 overlap=False)  # (a fill may write to an expanded tensor)
+        return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value,
+                             overlap=False)
 
     def copy_(self, src):
         return self._inplace(lambda x: _ops.shape.copy_from(x, src), src)
@@ -530,11 +532,12 @@ class Tensor(TensorOps):
             # FillBackward3 records whatever the dtype, so an int tensor can require grad
             target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value)
             return
-        if isinstance(value, Tensor):
+        if isinstance(value, Tensor) and value.shape != target.shape:
             shape = value.shape
             while shape and shape[0] == 1:
-                shape = shape[1:]  # PyTorch's copy_to drops every leading 1 first
+                shape = shape[1:]  # PyTorch's copy_to: a view without the leading 1s ...
             _ops._util.expand_shape(shape, target.shape, value.dtype, prefix="")
-            _ops.shape.check_overlap(target, value, partial_only=True)
-            value = value if shape == value.shape else value.reshape(shape)
+            value = value.reshape(shape)  # (ViewBackward0, as PyTorch's even if none dropped)
+            if shape != target.shape:
+                value = value.expand(target.shape)  # ... expanded to the target's shape
         target.copy_(value)

@@ -92,11 +92,25 @@ def _check_views_and_leaves(x):
         raise RuntimeError(LEAF_INPLACE_ERROR)
 
 
-def apply(x, compute, others=()):
-    """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``."""
+def has_internal_overlap(array):
+    """PyTorch's ``has_internal_overlap`` == YES: a dim of size > 1 with stride 0 (expand)."""
+    return array.size and any(s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
+
+
+def apply(x, compute, others=(), overlap=True, written=None):
+    """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``.
+
+    With ``overlap`` (TensorIterator's checks, before the op runs) x may not be expanded nor
+    partly share memory with another operand; ``fill_``/``zero_`` skip them, as PyTorch.
+    ``written``: a mask of the elements to write (``index_put_`` on an expanded tensor)."""
     check_inplace(x, others)
-    if x._data.size and any(s == 0 and n > 1 for n, s in zip(x._data.shape, x._data.strides)):
-        raise RuntimeError(OVERLAP_ERROR)
+    if overlap:
+        if has_internal_overlap(x._data):
+            raise RuntimeError(OVERLAP_ERROR)
+        from .shape import check_overlap
+        for other in others:
+            if isinstance(other, Tensor):
+                check_overlap(x, other, partial_only=True)
     _node._inplace_self = x  # while it is set, a save of ``self`` is a clone of x
     try:
         result = compute(x)
@@ -106,7 +120,7 @@ def apply(x, compute, others=()):
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
     check_castable(result.dtype, x.dtype)
-    np.copyto(x._data, result._data, casting="unsafe")
+    np.copyto(x._data, result._data, casting="unsafe", where=True if written is None else written)
     x._version_counter.value += 1
     node = result.grad_fn
     if node is not None:

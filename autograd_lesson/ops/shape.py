@@ -4,6 +4,7 @@ None of these saves a tensor, except advanced indexing (``IndexBackward0`` saves
 which is why graphs made of them can be backpropagated twice.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -151,7 +152,10 @@ class ExpandBackward0(Op):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.broadcast_to(x._data, expand_shape(x.shape, shape, x.dtype))
+        out = np.broadcast_to(x._data, expand_shape(x.shape, shape, x.dtype))
+        if x._data.flags.writeable:  # a view PyTorch can write through (fill_, x[0] = v)
+            out = np.lib.stride_tricks.as_strided(x._data, out.shape, out.strides)
+        return out
 
     def backward(ctx, grad):
         from ._util import sum_to
@@ -373,16 +377,37 @@ OVERLAP_INPUT_ERROR = ("unsupported operation: some elements of the input tensor
                        "tensor before performing the operation.")
 
 
+def _dense(a):
+    """PyTorch's ``is_non_overlapping_and_dense``: the strides are a permutation of C order's."""
+    expected = a.itemsize
+    for stride, n in sorted((s, n) for n, s in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def overlap_status(a, b):
+    """PyTorch's ``get_overlap_status`` of two arrays: "full" (the same elements, same
+    strides), "partial", None (apart), or "too hard" (one is not dense: never an error)."""
+    if a is b:
+        return "full"
+    if not a.size or not b.size:
+        return None
+    if not (_dense(a) and _dense(b)):
+        return "too hard"
+    a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
+    if (a0, a1) == (b0, b1):
+        return "full" if a.strides == b.strides else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else None
+
+
 def check_overlap(target, value, partial_only=False):
     """PyTorch's ``assert_no_overlap`` (``index_put_``) / ``assert_no_partial_overlap``
-    (``copy_``): a value reading memory that the write changes."""
-    a, b = target._data, value._data
-    if partial_only:  # copy_: the very same elements are fine
-        if (a.size and b.size and np.shares_memory(a, b)
-                and a.__array_interface__["data"][0] != b.__array_interface__["data"][0]):
-            raise RuntimeError(OVERLAP_INPUT_ERROR)
-        return
-    if target._storage is value._storage or (a.size and b.size and np.shares_memory(a, b)):
+    (``copy_``, in-place binary ops): a value reading memory that the write changes."""
+    status = overlap_status(target._data, value._data)
+    if status == "partial" or (status == "full" and not partial_only):
         raise RuntimeError(OVERLAP_INPUT_ERROR)
 
 
@@ -400,7 +425,7 @@ def index_put_(x, key, value):
                 result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
                     index_key(entries, x.shape)].shape
                 value = _index_put_value(value, result_shape, x.dtype)
-            x._inplace(lambda t: IndexPutBackward0.apply(t, entries, value), value)
+            _write_indexed(x, entries, value, lambda t: IndexPutBackward0.apply(t, entries, value))
             return
     mask = isinstance(key, Tensor) and key.dtype == np.bool_
     if not x.ndim and not mask:
@@ -434,7 +459,30 @@ def index_put_(x, key, value):
         value = _index_put_value(value, result_shape, None if fill else x.dtype)
     if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
         _check_bounds((key,), x.shape)
-    x._inplace(lambda t: index_put(t, key, value), value)
+    _write_indexed(x, key, value, lambda t: index_put(t, key, value), mask_fill=mask and (
+        fill or not isinstance(value, Tensor)))
+
+
+EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
+                    "before performing this operation. This also applies to advanced indexing "
+                    "e.g. tensor[{index}] = {value}")
+
+
+def _write_indexed(x, key, value, compute, mask_fill=False):
+    """``index_put_``'s write. Into an expanded tensor PyTorch writes anyway, with a warning
+    (and a second one for its masked_fill_): only the indexed elements' memory is written."""
+    from . import inplace
+    written = None
+    if inplace.has_internal_overlap(x._data):
+        warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
+                      UserWarning, stacklevel=4)
+        if mask_fill:
+            warnings.warn(EXPANDED_WARNING.format(op="masked_fill_", index="mask", value="scalar"),
+                          UserWarning, stacklevel=4)
+        key = index_key(key, x.shape) if isinstance(key, (Tensor, tuple)) else key
+        written = np.zeros(x.shape, dtype=bool)
+        written[key] = True
+    x._inplace(compute, value, overlap=False, written=written)
 
 
 def _index_put_value(value, result_shape, dtype):
