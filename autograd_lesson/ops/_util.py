@@ -129,6 +129,14 @@ def cast(array, dtype):
     return array.astype(dtype)
 
 
+def invalid_arguments(name, args, signatures):
+    """PyTorch's argument-parser TypeError: its first line and the signatures it lists (not
+    its per-signature "didn't match because ..." notes)."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:\n" + "".join(f" * ({s})\n" for s in signatures))
+
+
 def value(operand):
     return operand._data if isinstance(operand, Tensor) else operand
 

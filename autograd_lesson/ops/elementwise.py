@@ -497,9 +497,18 @@ def rpow(x, base):
     return PowBackward2.apply(x, base)
 
 
+WHERE_SIGNATURES = ("Tensor condition",
+                    "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
+                    "Tensor condition, Number self, Tensor other",
+                    "Tensor condition, Tensor input, Number other",
+                    "Tensor condition, Number self, Number other")
+
+
 def where(condition, x, y):
-    if not isinstance(condition, Tensor):
-        condition = Tensor._make(np.asarray(condition, dtype=bool))
+    numbers = (Tensor, int, float, complex, np.number)  # (bool is an int)
+    if not (isinstance(condition, Tensor) and isinstance(x, numbers) and isinstance(y, numbers)):
+        from ._util import invalid_arguments
+        raise invalid_arguments("where", (condition, x, y), WHERE_SIGNATURES)
     if condition.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {torch_name(condition.dtype)}")

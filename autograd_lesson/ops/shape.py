@@ -658,6 +658,35 @@ class UnbindBackward0(Op):
                                     dim=ctx.dim)
 
 
+class SplitWithSizesBackward0(Op):
+    """``x.split([2, 1], dim)`` (and ``chunk`` of an empty dim, which PyTorch splits into
+    ``chunks`` empty pieces): pieces of the given sizes, each a view; d/dself = the pieces'
+    gradients concatenated (zeros for a piece without one). Saves no tensor."""
+
+    is_view = True
+    multi_view = "SplitWithSizes"
+    differentiable_outputs = 2 ** 31
+
+    def forward(ctx, x, split_sizes, dim):
+        ctx.dim, ctx.input_shape, ctx.split_sizes = dim, x.shape, list(split_sizes)
+        for name, v in (("dim", dim), ("self_sym_sizes", list(x.shape)),
+                        ("split_sizes", list(split_sizes))):
+            ctx.save_value(name, v)
+        lead, starts = (slice(None),) * dim, np.cumsum([0] + ctx.split_sizes)
+        return tuple(x._data[lead + (slice(a, b),)] for a, b in zip(starts[:-1], starts[1:]))
+
+    def backward(ctx, *grads):
+        like = next(g for g in grads if g is not None)
+        pieces = []
+        for g, size in zip(grads, ctx.split_sizes):
+            if g is None:
+                shape = list(ctx.input_shape)
+                shape[ctx.dim] = size
+                g = zeros(shape, like)
+            pieces.append(g)
+        return CatBackward0.apply(pieces, dim=ctx.dim)
+
+
 def chunk(x, chunks, dim=0):
     """``x.chunk(n, dim)``: ``split`` into pieces of ceil(size / n) along dim."""
     if not x.ndim:
@@ -665,12 +694,27 @@ def chunk(x, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.ndim)
-    return split(x, max(-(-x.shape[d] // chunks), 1), d)
+    if not x.shape[d]:  # PyTorch keeps the number of (empty) chunks: split_with_sizes
+        return split(x, [0] * chunks, d)
+    return split(x, -(-x.shape[d] // chunks), d)
 
 
 def split(x, split_size, dim=0):
+    """``x.split(size, dim)`` (SplitBackward0) or ``x.split([sizes], dim)``
+    (SplitWithSizesBackward0): views along dim."""
     if not x.ndim:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if isinstance(split_size, (list, tuple)):
+        d = wrap_dim(dim, x.ndim)
+        if any(s < 0 for s in split_size):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={list(split_size)}")
+        if sum(split_size) != x.shape[d]:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
+                               f"{x.shape[d]} (input tensor's size at dimension {d}), but got "
+                               f"split_sizes={list(split_size)}")
+        out = SplitWithSizesBackward0.apply(x, split_size, d)
+        return out if isinstance(out, tuple) else (out,)
     if split_size < 0 or (split_size == 0 and x.shape[wrap_dim(dim, x.ndim)]):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {x.shape[wrap_dim(dim, x.ndim)]}")
