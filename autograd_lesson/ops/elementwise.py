@@ -200,7 +200,7 @@ class PowBackward0(Op):
             return x._data.copy() if exponent else np.ones_like(x._data)
         if dtype.kind in "iub" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.asarray(x._data ** exponent).astype(dtype, copy=False)
 
     def backward(ctx, grad):
@@ -276,7 +276,8 @@ class ExpBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        return np.exp(as_float(x))
+        with np.errstate(over="ignore"):  # exp(100.) is inf, silently, in PyTorch
+            return np.exp(as_float(x))
 
     def backward(ctx, grad):
         return grad * ctx.saved("result")

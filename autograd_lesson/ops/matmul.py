@@ -16,7 +16,7 @@ def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_name(x.dtype)} != {_name(y.dtype)}")
-    if x.dtype == np.bool_:
+    if x.dtype == np.bool_ and x._data.size and y._data.size:  # (an empty product: no kernel)
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
@@ -68,7 +68,8 @@ class MmBackward0(Op):
         ctx.save_value("mat2_sym_strides", _strides_if_needed(w))
         ctx.save_value("self_sym_sizes", list(x.shape))
         ctx.save_value("self_sym_strides", _strides_if_needed(x))
-        return x._data @ w._data
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
+            return x._data @ w._data
 
     def backward(ctx, grad):
         w, x = ctx.saved("mat2"), ctx.saved("self")
@@ -108,7 +109,8 @@ class AddmmBackward0(Op):
                         ("mat2_sym_sizes", list(w.shape)),
                         ("mat2_sym_strides", _strides_if_needed(w))):
             ctx.save_value(name, v)
-        product = x._data @ w._data
+        with np.errstate(over="ignore", invalid="ignore"):
+            product = x._data @ w._data
         out = (product if alpha == 1 else alpha * product) + (bias._data if beta == 1 else beta * bias._data)
         return out.astype(result_type(x, w), copy=False)
 
@@ -145,7 +147,8 @@ class MvBackward0(Op):
         _check_dtypes(x, v, "addmv_impl_cpu")
         ctx.save("self", x if v.requires_grad else None)
         ctx.save("vec", v if x.requires_grad else None)
-        return x._data @ v._data
+        with np.errstate(over="ignore", invalid="ignore"):
+            return x._data @ v._data
 
     def backward(ctx, grad):
         x, v = ctx.saved("self"), ctx.saved("vec")
@@ -172,7 +175,8 @@ class DotBackward0(Op):
         _check_dtypes(x, y)
         ctx.save("self", x if y.requires_grad else None)
         ctx.save("tensor", y if x.requires_grad else None)
-        return np.asarray(x._data @ y._data)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(x._data @ y._data)
 
     def backward(ctx, grad):
         x, y = ctx.saved("self"), ctx.saved("tensor")

@@ -93,7 +93,9 @@ class MseLossBackward0(Op):
         ctx.save("self", x)
         ctx.save("target", target)
         ctx.save_value("reduction", ctx.reduction)
-        return _reduce(((x._data - target._data) ** 2).astype(dtype, copy=False), ctx.reduction)
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
+            return _reduce(((x._data - target._data) ** 2).astype(dtype, copy=False),
+                           ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")

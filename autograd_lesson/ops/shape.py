@@ -390,10 +390,10 @@ def _dense(a):
 def overlap_status(a, b):
     """PyTorch's ``get_overlap_status`` of two arrays: "full" (the same elements, same
     strides), "partial", None (apart), or "too hard" (one is not dense: never an error)."""
-    if a is b:
-        return "full"
     if not a.size or not b.size:
         return None
+    if a is b:
+        return "full"
     if not (_dense(a) and _dense(b)):
         return "too hard"
     a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
