@@ -405,62 +405,43 @@ def overlap_status(a, b):
 
 def check_overlap(target, value, partial_only=False):
     """PyTorch's ``assert_no_overlap`` (``index_put_``) / ``assert_no_partial_overlap``
-    (``copy_``, in-place binary ops): a value reading memory that the write changes."""
-    status = overlap_status(target._data, value._data)
+    (``copy_``, in-place binary ops): a value reading memory that the write changes. The same
+    tensor always overlaps fully, even an empty one."""
+    status = "full" if target is value else overlap_status(target._data, value._data)
     if status == "partial" or (status == "full" and not partial_only):
         raise RuntimeError(OVERLAP_INPUT_ERROR)
 
 
 def index_put_(x, key, value):
-    """``x[key] = value`` for an advanced ``key``, with PyTorch's checks before NumPy's."""
+    """``x[key] = value`` for an advanced ``key``, with PyTorch's checks in its order: the
+    basic indexing, the autograd checks, then masked_fill_ for a mask and one value, else
+    the value's overlap with x, the indices, the value's shape and dtype, the bounds."""
     from . import inplace
-    if isinstance(key, tuple):  # ints and slices make a view, written at the advanced entries
-        x, entries = slicing(x, key)
-        if len(entries) == 1:
-            key = entries[0]
-        else:
-            inplace.check_inplace(x, (value,))
-            if isinstance(value, Tensor):
-                check_overlap(x, value)
-                result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
-                    index_key(entries, x.shape)].shape
-                value = _index_put_value(value, result_shape, x.dtype)
-            _write_indexed(x, entries, value, lambda t: IndexPutBackward0.apply(t, entries, value))
-            return
-    mask = isinstance(key, Tensor) and key.dtype == np.bool_
-    if not x.ndim and not mask:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    if mask and not x.ndim and x.is_leaf and x.requires_grad and inplace._grad_mode._recording():
+    keys = key if isinstance(key, tuple) else (key,)
+    if (len(keys) == 1 and isinstance(key, Tensor) and key.dtype == np.bool_ and not x.ndim
+            and x.is_leaf and x.requires_grad and inplace._grad_mode._recording()):
         raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
+    x, entries = slicing(x, keys, check=False)  # ints and slices make a view of x
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index values
-    fill = mask and x.ndim and isinstance(value, Tensor) and value.numel() == 1
-    if fill:  # PyTorch fills through the mask with a one-element value (masked_fill_)
+    used = [t for t in entries if t is not None]
+    mask_fill = (x.ndim and len(used) == 1 and used[0].dtype == np.bool_
+                 and (not isinstance(value, Tensor) or value.numel() == 1))
+    if mask_fill and isinstance(value, Tensor):  # masked_fill_ reads one number
         value = value.item() if not value.requires_grad else value.reshape(())
-    if isinstance(value, Tensor):  # (not for masked_fill_, which reads one number)
+    elif isinstance(value, Tensor):
+        shape = value.shape
+        while shape and shape[0] == 1:
+            shape = shape[1:]  # a view without the leading 1s (PyTorch's slicePrefix1sSize)
+        value = value if shape == value.shape else value.reshape(shape)
         check_overlap(x, value)
-    if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
-        array = np.asarray(key._data if isinstance(key, Tensor) else key)
-        if x.ndim and not x.shape[0] and array.size:
-            raise IndexError("index is out of bounds for dimension with size 0")
-    if mask or (isinstance(key, np.ndarray) and key.dtype == bool):
-        array = key._data if isinstance(key, Tensor) else key
-        if array.ndim > x.ndim:
-            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-        if array.shape != x.shape[:array.ndim]:
-            raise IndexError(f"The shape of the mask {list(array.shape)} at index 0 does not "
-                             f"match the shape of the indexed tensor {list(x.shape)} at index 0")
-        result_shape = (int(array.sum()),) + x.shape[array.ndim:]
-    else:
-        if not x.ndim:
-            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-        array = np.asarray(key._data if isinstance(key, Tensor) else key)
-        result_shape = array.shape + x.shape[1:]
+    _check_entries(x.shape, entries)
     if isinstance(value, Tensor):
-        value = _index_put_value(value, result_shape, None if fill else x.dtype)
-    if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
-        _check_bounds((key,), x.shape)
-    _write_indexed(x, key, value, lambda t: index_put(t, key, value), mask_fill=mask and (
-        fill or not isinstance(value, Tensor)))
+        result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
+            index_key(entries, x.shape)].shape
+        value = _index_put_value(value, result_shape, None if mask_fill else x.dtype)
+    index = entries[0] if len(entries) == 1 else entries
+    _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value),
+                   mask_fill=mask_fill)
 
 
 EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
@@ -880,7 +861,7 @@ def _index_tensor(k):
     return Tensor._make(array if array.dtype == bool else array.astype(np.int64))
 
 
-def slicing(x, keys):
+def slicing(x, keys, check=True):
     """PyTorch's ``applySlicing`` for a key with int lists or masks (``x[:, [0, 1]]``,
     ``x[[0, 1], [1, 0]]``): ints, slices and None make a view, then the advanced entries, one
     per dim of that view (None where a slice kept the dim), are checked as PyTorch's index
@@ -916,7 +897,8 @@ def slicing(x, keys):
             out = SelectBackward0.apply(out, dim, int(k), indexing=True)
     while entries and entries[-1] is None:
         entries.pop()
-    _check_entries(out.shape, entries)
+    if check:  # (index_put_ checks them after the value's overlap)
+        _check_entries(out.shape, entries)
     return out, tuple(entries)
 
 
@@ -928,6 +910,8 @@ def _check_entries(shape, entries):
         if t is None:
             dim += 1
             continue
+        if t.dtype == np.bool_ and not t.ndim:
+            continue  # a 0-dim mask (x[True]) adds a dim: nothing to check
         if t.dtype == np.bool_:
             covered = shape[dim:dim + t.ndim]
             for j, (m, n) in enumerate(zip(t.shape, covered)):
