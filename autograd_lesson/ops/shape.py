@@ -319,8 +319,7 @@ class IndexBackward0(SavedIndexList, Op):
         if isinstance(key, np.ndarray) and key.dtype == bool and key.ndim > x.ndim:
             raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
         if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
-            raise IndexError(f"The shape of the mask {list(key.shape)} at index 0 does not match "
-                             f"the shape of the indexed tensor {list(x.shape)} at index 0")
+            _check_entries(x.shape, (index,))  # raises, naming the first dim that differs
         try:
             return np.array(x._data[index_key(index, x.shape)])
         except IndexError as e:
