@@ -102,6 +102,17 @@ PROGRAMS = {
                          "x.sum().backward()"],
     "x[[0, 1], [1, 0]] = v": ["x = lib.arange(24.).reshape(2, 3, 4)",
                               "x[[0, 1], [1, 0]] = lib.ones(4) * 7"],
+    # index_put_'s order: the value's overlap with x before the indices and the bounds
+    "x[[0, 1]] = x overlaps, even empty": ["x = lib.tensor([], dtype=lib.bool)",
+                                           "x[[0, 1]] = x"],
+    "the overlap before the bounds": ["x = lib.tensor([[0.0, 0.5, 1.0]])",
+                                      "x[[0, 1], [1, 0]] = x"],
+    "the overlap before the mask's shape": ["x = lib.zeros(2, 0, dtype=lib.int64)",
+                                            "x[x > 0] = x"],
+    "a masked fill reads one number, no overlap": ["x = lib.tensor([1., 2.])",
+                                                   "x[x > 1] = x[0]"],
+    "a mask of the wrong shape names its dim": ["x = lib.zeros(2, 3)",
+                                                "y = x[lib.zeros(2, 1, dtype=lib.bool)]"],
     # writes into expanded tensors
     "fill_ and zero_ write through expand": ["b = lib.tensor([[2., -0.5, 0.5]])",
                                              "e = b.expand(3, 3)", "e.fill_(1.)", "f = b * 1",
