@@ -109,6 +109,9 @@ PROGRAMS = {
                                       "x[[0, 1], [1, 0]] = x"],
     "the overlap before the mask's shape": ["x = lib.zeros(2, 0, dtype=lib.int64)",
                                             "x[x > 0] = x"],
+    "the value's dtype before the bounds": ["x = lib.zeros(1, 3)", "x[[0, 1]] = lib.tensor(2)"],
+    "the value's shape before the bounds": ["x = lib.zeros(1)", "x[[0, 1]] = lib.ones(3)"],
+    "the bounds after a fitting value": ["x = lib.zeros(1, 3)", "x[[0, 1]] = lib.tensor(2.)"],
     "a masked fill reads one number, no overlap": ["x = lib.tensor([1., 2.])",
                                                    "x[x > 1] = x[0]"],
     "a mask of the wrong shape names its dim": ["x = lib.zeros(2, 3)",
@@ -147,6 +150,10 @@ PROGRAMS = {
                                                  "b = lib.tensor(2.).exp().sub_(1)"],
     # messages
     "CPUComplexFloatType in expand's message": ["a = (lib.zeros(3, 1, 2) + 1j).expand(-1)"],
+    "C++ type names in mm's dtype message": [
+        "a = lib.mm(lib.zeros(1, 0, dtype=lib.int32), lib.zeros(0, 2, dtype=lib.int64))"],
+    "binary_cross_entropy_with_logits reads target.size() first": [
+        "a = F.binary_cross_entropy_with_logits(lib.ones(1), 1)"],
     "where with a Python bool condition": ["a = lib.where(True, 1, lib.ones(1))"],
     "where with a string": ["a = lib.where(lib.tensor(True), 'a', 2)"],
     "where with numbers": ["a = lib.where(lib.tensor([True, False]), 1, 2)"],

@@ -105,6 +105,7 @@ def binary_cross_entropy(input, target, reduction="mean"):
 
 
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
+    target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
     return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction)
 
 

@@ -21,7 +21,10 @@ def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
 
 
 def _name(dtype):
-    return {"float32": "float", "float64": "double", "int64": "long int"}.get(str(dtype), str(dtype))
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "float16": "c10::Half", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(str(dtype), str(dtype))
 
 
 def _column_major(sizes, strides):

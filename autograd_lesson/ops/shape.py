@@ -433,11 +433,12 @@ def index_put_(x, key, value):
             shape = shape[1:]  # a view without the leading 1s (PyTorch's slicePrefix1sSize)
         value = value if shape == value.shape else value.reshape(shape)
         check_overlap(x, value)
-    _check_entries(x.shape, entries)
+    _check_entries(x.shape, entries, bounds=False)
     if isinstance(value, Tensor):
         result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
             index_key(entries, x.shape)].shape
         value = _index_put_value(value, result_shape, None if mask_fill else x.dtype)
+    _check_entries(x.shape, entries)  # the bounds, last (in the kernel)
     index = entries[0] if len(entries) == 1 else entries
     _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value),
                    mask_fill=mask_fill)
@@ -901,9 +902,10 @@ def slicing(x, keys, check=True):
     return out, tuple(entries)
 
 
-def _check_entries(shape, entries):
-    """Masks fit the dims they cover, the index tensors broadcast, and every index is in
-    bounds: PyTorch's checks and messages, in its order."""
+def _check_entries(shape, entries, bounds=True):
+    """Masks fit the dims they cover, the index tensors broadcast, and (with ``bounds``; the
+    kernel's check, which index_put_ makes after the value's) every index is in bounds:
+    PyTorch's checks and messages, in its order."""
     dim, arrays = 0, []  # arrays: (dim, int index array), a mask expanded to its nonzero()
     for t in entries:
         if t is None:
@@ -933,7 +935,7 @@ def _check_entries(shape, entries):
     for position, (d, a) in enumerate(arrays):
         if a.size and not shape[d]:
             raise IndexError("index is out of bounds for dimension with size 0")
-        if empty:
+        if empty or not bounds:
             continue
         bad = a[(a >= shape[d]) | (a < -shape[d])]
         if bad.size:
