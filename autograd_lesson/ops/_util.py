@@ -1,5 +1,6 @@
 """Helpers shared by ops: PyTorch's type promotion, broadcasting checks, gradient reduction."""
 import contextlib
+import functools
 import math
 import warnings
 
@@ -127,6 +128,21 @@ def cast(array, dtype):
         with np.errstate(invalid="ignore", over="ignore"):  # nan, inf: no warning in PyTorch
             return array.astype(dtype)
     return array.astype(dtype)
+
+
+def tensor_arguments(name, *params):
+    """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
+    that is not a Tensor): ``relu(): argument 'input' (position 1) must be Tensor, not int``."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            for position, (param, value) in enumerate(zip(params, args), 1):
+                if param is not None and not isinstance(value, Tensor):
+                    raise TypeError(f"{name}(): argument '{param}' (position {position}) must be "
+                                    f"Tensor, not {type(value).__name__}")
+            return fn(*args, **kwargs)
+        return checked
+    return wrap
 
 
 def invalid_arguments(name, args, signatures):

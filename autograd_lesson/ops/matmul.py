@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import expand_shape, result_type, torch_name
+from ._util import expand_shape, result_type, tensor_arguments, torch_name
 
 
 def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
@@ -186,20 +186,26 @@ class DotBackward0(Op):
         return (grad * y if y is not None else None), (grad * x if x is not None else None)
 
 
+@tensor_arguments("mm", "input", "mat2")
 def mm(x, w):
     return MmBackward0.apply(x, w)
 
 
+@tensor_arguments("mv", "input", "vec")
 def mv(x, v):
     return MvBackward0.apply(x, v)
 
 
+@tensor_arguments("addmm", "input", "mat1", "mat2")
 def addmm(bias, x, w, *, beta=1, alpha=1):
     return AddmmBackward0.apply(bias, x, w, beta=beta, alpha=alpha)
 
 
 def matmul(x, y):
     """``x @ y`` for 1-D and 2-D operands, dispatched as PyTorch does (dot, mv, mm)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
     if not isinstance(y, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(y).__name__}")
     if not x.ndim or not y.ndim:

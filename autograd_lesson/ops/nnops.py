@@ -8,7 +8,8 @@ from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from ._op import Op
-from ._util import broadcast_shape, check_castable, quiet, result_type, torch_name, wrap_dim
+from ._util import (broadcast_shape, check_castable, quiet, result_type, tensor_arguments,
+                    torch_name, wrap_dim)
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -241,9 +242,11 @@ class NllLossBackward0(Op):
             ctx.reduction, ctx.ignore_index)
 
 
+@tensor_arguments("softmax", "input")
 def softmax(x, dim):
     return SoftmaxBackward0.apply(x, dim)
 
 
+@tensor_arguments("log_softmax", "input")
 def log_softmax(x, dim):
     return LogSoftmaxBackward0.apply(x, dim)
