@@ -174,8 +174,8 @@ class Function(metaclass=FunctionMeta):
             views = tuple(_as_view(o) if any(o is t for t in inputs)
                           and not any(o is d for d in ctx._dirty) else o for o in outputs)
             return views if isinstance(raw, tuple) else views[0]
-        differentiable = sum(isinstance(o, Tensor) and not any(o is t for t in ctx._non_differentiable)
-                             for o in outputs)
+        differentiable = sum(isinstance(o, Tensor)
+                             and not any(o is t for t in ctx._non_differentiable) for o in outputs)
         for i, t in enumerate(ctx._to_save):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is "

@@ -343,8 +343,9 @@ class IndexPutBackward0(SavedIndexList, Op):
         save_indices(ctx, indices)
         ctx.save_value("accumulate", False)
         out = np.array(x._data, copy=True)
-        out[index_key(indices, out.shape)] = (cast(values._data, x.dtype) if isinstance(values, Tensor)
-                                   else check_scalar(values, x.dtype))
+        out[index_key(indices, out.shape)] = (
+            cast(values._data, x.dtype) if isinstance(values, Tensor)
+            else check_scalar(values, x.dtype))
         return out
 
     def backward(ctx, grad):
