@@ -128,6 +128,10 @@ PROGRAMS = {
                                                "e = b.expand(3, 3)", "e[[0, 1]] = lib.ones(3)"],
     "a masked fill of an expanded tensor warns twice": [
         "b = lib.tensor([[2., -0.5, 0.5]])", "e = b.expand(3, 3)", "e[e > 0] = 0."],
+    "index_put_ on an expanded tensor warns before it raises": [
+        "x = lib.tensor([-2])", "e = x.expand(2, -1)", "e[[0, 1], [1, 0]] = x"],
+    "a row of an expanded tensor is its base's memory: full overlap": [
+        "x = lib.tensor([-2])", "e = x.expand(2, -1)", "e[0] = x"],
     "writing into an empty expanded tensor": ["e = lib.tensor([]).expand(-1)", "e.fill_(2)",
                                               "e[...] = lib.ones(0)"],
     # fill_ with a 0-dim tensor records FillBackward3 whatever the dtype

@@ -398,8 +398,10 @@ def overlap_status(a, b):
         return "too hard"
     a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
     a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
-    if (a0, a1) == (b0, b1):
-        return "full" if a.strides == b.strides else "partial"
+    if (a0, a1) == (b0, b1):  # (NumPy's strides of size-1 dims are arbitrary: not compared)
+        same = a.shape == b.shape and all(s == t for n, s, t in zip(a.shape, a.strides, b.strides)
+                                          if n != 1)
+        return "full" if same else "partial"
     return "partial" if a0 < b1 and b0 < a1 else None
 
 
@@ -423,6 +425,10 @@ def index_put_(x, key, value):
         raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
     x, entries = slicing(x, keys, check=False)  # ints and slices make a view of x
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index values
+    expanded = inplace.has_internal_overlap(x._data)
+    if expanded:  # PyTorch warns first and writes anyway
+        warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
+                      UserWarning, stacklevel=3)
     used = [t for t in entries if t is not None]
     mask_fill = (x.ndim and len(used) == 1 and used[0].dtype == np.bool_
                  and (not isinstance(value, Tensor) or value.numel() == 1))
@@ -442,7 +448,7 @@ def index_put_(x, key, value):
     _check_entries(x.shape, entries)  # the bounds, last (in the kernel)
     index = entries[0] if len(entries) == 1 else entries
     _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value),
-                   mask_fill=mask_fill)
+                   mask_fill=mask_fill and expanded)
 
 
 EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
@@ -451,13 +457,11 @@ EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone
 
 
 def _write_indexed(x, key, value, compute, mask_fill=False):
-    """``index_put_``'s write. Into an expanded tensor PyTorch writes anyway, with a warning
-    (and a second one for its masked_fill_): only the indexed elements' memory is written."""
+    """``index_put_``'s write. Into an expanded tensor PyTorch writes anyway (having warned),
+    with a second warning for its masked_fill_: only the indexed elements' memory is written."""
     from . import inplace
     written = None
     if inplace.has_internal_overlap(x._data):
-        warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
-                      UserWarning, stacklevel=4)
         if mask_fill:
             warnings.warn(EXPANDED_WARNING.format(op="masked_fill_", index="mask", value="scalar"),
                           UserWarning, stacklevel=4)
