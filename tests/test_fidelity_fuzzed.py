@@ -68,6 +68,12 @@ PROGRAMS = {
     "a partly overlapping operand before the dtypes": [
         "x = lib.tensor([False, True])", "x.div_(x[1])"],
     "x.add_(x) overlaps fully, which is allowed": ["x = lib.tensor([1., 2.])", "x.add_(x)"],
+    "binary_cross_entropy_with_logits of a bool target": [
+        "a = F.binary_cross_entropy_with_logits(lib.tensor([-2.]), lib.tensor([True]))"],
+    "binary_cross_entropy_with_logits promotes": [
+        "x = lib.tensor([0.5, 2.], requires_grad=True)",
+        "t = lib.tensor([1., 0.], dtype=lib.float64, requires_grad=True)",
+        "a = F.binary_cross_entropy_with_logits(x, t)", "a.backward()"],
     # matrix products
     "bool mm has no kernel": ["a = lib.tensor([[True]]) @ lib.tensor([[True]])"],
     "bool mv has no kernel": ["a = lib.mv(lib.tensor([[True]]), lib.tensor([True]))"],

@@ -157,6 +157,9 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         if x.dtype.kind != "f":
             raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
                                       f"'{torch_name(x.dtype)}'")
+        if target.dtype == np.bool_:  # PyTorch's kernel computes 1 - target first
+            from .elementwise import _check_bool_sub
+            _check_bool_sub(target, target)
         check_castable(result_type(x, target), target.dtype)
         ctx.reduction = _reduction(reduction)
         ctx.save("self", x)
@@ -166,7 +169,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         ctx.save_value("reduction", ctx.reduction)
         a = x._data
         loss = np.maximum(a, 0) - a * target._data + np.log1p(np.exp(-np.abs(a)))
-        return _reduce(loss.astype(a.dtype, copy=False), ctx.reduction)
+        return _reduce(loss.astype(result_type(x, target), copy=False), ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
