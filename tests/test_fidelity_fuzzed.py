@@ -70,7 +70,10 @@ PROGRAMS = {
     "x.add_(x) overlaps fully, which is allowed": ["x = lib.tensor([1., 2.])", "x.add_(x)"],
     "binary_cross_entropy_with_logits of a bool target": [
         "a = F.binary_cross_entropy_with_logits(lib.tensor([-2.]), lib.tensor([True]))"],
-    "binary_cross_entropy_with_logits promotes": [
+    "binary_cross_entropy_with_logits: a float64 input, a float32 target": [
+        "a = F.binary_cross_entropy_with_logits(lib.ones(2, 3, dtype=lib.float64) * -2, "
+        "lib.ones(2, 3) * -2)"],
+    "binary_cross_entropy_with_logits in the target's dtype": [
         "x = lib.tensor([0.5, 2.], requires_grad=True)",
         "t = lib.tensor([1., 0.], dtype=lib.float64, requires_grad=True)",
         "a = F.binary_cross_entropy_with_logits(x, t)", "a.backward()"],

@@ -169,7 +169,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         ctx.save_value("reduction", ctx.reduction)
         a = x._data
         loss = np.maximum(a, 0) - a * target._data + np.log1p(np.exp(-np.abs(a)))
-        return _reduce(loss.astype(result_type(x, target), copy=False), ctx.reduction)
+        # (PyTorch computes (1 - target).mul_(input)...: the loss has the target's dtype)
+        return _reduce(loss.astype(target.dtype, copy=False), ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
