@@ -18,8 +18,10 @@ from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                          is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._random import manual_seed
 from ._tensor import Size, Tensor
+from . import _dtypes  # noqa: F401  (dtype.is_floating_point ...)
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, matmul, mm, mv
+from .ops._util import tensor_arguments as _tensor_arguments
 from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
                          rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
@@ -40,34 +42,42 @@ bool = _np.dtype(_np.bool_)
 __version__ = "0.1.0"
 
 
+@_tensor_arguments("exp", "input")
 def exp(x):
     return x.exp()
 
 
+@_tensor_arguments("log", "input")
 def log(x):
     return x.log()
 
 
+@_tensor_arguments("tanh", "input")
 def tanh(x):
     return x.tanh()
 
 
+@_tensor_arguments("sigmoid", "input")
 def sigmoid(x):
     return x.sigmoid()
 
 
+@_tensor_arguments("relu", "input")
 def relu(x):
     return x.relu()
 
 
+@_tensor_arguments("relu_", "input")
 def relu_(x):
     return x.relu_()
 
 
+@_tensor_arguments("sqrt", "input")
 def sqrt(x):
     return x.sqrt()
 
 
+@_tensor_arguments("abs", "input")
 def abs(x):
     return x.abs()
 
@@ -80,14 +90,17 @@ def pow(x, exponent):
     return x.pow(exponent)
 
 
+@_tensor_arguments("sum", "input")
 def sum(x, dim=None, keepdim=False):
     return x.sum(dim, keepdim)
 
 
+@_tensor_arguments("mean", "input")
 def mean(x, dim=None, keepdim=False):
     return x.mean(dim, keepdim)
 
 
+@_tensor_arguments("max", "input")
 def max(x, dim=None, keepdim=False):
     return x.max(dim, keepdim)
 
@@ -104,14 +117,17 @@ def stack(tensors, dim=0):
     return _sh.StackBackward0.apply(_sh.tensor_list("stack", tensors), dim=dim)
 
 
+@_tensor_arguments("chunk", "input")
 def chunk(x, chunks, dim=0):
     return x.chunk(chunks, dim)
 
 
+@_tensor_arguments("unbind", "input")
 def unbind(x, dim=0):
     return x.unbind(dim)
 
 
+@_tensor_arguments("is_floating_point", "input")
 def is_floating_point(x):
     return x.is_floating_point()
 

@@ -310,10 +310,13 @@ def _validate(node, outputs):
 
 
 def _accumulate_into(tensor, grad, create_graph):
-    """``tensor.grad += grad``: in place normally; out of place (recorded) under create_graph."""
+    """``tensor.grad += grad``: in place normally; out of place (recorded) under create_graph,
+    where a first gradient is copied into a fresh tensor (PyTorch's ``clone_obey_contract``:
+    ``new_empty_strided().copy_(grad)``, so ``.grad``'s node is ``CopyBackwards``)."""
     old = tensor._grad
     if create_graph:
-        tensor._grad = grad if old is None else old + grad
+        tensor._grad = (Tensor._make(np.empty(grad.shape, dtype=grad.dtype)).copy_(grad)
+                        if old is None else old + grad)
     elif old is None:
         tensor._grad = Tensor._make(np.array(grad._data, dtype=tensor.dtype, copy=True))
     else:

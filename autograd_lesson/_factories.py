@@ -3,6 +3,7 @@ import numpy as np
 
 from ._random import generator
 from ._tensor import DEFAULT_DTYPE, FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, _is_float
+from .ops._util import check_scalar
 
 
 class device:
@@ -122,6 +123,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                         f"{type(size).__name__}")
     if dtype is None:
         dtype = _infer_array(fill_value).dtype if not isinstance(fill_value, complex) else np.complex64
+    fill_value = check_scalar(fill_value, dtype)
     return _leaf(np.full(_shape((size,), "full"), fill_value, dtype=dtype), requires_grad)
 
 

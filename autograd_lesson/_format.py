@@ -38,10 +38,15 @@ def format_tensor(t):
                            threshold=1000, edgeitems=3, max_line_width=80)
     body = body.replace(", ...,", ",  ...,")  # PyTorch prints a skipped run in a row as " ..."
     extras = []
-    if data.dtype not in (np.float32, np.int64, np.bool_, np.complex64):  # torch's defaults
+    if not data.size:  # PyTorch shows an empty tensor's shape (unless (0,)) and its dtype
+        if data.ndim != 1:
+            extras.append(f"size={tuple(data.shape)}")
+        if data.dtype != np.float32:
+            extras.append(f"dtype=torch.{data.dtype}")
+    elif data.dtype not in (np.float32, np.int64, np.bool_, np.complex64):  # torch's defaults
         extras.append(f"dtype=torch.{data.dtype}")
-    if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name()}>")
+    if t.grad_fn is not None:  # (a C++ node prints without its namespace: CopySlices)
+        extras.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t.requires_grad:
         extras.append("requires_grad=True")
     text = "tensor(" + body

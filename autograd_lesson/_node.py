@@ -56,7 +56,19 @@ def _type_string(tensor):
 
 
 def _op_name(node):
-    return re.sub(r"Backward\d*$", "", node.name())
+    """The op as PyTorch's messages name it: ``Mul`` for MulBackward0, ``Max1`` for
+    MaxBackward1."""
+    return re.sub(r"Backward(\d*)$", lambda m: m[1].lstrip("0"), node.name())
+
+
+def check_hook_arguments(saved, pack_hook, unpack_hook):
+    """``SavedTensor.register_hooks`` takes two callables: pybind11's message otherwise."""
+    if not (callable(pack_hook) and callable(unpack_hook)):
+        raise TypeError(
+            "register_hooks(): incompatible function arguments. The following argument types "
+            "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+            "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked "
+            f"with: {saved!r}, {pack_hook!r}, {unpack_hook!r}")
 
 
 class SavedTensor:
@@ -132,9 +144,7 @@ class SavedTensor:
     def register_hooks(self, pack_hook, unpack_hook):
         """PyTorch's ``SavedTensor.register_hooks``: pack the saved value now, unpack it in
         backward (like ``saved_tensors_hooks`` for this one slot; no version check then)."""
-        if not (callable(pack_hook) and callable(unpack_hook)):
-            raise TypeError("register_hooks(): incompatible function arguments: expected two "
-                            "callables (pack_hook, unpack_hook)")
+        check_hook_arguments(self, pack_hook, unpack_hook)
         if self.unpack_hook is not None:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")

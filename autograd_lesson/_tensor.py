@@ -214,6 +214,9 @@ class Tensor(TensorOps):
     def grad_fn(self, node):
         self._grad_fn = node
 
+    def _is_view(self):
+        return self._base is not None
+
     @property
     def is_leaf(self):
         return self.grad_fn is None
@@ -254,7 +257,8 @@ class Tensor(TensorOps):
 
     @property
     def grad(self):
-        if self._grad is None and not self.is_leaf and not self._retains_grad:
+        # (PyTorch reads the stored grad_fn here: a stale view's does not regenerate, or raise)
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -397,8 +401,8 @@ class Tensor(TensorOps):
         return (None, 0)
 
     # -- in-place ops (the rules live in ops/inplace.py) ------------------------------------------
-    def _inplace(self, compute, *others):
-        return _ops.inplace.apply(self, compute, others)
+    def _inplace(self, compute, *others, **options):
+        return _ops.inplace.apply(self, compute, others, **options)
 
     @property
     def device(self):
@@ -433,11 +437,20 @@ class Tensor(TensorOps):
 
     def zero_(self):
         self._check_inference_inplace()  # PyTorch checks this first for zero_ and fill_
-        return self._inplace(_ops.elementwise.ZeroBackward0.apply)
+        return self._inplace(_ops.elementwise.ZeroBackward0.apply, overlap=False)  # idempotent
 
     def fill_(self, value):
+        """``fill_(number)``: FillBackward2; ``fill_(0-dim tensor)``: FillBackward3, which
+        records whatever this tensor's dtype (PyTorch's Tensor overload)."""
         self._check_inference_inplace()
-        return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value)
+        if isinstance(value, Tensor):
+            if value.ndim:
+                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                                   f"with {value.ndim} dimensions.")
+            return self._inplace(lambda x: _ops.elementwise.FillBackward3.apply(x, value), value,
+                                 overlap=False)  # (a fill may write to an expanded tensor)
+        return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value,
+                             overlap=False)
 
     def copy_(self, src):
         return self._inplace(lambda x: _ops.shape.copy_from(x, src), src)
@@ -506,7 +519,7 @@ class Tensor(TensorOps):
         """``x[key] = value``: ``index_put_`` for int lists and masks, else ``x[key].copy_(value)``
         (the value broadcast to the indexed shape, as PyTorch's ``copy_to``)."""
         self._check_inference_inplace()
-        if not isinstance(value, (Tensor, int, float, bool, np.number)):
+        if not isinstance(value, (Tensor, int, float, bool, complex, np.number)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
                             f"torch.{_ops._util.torch_name(self.dtype)}Tensor")
         if _ops.shape.is_advanced_key(key):
@@ -516,16 +529,17 @@ class Tensor(TensorOps):
             target = self  # x[...] = v is x.copy_(v) itself
         else:
             target = self[key]
-        if isinstance(value, Tensor) and not value.ndim:  # PyTorch fills with a 0-dim value
-            if target is not self and self.dtype.kind not in "fc":
-                value = value.detach()  # (through a view, an integer base records nothing)
+        if isinstance(value, Tensor) and not value.ndim and target.ndim:
+            # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
+            # FillBackward3 records whatever the dtype, so an int tensor can require grad
             target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value)
             return
-        if isinstance(value, Tensor):
+        if isinstance(value, Tensor) and value.shape != target.shape:
             shape = value.shape
-            while shape and shape[0] == 1 and len(shape) > target.ndim:
-                shape = shape[1:]  # PyTorch's copy_to drops leading 1s first
+            while shape and shape[0] == 1:
+                shape = shape[1:]  # PyTorch's copy_to: a view without the leading 1s ...
             _ops._util.expand_shape(shape, target.shape, value.dtype, prefix="")
-            _ops.shape.check_overlap(target, value, partial_only=True)
-            value = value if shape == value.shape else value.reshape(shape)
+            value = value.reshape(shape)  # (ViewBackward0, as PyTorch's even if none dropped)
+            if shape != target.shape:
+                value = value.expand(target.shape)  # ... expanded to the target's shape
         target.copy_(value)

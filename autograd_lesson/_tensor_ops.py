@@ -193,8 +193,9 @@ class TensorOps:
 
     def argmax(self, dim=None, keepdim=False):
         from ._tensor import Tensor
-        if self.dtype.kind == "c":
-            raise RuntimeError("argmax(): does not support complex input")
+        if self.dtype.kind in "cb":
+            raise RuntimeError(f"argmax(): does not support "
+                               f"{'complex' if self.dtype.kind == 'c' else 'bool'} input")
         if dim is not None:
             dim = _ops._util.wrap_dim(dim, self.ndim)
         if not self.numel() and (dim is None or not self.ndim or not self.shape[dim]):

@@ -50,11 +50,10 @@ def view_text(scenario, lib):
     return recorder.texts
 
 
-# Engine differences (not the view's): after y.backward(create_graph=True); y.backward(), torch
-# accumulates the second gradient into x.grad in place, so x.grad's graph has a CopyBackwards
-# node that the package's does not: x.grad.sum().backward() runs 6 nodes in torch, 5 here.
-KNOWN = {"s000_ex5_backward_create_graph": [("✓ no error; ran 5 nodes",
-                                             "✓ no error; ran 6 nodes")]}
+# No engine differences left: after y.backward(create_graph=True) both engines give x.grad a
+# CopyBackwards root (the first gradient is copied into a fresh tensor), so a backward of x.grad
+# runs the same 6 nodes. KNOWN lists (package, torch) text pairs that are allowed to differ.
+KNOWN = {}
 
 
 # These record calls without record.graph(...): their ledgers are empty in both engines.

@@ -58,7 +58,9 @@ class BackwardCFunction(Node):
 
     @property
     def _raw_saved_tensors(self):
-        return tuple(self._saved_slots[f"saved_tensors[{i}]"] for i in range(len(self._saved_slots)))
+        from ..ops._op import UNDEFINED_SAVED  # a saved None is an undefined SavedTensor
+        slots = (self._saved_slots[f"saved_tensors[{i}]"] for i in range(len(self._saved_slots)))
+        return tuple(UNDEFINED_SAVED if slot is None else slot for slot in slots)
 
     def _backward(self, grad_outputs):
         if self._materialize_grads:  # a non-Tensor output's gradient stays None
@@ -96,6 +98,14 @@ def _mark_modified(tensor):
     tensor._version_counter.value += 1
     if tensor._base is not None:
         tensor._attr_version = tensor._version_counter.value
+
+
+def _as_view(tensor):
+    """An input returned as-is comes back as a new view of it (PyTorch's
+    ``_view_as_self_with_no_grad``): ``out is not x``, ``out._base is x``."""
+    return Tensor._make(tensor._data.view(), storage=tensor._storage,
+                        version_counter=tensor._version_counter,
+                        base=tensor if tensor._base is None else tensor._base)
 
 
 def _zeros(meta):
@@ -161,7 +171,11 @@ class Function(metaclass=FunctionMeta):
         outputs = raw if isinstance(raw, tuple) else (raw,)
         inputs = [a for a in args if isinstance(a, Tensor)]
         if not (_grad_mode._recording() and any(t.requires_grad for t in inputs)):
-            return raw
+            views = tuple(_as_view(o) if any(o is t for t in inputs)
+                          and not any(o is d for d in ctx._dirty) else o for o in outputs)
+            return views if isinstance(raw, tuple) else views[0]
+        differentiable = sum(isinstance(o, Tensor)
+                             and not any(o is t for t in ctx._non_differentiable) for o in outputs)
         for i, t in enumerate(ctx._to_save):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
@@ -182,10 +196,15 @@ class Function(metaclass=FunctionMeta):
             elif isinstance(out, Tensor) and not any(out is t for t in ctx._non_differentiable):
                 if any(out is t for t in ctx._dirty) and any(out is t for t in inputs):
                     _mark_modified(out)  # changed in place: the input itself gets the new history
-                elif any(out is t for t in inputs) or out.grad_fn is not None:
+                elif any(out is t for t in inputs):
+                    out = _as_view(out)
+                elif out.grad_fn is not None:
                     out = Tensor._make(out._data, storage=out._storage,
                                        version_counter=out._version_counter)
                 out.grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
+                if out._base is not None:  # PyTorch forbids changing it in place (creation_meta)
+                    out._creation_meta = False
+                    out.__dict__["_multi_view" if differentiable > 1 else "_custom_view"] = True
                 done[id(outputs[nr])] = out
             results.append(out)
         ctx._num_outputs = len(outputs)

@@ -6,27 +6,31 @@ import numpy as np
 from .._random import generator
 from .._tensor import Tensor
 from ..ops import elementwise as _ew, matmul as _mm, nnops as _nn
-from ..ops._util import broadcast_shape, torch_name
+from ..ops._util import broadcast_shape, tensor_arguments, torch_name
 
 
+@tensor_arguments("linear", "input", "weight")
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: ``TBackward0`` then ``AddmmBackward0`` for a 2-D input.
 
     The saved ``weight.t()`` is a view of the parameter (same storage, same version counter),
-    which is why ``optimizer.step()`` makes a retained graph stale.
+    which is why ``optimizer.step()`` makes a retained graph stale. As PyTorch's ``linear``:
+    a contiguous input of another rank with a bias that is a row (one dim not 1) is flattened
+    to 2-D around one ``addmm`` (``ViewBackward0`` both sides); otherwise ``matmul`` then
+    ``add_(bias)``.
     """
     if not input.ndim or not weight.ndim:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
     if weight.ndim > 2:
         weight.t()  # raises t()'s message, as PyTorch's linear does
-    if bias is not None and weight.ndim != 2:
-        if input.dtype != weight.dtype:
-            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                               f"{torch_name(input.dtype)} and {torch_name(weight.dtype)}")
-        raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
     if input.ndim == 2 and bias is not None:
         return _mm.addmm(bias, input, weight.t())
+    if (bias is not None and (bias.ndim == 1 or sum(s != 1 for s in bias.shape) == 1)
+            and bias._data.flags.c_contiguous and input._data.flags.c_contiguous):
+        lead = input.shape[:-1]  # PyTorch's _flatten_nd_linear
+        out = _mm.addmm(bias, input.reshape(int(np.prod(lead)), input.shape[-1]), weight.t())
+        return out.view(*lead, *weight.shape[:1 if weight.ndim == 2 else 0])
     out = _mm.matmul(input, weight.t())
     if bias is None:
         return out
@@ -36,6 +40,7 @@ def linear(input, weight, bias=None):
     return out + bias
 
 
+@tensor_arguments("relu", "input")
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
 
@@ -44,6 +49,7 @@ def relu_(input):
     return input.relu_()
 
 
+@tensor_arguments("leaky_relu", "input")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     if inplace:
         return input._inplace(lambda x: _ew.LeakyReluBackward1.apply(x, negative_slope))
@@ -59,13 +65,14 @@ def sigmoid(input):
 
 
 def softmax(input, dim):
-    return _nn.softmax(input, dim)
+    return input.softmax(dim)  # (PyTorch's F.softmax: a method call, so an AttributeError)
 
 
 def log_softmax(input, dim):
-    return _nn.log_softmax(input, dim)
+    return input.log_softmax(dim)
 
 
+@tensor_arguments("dropout", "input")
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p).
 
@@ -102,18 +109,21 @@ def binary_cross_entropy(input, target, reduction="mean"):
 
 
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
+    target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
     return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction)
 
 
+@tensor_arguments("nll_loss_nd", "input", "target")
 def nll_loss(input, target, reduction="mean", ignore_index=-100):
     return _nn.NllLossBackward0.apply(input, target, reduction=reduction, ignore_index=ignore_index)
 
 
 def cross_entropy(input, target, reduction="mean", ignore_index=-100):
     """``nll_loss(log_softmax(input, 1), target)``: class-index targets only."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    for position, (name, value) in enumerate((("input", input), ("target", target)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"cross_entropy_loss(): argument '{name}' (position {position}) must "
+                            f"be Tensor, not {type(value).__name__}")
     if isinstance(target, Tensor) and target.shape == input.shape and target.dtype.kind != "f":
         # a target shaped like the input holds class probabilities, in PyTorch
         raise RuntimeError(f"Expected floating point type for target with class probabilities, "

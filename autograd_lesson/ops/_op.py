@@ -13,6 +13,8 @@ An op is a :class:`~autograd_lesson._node.Node` subclass named after PyTorch's n
 ``Op.apply(*inputs)`` runs ``forward``; when grad mode is on and an input requires grad it
 keeps the instance as the output's ``grad_fn`` with one edge per Tensor input.
 """
+import numpy as np
+
 from .. import _grad_mode, _node
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
@@ -111,6 +113,8 @@ class Op(Node):
         base = inputs[0] if cls.is_view else None
         outputs = []
         for nr, array in enumerate(arrays):
+            if type(array) is not np.ndarray:  # a ufunc of a 0-dim array gives a NumPy scalar
+                array = np.asarray(array)
             # Only floating outputs carry a gradient (PyTorch's isDifferentiableType): x.long()
             # of a tensor that requires grad does not.
             differentiable = (record and nr < cls.differentiable_outputs
@@ -120,10 +124,14 @@ class Op(Node):
                                    grad_fn=ctx if differentiable else None,
                                    storage=base._storage, version_counter=base._version_counter,
                                    base=base._base if base._base is not None else base)
-                out._creation_meta = not _grad_mode._enabled
+                # a view of a view inherits how its input was made (PyTorch's creation_meta)
+                out._creation_meta = not _grad_mode._enabled or base._creation_meta
                 if cls.multi_view:
                     out._output_nr = nr
-                    out.__dict__["_multi_view"] = cls.multi_view
+                if _grad_mode._enabled and (cls.multi_view or "_multi_view" in base.__dict__):
+                    out.__dict__["_multi_view"] = True
+                elif _grad_mode._enabled and "_custom_view" in base.__dict__:
+                    out.__dict__["_custom_view"] = True  # (a view of a custom Function's view)
             else:
                 out = Tensor._make(array, requires_grad=differentiable,
                                    grad_fn=ctx if differentiable else None, output_nr=nr)
@@ -189,6 +197,11 @@ class UndefinedSavedTensor:
 
     def unpack(self):
         return None
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        _node.check_hook_arguments(self, pack_hook, unpack_hook)
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                           "forbidden")
 
     def __repr__(self):
         return "<undefined SavedTensor>"

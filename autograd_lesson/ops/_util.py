@@ -1,5 +1,7 @@
 """Helpers shared by ops: PyTorch's type promotion, broadcasting checks, gradient reduction."""
 import contextlib
+import functools
+import math
 import warnings
 
 import numpy as np
@@ -88,6 +90,80 @@ def check_castable(result, target):
         raise RuntimeError(f"result type {torch_name(result)} can't be cast to the desired "
                            f"output type {torch_name(target)}")
 
+# c10's names of the C++ types in "value cannot be converted to type ... without overflow"
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "at::Half", "int64": "int64_t",
+              "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def check_scalar(number, dtype):
+    """A Python number written into a tensor of ``dtype`` (``fill_``, ``x[i] = v``, ``full``):
+    PyTorch's ``checked_convert`` refuses a complex number with an imaginary part, or a value
+    out of the type's range, in any dtype but bool and complex. Returns the number to write."""
+    dtype = np.dtype(dtype)
+    if isinstance(number, int) and not -2 ** 63 <= number < 2 ** 63:
+        raise OverflowError("int too big to convert")  # (PyTorch's parser reads an int64)
+    if dtype.kind in "bc" or not isinstance(number, (int, float, complex, np.number)):
+        return number
+    if isinstance(number, (complex, np.complexfloating)):
+        fits = number.imag == 0
+        number = number.real
+    else:
+        fits = True
+    if dtype.kind == "f":
+        fits = fits and not (math.isfinite(number) and abs(number) > float(np.finfo(dtype).max))
+    else:
+        info = np.iinfo(dtype)
+        fits = fits and math.isfinite(number) and info.min <= number <= info.max
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(str(dtype), dtype)}"
+                           f" without overflow")
+    return number
+
+
+_complex_warned = [False]
+
+
+def cast(array, dtype):
+    """``array`` in ``dtype``. Complex to real keeps the real part and, as PyTorch's ``copy_``,
+    warns once per process (TORCH_WARN_ONCE)."""
+    dtype = np.dtype(dtype)
+    if array.dtype.kind == "c" and dtype.kind != "c":
+        if dtype.kind == "b":
+            return array != 0
+        if not _complex_warned[0]:
+            _complex_warned[0] = True
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=2)
+        array = array.real
+    if dtype.kind in "iub" and array.dtype.kind == "f":
+        with np.errstate(invalid="ignore", over="ignore"):  # nan, inf: no warning in PyTorch
+            return array.astype(dtype)
+    return array.astype(dtype)
+
+
+def tensor_arguments(name, *params):
+    """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
+    that is not a Tensor): ``relu(): argument 'input' (position 1) must be Tensor, not int``."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            for position, (param, value) in enumerate(zip(params, args), 1):
+                if param is not None and not isinstance(value, Tensor):
+                    raise TypeError(f"{name}(): argument '{param}' (position {position}) must be "
+                                    f"Tensor, not {type(value).__name__}")
+            return fn(*args, **kwargs)
+        return checked
+    return wrap
+
+
+def invalid_arguments(name, args, signatures):
+    """PyTorch's argument-parser TypeError: its first line and the signatures it lists (not
+    its per-signature "didn't match because ..." notes)."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:\n" + "".join(f" * ({s})\n" for s in signatures))
+
+
 def value(operand):
     return operand._data if isinstance(operand, Tensor) else operand
 
@@ -111,8 +187,8 @@ def expand_shape(shape, sizes, dtype=None, prefix="torch."):
     PyTorch's error; ``addmm``'s bias is checked with it too."""
     shape, sizes = tuple(shape), tuple(int(s) for s in sizes)
     if len(sizes) < len(shape):
-        kind = (f"{prefix}{torch_name(dtype)}Tensor" if dtype is None or dtype.kind != "b"
-                else "CPUBoolType")  # (PyTorch's own naming)
+        kind = (f"{prefix}{torch_name(dtype)}Tensor" if dtype is None or dtype.kind not in "bc"
+                else f"CPU{torch_name(dtype)}Type")  # (PyTorch's own naming: no legacy type)
         raise RuntimeError(f"expand({kind}{{{list(shape)}}}, "
                            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
                            f"must be greater or equal to the number of dimensions in the tensor "

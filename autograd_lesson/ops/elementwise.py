@@ -12,7 +12,8 @@ from ._op import Op
 from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
-from ._util import as_float, check_broadcast, ignore_fp_errors, result_type, torch_name, value
+from ._util import (as_float, cast, check_broadcast, check_scalar, ignore_fp_errors, result_type,
+                    torch_name, value)
 
 
 def _binary(ctx, x, y, array):
@@ -153,7 +154,7 @@ class FillBackward3(Op):
     any_dtype = True
 
     def forward(ctx, x, value):
-        return np.full_like(x._data, value._data)
+        return np.full_like(x._data, cast(value._data, x.dtype))
 
     def backward(ctx, grad):
         grad_value = grad.sum() if ctx.needs_input_grad[1] else None
@@ -164,7 +165,7 @@ class FillBackward2(Op):
     """``x.fill_(value)`` with a number: out = value everywhere; the gradient is zero."""
 
     def forward(ctx, x, value):
-        return np.full_like(x._data, value)
+        return np.full_like(x._data, check_scalar(value, x.dtype))
 
     def backward(ctx, grad):
         return zeros(grad.shape, grad)
@@ -199,7 +200,7 @@ class PowBackward0(Op):
             return x._data.copy() if exponent else np.ones_like(x._data)
         if dtype.kind in "iub" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.asarray(x._data ** exponent).astype(dtype, copy=False)
 
     def backward(ctx, grad):
@@ -275,7 +276,8 @@ class ExpBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        return np.exp(as_float(x))
+        with np.errstate(over="ignore"):  # exp(100.) is inf, silently, in PyTorch
+            return np.exp(as_float(x))
 
     def backward(ctx, grad):
         return grad * ctx.saved("result")
@@ -496,9 +498,18 @@ def rpow(x, base):
     return PowBackward2.apply(x, base)
 
 
+WHERE_SIGNATURES = ("Tensor condition",
+                    "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
+                    "Tensor condition, Number self, Tensor other",
+                    "Tensor condition, Tensor input, Number other",
+                    "Tensor condition, Number self, Number other")
+
+
 def where(condition, x, y):
-    if not isinstance(condition, Tensor):
-        condition = Tensor._make(np.asarray(condition, dtype=bool))
+    numbers = (Tensor, int, float, complex, np.number)  # (bool is an int)
+    if not (isinstance(condition, Tensor) and isinstance(x, numbers) and isinstance(y, numbers)):
+        from ._util import invalid_arguments
+        raise invalid_arguments("where", (condition, x, y), WHERE_SIGNATURES)
     if condition.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {torch_name(condition.dtype)}")

@@ -236,23 +236,64 @@ class SliceBackwardBackward0(Op):
 
 
 class SavedIndexList:
-    """PyTorch saves advanced-indexing indices as a list of tensors: ``_saved_indices`` is a
-    list (a tuple for ``IndexPutImplBackward0``) and, unlike a single saved tensor, the raw
-    ``_raw_saved_indices`` raises once the graph is freed."""
+    """PyTorch saves advanced-indexing indices as a tuple of tensors, one per indexed dim, None
+    for a dim a slice kept (``x[:, [0, 1]]``: ``(None, tensor([0, 1]))``). One index is the slot
+    ``indices``; several are ``indices[0]``, ``indices[1]`` ... Unlike a single saved tensor,
+    the raw ``_raw_saved_indices`` raises once the graph is freed."""
 
-    _indices_container = list
+    _indices_container = tuple
+
+    def saved_indices(self):
+        """What ``save_indices`` was given, unpacked."""
+        pattern = self.__dict__.get("index_pattern")
+        if pattern is None:
+            return self.saved("indices")
+        return tuple(self.saved(f"indices[{j}]") if used else None
+                     for j, used in enumerate(pattern))
 
     @property
     def _saved_indices(self):
-        return self._indices_container([self.saved("indices")])
+        indices = self.saved_indices()
+        return self._indices_container([indices] if isinstance(indices, Tensor) else indices)
 
     @property
     def _raw_saved_indices(self):
-        slot = self._saved_slots["indices"]
-        if slot.released:
+        pattern = self.__dict__.get("index_pattern")
+        names = ["indices"] if pattern is None else [f"indices[{j}]" if used else None
+                                                      for j, used in enumerate(pattern)]
+        slots = [None if n is None else self._saved_slots[n] for n in names]
+        if any(slot is not None and slot.released for slot in slots):
             from .._node import FREED_MESSAGE
             raise RuntimeError(FREED_MESSAGE)
-        return self._indices_container([slot])
+        return self._indices_container(slots)
+
+
+def save_indices(ctx, indices):
+    """Save a Tensor, or a tuple of Tensors and Nones (the dims they index)."""
+    if isinstance(indices, Tensor):
+        ctx.save("indices", indices)
+        return
+    ctx.index_pattern = tuple(t is not None for t in indices)
+    for j, t in enumerate(indices):
+        if t is not None:
+            ctx.save(f"indices[{j}]", t)
+
+
+def index_key(indices, shape):
+    """The NumPy key of saved indices into a tensor of ``shape``: a Tensor's array, or a tuple
+    with ``:`` for None. Int indices are clipped to their dim: the checks already passed, so
+    one out of range only gets here when the result is empty (where PyTorch checks nothing)."""
+    entries = (indices,) if isinstance(indices, Tensor) else indices
+    key, dim = [], 0
+    for t in entries:
+        if t is None or t._data.dtype == np.bool_:
+            key.append(slice(None) if t is None else t._data)
+            dim += 1 if t is None else t.ndim
+            continue
+        n = shape[dim] if dim < len(shape) else 0
+        key.append(np.clip(t._data, -n, n - 1) if n else t._data)
+        dim += 1
+    return key[0] if isinstance(indices, Tensor) else tuple(key)
 
 
 class IndexPutImplBackward0(SavedIndexList, Op):
@@ -263,15 +304,15 @@ class IndexPutImplBackward0(SavedIndexList, Op):
     _indices_container = tuple
 
     def forward(ctx, x, indices, values):
-        ctx.save("indices", indices)
+        save_indices(ctx, indices)
         ctx.save_value("accumulate", True)
         out = np.array(x._data, copy=True)
-        np.add.at(out, indices._data, values._data)
+        np.add.at(out, index_key(indices, out.shape), values._data)
         return out
 
     def backward(ctx, grad):
         from .shape import CloneBackward0, IndexBackward0
-        indices = ctx.saved("indices")
+        indices = ctx.saved_indices()
         grad_x = CloneBackward0.apply(grad) if ctx.needs_input_grad[0] else None
         grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
         return grad_x, grad_values

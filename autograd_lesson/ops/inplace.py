@@ -34,10 +34,39 @@ NO_GRAD_VIEW_REBASE = NO_GRAD_VIEW_INPLACE.replace(
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-MULTI_VIEW_INPLACE = (
-    "Output {nr} of {name} is a view and is being modified inplace. This view is the output of "
-    "a function that returns multiple views. Such functions do not allow the output views to be "
-    "modified inplace. You should replace the inplace operation by an out-of-place one.")
+MULTI_VIEW_TAIL = (
+    " This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one.")
+NO_GRAD_VIEW_TAIL = NO_GRAD_VIEW_INPLACE[NO_GRAD_VIEW_INPLACE.index(" Given"):]
+CUSTOM_VIEW_TAIL = (
+    " This view was created inside a custom Function (or because an input was returned as-is) "
+    "and the autograd logic to handle view+inplace would override the custom backward "
+    "associated with the custom Function, leading to incorrect gradients. This behavior is "
+    "forbidden. You can fix this by cloning the output of the custom Function.")
+VIEW_KINDS = ("_multi_view", "_custom_view")  # how a view was made, besides no_grad
+
+
+def view_error(view, indirect=False):
+    """PyTorch's ``handle_view_on_rebase``: the message for an in-place change of a view made
+    in no_grad mode, by a multi-output op (split, unbind) or by a custom Function (and the
+    views of such a view)."""
+    modified = ("its base or another view of its base has been modified inplace" if indirect
+                else "is being modified inplace")
+    multi = "_multi_view" in view.__dict__
+    custom = "_custom_view" in view.__dict__
+    fn = view._grad_fn
+    if fn is None:
+        head = f"A view was created in no_grad mode and {modified} with grad mode enabled."
+    elif multi or custom:
+        head = f"Output {view._output_nr} of {_node._op_name(fn)} is a view and {modified}."
+    else:
+        head = (f"Output {view._output_nr} of {_node._op_name(fn)} is a view of a view which was "
+                f"created in no_grad mode and {modified} with grad mode enabled.")
+    return head + (MULTI_VIEW_TAIL if multi else CUSTOM_VIEW_TAIL if custom else
+                   NO_GRAD_VIEW_TAIL)
+
+
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers "
                  "to a single memory location. Please clone() the tensor before performing the "
                  "operation.")
@@ -55,22 +84,33 @@ def check_inplace(x, others=()):
 def _check_views_and_leaves(x):
     base = x._base
     if base is not None:
-        multi = x.__dict__.get("_multi_view")
-        if multi is not None:
-            raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=x._output_nr, name=multi))
-        if x._creation_meta:
-            raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+        if x._creation_meta or any(k in x.__dict__ for k in VIEW_KINDS):
+            raise RuntimeError(view_error(x))
         if x.requires_grad and base.is_leaf:
             raise RuntimeError(LEAF_VIEW_INPLACE_ERROR)
     elif x.requires_grad and x.is_leaf:
         raise RuntimeError(LEAF_INPLACE_ERROR)
 
 
-def apply(x, compute, others=()):
-    """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``."""
+def has_internal_overlap(array):
+    """PyTorch's ``has_internal_overlap`` == YES: a dim of size > 1 with stride 0 (expand)."""
+    return array.size and any(s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
+
+
+def apply(x, compute, others=(), overlap=True, written=None):
+    """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``.
+
+    With ``overlap`` (TensorIterator's checks, before the op runs) x may not be expanded nor
+    partly share memory with another operand; ``fill_``/``zero_`` skip them, as PyTorch.
+    ``written``: a mask of the elements to write (``index_put_`` on an expanded tensor)."""
     check_inplace(x, others)
-    if x._data.size and any(s == 0 and n > 1 for n, s in zip(x._data.shape, x._data.strides)):
-        raise RuntimeError(OVERLAP_ERROR)
+    if overlap:
+        if has_internal_overlap(x._data):
+            raise RuntimeError(OVERLAP_ERROR)
+        from .shape import check_overlap
+        for other in others:
+            if isinstance(other, Tensor):
+                check_overlap(x, other, partial_only=True)
     _node._inplace_self = x  # while it is set, a save of ``self`` is a clone of x
     try:
         result = compute(x)
@@ -80,7 +120,7 @@ def apply(x, compute, others=()):
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
     check_castable(result.dtype, x.dtype)
-    np.copyto(x._data, result._data, casting="unsafe")
+    np.copyto(x._data, result._data, casting="unsafe", where=True if written is None else written)
     x._version_counter.value += 1
     node = result.grad_fn
     if node is not None:
@@ -187,8 +227,8 @@ def regenerate_view_fn(view):
     base = view._base
     if view._grad_fn is None and not base.requires_grad:
         return
-    if view._creation_meta:
-        raise RuntimeError(NO_GRAD_VIEW_REBASE)
+    if view._creation_meta or any(k in view.__dict__ for k in VIEW_KINDS):
+        raise RuntimeError(view_error(view, indirect=True))
     node = AsStridedBackward0()
     _as_strided_node(node, base, *view_geometry(view, base))
     node.next_functions = (base._gradient_edge(),)

@@ -8,17 +8,23 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import expand_shape, result_type, torch_name
+from ._util import expand_shape, result_type, tensor_arguments, torch_name
 
 
-def _check_dtypes(x, y):
+def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
+    """The last check before the kernel: the same dtype, and one the kernel has (not bool)."""
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_name(x.dtype)} != {_name(y.dtype)}")
+    if x.dtype == np.bool_ and x._data.size and y._data.size:  # (an empty product: no kernel)
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _name(dtype):
-    return {"float32": "float", "float64": "double", "int64": "long int"}.get(str(dtype), str(dtype))
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "float16": "c10::Half", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(str(dtype), str(dtype))
 
 
 def _column_major(sizes, strides):
@@ -65,7 +71,8 @@ class MmBackward0(Op):
         ctx.save_value("mat2_sym_strides", _strides_if_needed(w))
         ctx.save_value("self_sym_sizes", list(x.shape))
         ctx.save_value("self_sym_strides", _strides_if_needed(x))
-        return x._data @ w._data
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
+            return x._data @ w._data
 
     def backward(ctx, grad):
         w, x = ctx.saved("mat2"), ctx.saved("self")
@@ -96,6 +103,7 @@ class AddmmBackward0(Op):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
         expand_shape(bias.shape, (x.shape[0], w.shape[1]), bias.dtype)  # the bias broadcasts
+        _check_dtypes(x, w)
         ctx.save("mat1", x if w.requires_grad else None)
         ctx.save("mat2", w if x.requires_grad else None)
         ctx.alpha, ctx.beta = alpha, beta
@@ -104,7 +112,8 @@ class AddmmBackward0(Op):
                         ("mat2_sym_sizes", list(w.shape)),
                         ("mat2_sym_strides", _strides_if_needed(w))):
             ctx.save_value(name, v)
-        product = x._data @ w._data
+        with np.errstate(over="ignore", invalid="ignore"):
+            product = x._data @ w._data
         out = (product if alpha == 1 else alpha * product) + (bias._data if beta == 1 else beta * bias._data)
         return out.astype(result_type(x, w), copy=False)
 
@@ -138,10 +147,11 @@ class MvBackward0(Op):
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                                f"{torch_name(v.dtype)}, {torch_name(x.dtype)}, and "
                                f"{torch_name(v.dtype)}")
-        _check_dtypes(x, v)
+        _check_dtypes(x, v, "addmv_impl_cpu")
         ctx.save("self", x if v.requires_grad else None)
         ctx.save("vec", v if x.requires_grad else None)
-        return x._data @ v._data
+        with np.errstate(over="ignore", invalid="ignore"):
+            return x._data @ v._data
 
     def backward(ctx, grad):
         x, v = ctx.saved("self"), ctx.saved("vec")
@@ -168,27 +178,34 @@ class DotBackward0(Op):
         _check_dtypes(x, y)
         ctx.save("self", x if y.requires_grad else None)
         ctx.save("tensor", y if x.requires_grad else None)
-        return np.asarray(x._data @ y._data)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray(x._data @ y._data)
 
     def backward(ctx, grad):
         x, y = ctx.saved("self"), ctx.saved("tensor")
         return (grad * y if y is not None else None), (grad * x if x is not None else None)
 
 
+@tensor_arguments("mm", "input", "mat2")
 def mm(x, w):
     return MmBackward0.apply(x, w)
 
 
+@tensor_arguments("mv", "input", "vec")
 def mv(x, v):
     return MvBackward0.apply(x, v)
 
 
+@tensor_arguments("addmm", "input", "mat1", "mat2")
 def addmm(bias, x, w, *, beta=1, alpha=1):
     return AddmmBackward0.apply(bias, x, w, beta=beta, alpha=alpha)
 
 
 def matmul(x, y):
     """``x @ y`` for 1-D and 2-D operands, dispatched as PyTorch does (dot, mv, mm)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
     if not isinstance(y, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(y).__name__}")
     if not x.ndim or not y.ndim:

@@ -8,7 +8,8 @@ from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from ._op import Op
-from ._util import broadcast_shape, check_castable, quiet, result_type, torch_name, wrap_dim
+from ._util import (broadcast_shape, check_castable, quiet, result_type, tensor_arguments,
+                    torch_name, wrap_dim)
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -48,8 +49,9 @@ class SoftmaxBackward0(Op):
         a = x._data.reshape(x.shape or (1,))
         if not a.size:
             return x._data.copy()
-        shifted = np.exp(a - a.max(axis=ctx.dim, keepdims=True))
-        return (shifted / shifted.sum(axis=ctx.dim, keepdims=True)).reshape(x.shape)
+        with np.errstate(invalid="ignore"):  # inf - inf: nan, as PyTorch, without a warning
+            shifted = np.exp(a - a.max(axis=ctx.dim, keepdims=True))
+            return (shifted / shifted.sum(axis=ctx.dim, keepdims=True)).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.SoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -67,8 +69,10 @@ class LogSoftmaxBackward0(Op):
         a = x._data.reshape(x.shape or (1,))
         if not a.size:
             return x._data.copy()
-        shifted = a - a.max(axis=ctx.dim, keepdims=True)
-        return (shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))).reshape(x.shape)
+        with np.errstate(invalid="ignore"):  # inf - inf: nan, as PyTorch, without a warning
+            shifted = a - a.max(axis=ctx.dim, keepdims=True)
+            return (shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
+                    ).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.LogSoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -90,7 +94,9 @@ class MseLossBackward0(Op):
         ctx.save("self", x)
         ctx.save("target", target)
         ctx.save_value("reduction", ctx.reduction)
-        return _reduce(((x._data - target._data) ** 2).astype(dtype, copy=False), ctx.reduction)
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
+            return _reduce(((x._data - target._data) ** 2).astype(dtype, copy=False),
+                           ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
@@ -114,10 +120,12 @@ class BinaryCrossEntropyBackward0(Op):
         if p.dtype.kind != "f":
             raise NotImplementedError(f'"binary_cross_entropy" not implemented for '
                                       f"'{torch_name(p.dtype)}'")
-        if ((p._data < 0) | (p._data > 1)).any():
-            raise RuntimeError("all elements of input should be between 0 and 1")
-        if ((target._data < 0) | (target._data > 1)).any():
-            raise RuntimeError("all elements of target should be between 0 and 1")
+        # PyTorch's kernel checks input then target element by element: the first bad one wins
+        bad_p = ~((p._data >= 0) & (p._data <= 1))
+        bad = bad_p | ~((target._data >= 0) & (target._data <= 1))
+        if bad.any():
+            which = "input" if bad_p.ravel()[np.argmax(bad.ravel())] else "target"
+            raise RuntimeError(f"all elements of {which} should be between 0 and 1")
         ctx.reduction = _reduction(reduction)
         ctx.save("self", p)
         ctx.save("target", target)
@@ -149,6 +157,9 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         if x.dtype.kind != "f":
             raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
                                       f"'{torch_name(x.dtype)}'")
+        if target.dtype == np.bool_:  # PyTorch's kernel computes 1 - target first
+            from .elementwise import _check_bool_sub
+            _check_bool_sub(target, target)
         check_castable(result_type(x, target), target.dtype)
         ctx.reduction = _reduction(reduction)
         ctx.save("self", x)
@@ -158,7 +169,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         ctx.save_value("reduction", ctx.reduction)
         a = x._data
         loss = np.maximum(a, 0) - a * target._data + np.log1p(np.exp(-np.abs(a)))
-        return _reduce(loss.astype(a.dtype, copy=False), ctx.reduction)
+        # (PyTorch computes (1 - target).mul_(input)...: the loss has the target's dtype)
+        return _reduce(loss.astype(target.dtype, copy=False), ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
@@ -190,9 +202,15 @@ class NllLossBackward0(Op):
         if x.ndim != 2 and target.dtype.kind in "iu" and (x.ndim, target.ndim) in ((1, 0), (1, 1)):
             raise NotImplementedError("autograd_lesson's nll_loss takes a batch: pass input of "
                                       "shape (N, C) and target of shape (N,) (x.unsqueeze(0))")
-        if x.ndim == 2 and target.ndim == 1 and target.shape[0] != x.shape[0]:
+        if x.ndim >= 2 and (target.shape[0] if target.ndim else 0) != x.shape[0]:  # nll_loss_nd
             raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
-                             f"batch_size ({target.shape[0]}).")
+                             f"batch_size ({target.shape[0] if target.ndim else 0}).")
+        if x.ndim > 2:
+            expected = [x.shape[0], *x.shape[2:]]
+            if list(target.shape) != expected:
+                raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+            raise NotImplementedError("autograd_lesson's nll_loss takes input of shape (N, C): "
+                                      "move the class dim last and flatten the others")
         if x.dtype.kind != "f":
             raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
                                       f"'{torch_name(x.dtype)}'")
@@ -228,9 +246,11 @@ class NllLossBackward0(Op):
             ctx.reduction, ctx.ignore_index)
 
 
+@tensor_arguments("softmax", "input")
 def softmax(x, dim):
     return SoftmaxBackward0.apply(x, dim)
 
 
+@tensor_arguments("log_softmax", "input")
 def log_softmax(x, dim):
     return LogSoftmaxBackward0.apply(x, dim)

@@ -182,8 +182,9 @@ class LinalgVectorNormBackward0(Op):
         ctx.save_value("dim", ctx.given_dims)
         ctx.save_value("keepdim", keepdim)
         a = np.abs(x._data) if x.dtype.kind == "c" else x._data
-        return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
-                                                            keepdims=keepdim)))
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
+            return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
+                                                                keepdims=keepdim)))
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")

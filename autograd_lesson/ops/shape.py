@@ -11,9 +11,9 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
-                      SliceBackwardBackward0, zeros)
-from ._util import (broadcast_shape, expand_shape, is_expandable_to, normalize_dims,
-                    result_type, torch_name, wrap_dim)
+                      SliceBackwardBackward0, index_key, save_indices, zeros)
+from ._util import (broadcast_shape, cast, check_scalar, expand_shape, is_expandable_to,
+                    normalize_dims, result_type, torch_name, wrap_dim)
 
 
 def _infer_shape(shape, numel, name="reshape"):
@@ -80,16 +80,6 @@ class CloneBackward0(Op):
 
     def backward(ctx, grad):
         return grad
-
-
-def cast(array, dtype):
-    """``array`` in ``dtype``; complex to real warns as PyTorch does (a UserWarning)."""
-    dtype = np.dtype(dtype)
-    if array.dtype.kind == "c" and dtype.kind != "c":
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
-                      stacklevel=4)
-        return array.real.astype(dtype)
-    return array.astype(dtype)
 
 
 class ToCopyBackward0(Op):
@@ -162,7 +152,10 @@ class ExpandBackward0(Op):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        return np.broadcast_to(x._data, expand_shape(x.shape, shape, x.dtype))
+        out = np.broadcast_to(x._data, expand_shape(x.shape, shape, x.dtype))
+        if x._data.flags.writeable:  # a view PyTorch can write through (fill_, x[0] = v)
+            out = np.lib.stride_tricks.as_strided(x._data, out.shape, out.strides)
+        return out
 
     def backward(ctx, grad):
         from ._util import sum_to
@@ -303,15 +296,19 @@ INT64_MAX = 2 ** 63 - 1
 
 
 class IndexBackward0(SavedIndexList, Op):
-    """out = self[indices] (advanced indexing: int list or bool mask; a copy, not a view).
-    Saves indices (a new int64 tensor for a list; the mask itself for a bool mask), which
-    PyTorch exposes as a list (``_saved_indices == [mask]``) and gives no edge."""
+    """out = self[indices] (advanced indexing: int lists or bool masks; a copy, not a view).
+    Saves indices (a new int64 tensor for a list; the mask itself for a bool mask; a tuple of
+    them, None for a dim a slice kept), which PyTorch exposes as a tuple
+    (``_saved_indices == (mask,)``) and gives no edge."""
 
     non_differentiable = (1,)
 
     def forward(ctx, x, index):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
+        if isinstance(index, tuple):  # from index(): already checked, one entry per dim
+            save_indices(ctx, index)
+            return np.array(x._data[index_key(index, x.shape)])
         if not isinstance(index, Tensor):  # an int list becomes a new int64 tensor
             array = np.asarray(index)
             index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
@@ -322,15 +319,14 @@ class IndexBackward0(SavedIndexList, Op):
         if isinstance(key, np.ndarray) and key.dtype == bool and key.ndim > x.ndim:
             raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
         if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
-            raise IndexError(f"The shape of the mask {list(key.shape)} at index 0 does not match "
-                             f"the shape of the indexed tensor {list(x.shape)} at index 0")
+            _check_entries(x.shape, (index,))  # raises, naming the first dim that differs
         try:
-            return np.array(x._data[key])
+            return np.array(x._data[index_key(index, x.shape)])
         except IndexError as e:
             raise IndexError(str(e)) from None
 
     def backward(ctx, grad):
-        return IndexPutImplBackward0.apply(zeros(ctx.input_shape, grad), ctx.saved("indices"), grad)
+        return IndexPutImplBackward0.apply(zeros(ctx.input_shape, grad), ctx.saved_indices(), grad)
 
 
 class IndexPutBackward0(SavedIndexList, Op):
@@ -344,14 +340,16 @@ class IndexPutBackward0(SavedIndexList, Op):
     any_dtype = True  # (x[mask] = v of an integer x with v requiring grad: as PyTorch)
 
     def forward(ctx, x, indices, values):
-        ctx.save("indices", indices)
+        save_indices(ctx, indices)
         ctx.save_value("accumulate", False)
         out = np.array(x._data, copy=True)
-        out[indices._data] = values._data if isinstance(values, Tensor) else values
+        out[index_key(indices, out.shape)] = (
+            cast(values._data, x.dtype) if isinstance(values, Tensor)
+            else check_scalar(values, x.dtype))
         return out
 
     def backward(ctx, grad):
-        indices = ctx.saved("indices")
+        indices = ctx.saved_indices()
         grad_x = IndexPutBackward0.apply(grad, indices, 0.0) if ctx.needs_input_grad[0] else None
         grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
         return grad_x, grad_values
@@ -368,7 +366,7 @@ def index_put(x, key, values):
 def is_advanced_key(key):
     """An int list, int array, bool mask or a tuple of int lists: ``index_put_``, not a view."""
     if isinstance(key, tuple):
-        return len(key) > 1 and all(_is_advanced(k) for k in key)
+        return any(_is_advanced(k) for k in key)
     if isinstance(key, Tensor) and key.dtype == np.bool_:
         return True  # a 0-dim mask too
     return _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind not in "biu")
@@ -379,74 +377,116 @@ OVERLAP_INPUT_ERROR = ("unsupported operation: some elements of the input tensor
                        "tensor before performing the operation.")
 
 
+def _dense(a):
+    """PyTorch's ``is_non_overlapping_and_dense``: the strides are a permutation of C order's."""
+    expected = a.itemsize
+    for stride, n in sorted((s, n) for n, s in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def overlap_status(a, b):
+    """PyTorch's ``get_overlap_status`` of two arrays: "full" (the same elements, same
+    strides), "partial", None (apart), or "too hard" (one is not dense: never an error)."""
+    if not a.size or not b.size:
+        return None
+    if a is b:
+        return "full"
+    if not (_dense(a) and _dense(b)):
+        return "too hard"
+    a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
+    if (a0, a1) == (b0, b1):  # (NumPy's strides of size-1 dims are arbitrary: not compared)
+        same = a.shape == b.shape and all(s == t for n, s, t in zip(a.shape, a.strides, b.strides)
+                                          if n != 1)
+        return "full" if same else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else None
+
+
 def check_overlap(target, value, partial_only=False):
     """PyTorch's ``assert_no_overlap`` (``index_put_``) / ``assert_no_partial_overlap``
-    (``copy_``): a value reading memory that the write changes."""
-    a, b = target._data, value._data
-    if partial_only:  # copy_: the very same elements are fine
-        if (a.size and b.size and np.shares_memory(a, b)
-                and a.__array_interface__["data"][0] != b.__array_interface__["data"][0]):
-            raise RuntimeError(OVERLAP_INPUT_ERROR)
-        return
-    if target._storage is value._storage or (a.size and b.size and np.shares_memory(a, b)):
+    (``copy_``, in-place binary ops): a value reading memory that the write changes. The same
+    tensor always overlaps fully, even an empty one."""
+    status = "full" if target is value else overlap_status(target._data, value._data)
+    if status == "partial" or (status == "full" and not partial_only):
         raise RuntimeError(OVERLAP_INPUT_ERROR)
 
 
 def index_put_(x, key, value):
-    """``x[key] = value`` for an advanced ``key``, with PyTorch's checks before NumPy's."""
-    if isinstance(key, tuple):  # int lists for the leading dims: one index into them flattened
-        _check_bounds(key, x.shape)
-        arrays = np.broadcast_arrays(*[np.asarray(k._data if isinstance(k, Tensor) else k)
-                                       for k in key])
-        lead = x.shape[:len(key)]
-        linear = np.ravel_multi_index(tuple(a % n for a, n in zip(arrays, lead)), lead)
-        flat = view(x, -1, *x.shape[len(key):])
-        return index_put_(flat, Tensor._make(linear.astype(np.int64)), value)
+    """``x[key] = value`` for an advanced ``key``, with PyTorch's checks in its order: the
+    basic indexing, the autograd checks, then masked_fill_ for a mask and one value, else
+    the value's overlap with x, the indices, the value's shape and dtype, the bounds."""
     from . import inplace
-    mask = isinstance(key, Tensor) and key.dtype == np.bool_
-    if not x.ndim and not mask:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    if mask and not x.ndim and x.is_leaf and x.requires_grad and inplace._grad_mode._recording():
+    keys = key if isinstance(key, tuple) else (key,)
+    if (len(keys) == 1 and isinstance(key, Tensor) and key.dtype == np.bool_ and not x.ndim
+            and x.is_leaf and x.requires_grad and inplace._grad_mode._recording()):
         raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
+    x, entries = slicing(x, keys, check=False)  # ints and slices make a view of x
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index values
-    fill = mask and x.ndim and isinstance(value, Tensor) and value.numel() == 1
-    if fill:  # PyTorch fills through the mask with a one-element value (masked_fill_)
+    expanded = inplace.has_internal_overlap(x._data)
+    if expanded:  # PyTorch warns first and writes anyway
+        warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
+                      UserWarning, stacklevel=3)
+    used = [t for t in entries if t is not None]
+    mask_fill = (x.ndim and len(used) == 1 and used[0].dtype == np.bool_
+                 and (not isinstance(value, Tensor) or value.numel() == 1))
+    if mask_fill and isinstance(value, Tensor):  # masked_fill_ reads one number
         value = value.item() if not value.requires_grad else value.reshape(())
-    if isinstance(value, Tensor):  # (not for masked_fill_, which reads one number)
-        check_overlap(x, value)
-    if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
-        array = np.asarray(key._data if isinstance(key, Tensor) else key)
-        if x.ndim and not x.shape[0] and array.size:
-            raise IndexError("index is out of bounds for dimension with size 0")
-    if mask or (isinstance(key, np.ndarray) and key.dtype == bool):
-        array = key._data if isinstance(key, Tensor) else key
-        if array.ndim > x.ndim:
-            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-        if array.shape != x.shape[:array.ndim]:
-            raise IndexError(f"The shape of the mask {list(array.shape)} at index 0 does not "
-                             f"match the shape of the indexed tensor {list(x.shape)} at index 0")
-        result_shape = (int(array.sum()),) + x.shape[array.ndim:]
-    else:
-        if not x.ndim:
-            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-        array = np.asarray(key._data if isinstance(key, Tensor) else key)
-        result_shape = array.shape + x.shape[1:]
-    if isinstance(value, Tensor):
+    elif isinstance(value, Tensor):
         shape = value.shape
-        while shape and shape[0] == 1 and len(shape) > len(result_shape):
-            shape = shape[1:]  # leading 1s are dropped first, as in copy_to
-        if shape != value.shape and is_expandable_to(shape, result_shape):
-            value = value.reshape(shape)
-        if not is_expandable_to(shape, result_shape):
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot "
-                               f"be broadcast to indexing result of shape {list(result_shape)}")
-        if value.dtype != x.dtype and not fill:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                               f"{torch_name(x.dtype)} for the destination and "
-                               f"{torch_name(value.dtype)} for the source.")
-    if not mask and not (isinstance(key, np.ndarray) and key.dtype == bool):
-        _check_bounds((key,), x.shape)
-    x._inplace(lambda t: index_put(t, key, value), value)
+        while shape and shape[0] == 1:
+            shape = shape[1:]  # a view without the leading 1s (PyTorch's slicePrefix1sSize)
+        value = value if shape == value.shape else value.reshape(shape)
+        check_overlap(x, value)
+    _check_entries(x.shape, entries, bounds=False)
+    if isinstance(value, Tensor):
+        result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
+            index_key(entries, x.shape)].shape
+        value = _index_put_value(value, result_shape, None if mask_fill else x.dtype)
+    _check_entries(x.shape, entries)  # the bounds, last (in the kernel)
+    index = entries[0] if len(entries) == 1 else entries
+    _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value),
+                   mask_fill=mask_fill and expanded)
+
+
+EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
+                    "before performing this operation. This also applies to advanced indexing "
+                    "e.g. tensor[{index}] = {value}")
+
+
+def _write_indexed(x, key, value, compute, mask_fill=False):
+    """``index_put_``'s write. Into an expanded tensor PyTorch writes anyway (having warned),
+    with a second warning for its masked_fill_: only the indexed elements' memory is written."""
+    from . import inplace
+    written = None
+    if inplace.has_internal_overlap(x._data):
+        if mask_fill:
+            warnings.warn(EXPANDED_WARNING.format(op="masked_fill_", index="mask", value="scalar"),
+                          UserWarning, stacklevel=4)
+        key = index_key(key, x.shape) if isinstance(key, (Tensor, tuple)) else key
+        written = np.zeros(x.shape, dtype=bool)
+        written[key] = True
+    x._inplace(compute, value, overlap=False, written=written)
+
+
+def _index_put_value(value, result_shape, dtype):
+    """The value of ``x[index] = value``: leading 1s dropped, then it must broadcast to the
+    indexed shape and (unless ``dtype`` is None) have x's dtype, with PyTorch's messages."""
+    shape = value.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]  # every leading 1 is dropped first (PyTorch's slicePrefix1sSize)
+    if shape != value.shape and is_expandable_to(shape, result_shape):
+        value = value.reshape(shape)
+    if not is_expandable_to(shape, result_shape):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot "
+                           f"be broadcast to indexing result of shape {list(result_shape)}")
+    if dtype is not None and value.dtype != dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{torch_name(dtype)} for the destination and "
+                           f"{torch_name(value.dtype)} for the source.")
+    return value
 
 
 class CatBackward0(Op):
@@ -502,8 +542,7 @@ class CopyBackwards(Op):
     def forward(ctx, x, src):
         ctx.src_dtype = src.dtype
         try:
-            data = src._data.real if src.dtype.kind == "c" and x.dtype.kind != "c" else src._data
-            return np.broadcast_to(data, x.shape).astype(x.dtype)  # (copy_ drops .imag quietly)
+            return cast(np.broadcast_to(src._data, x.shape), x.dtype)
         except ValueError:
             raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match "
                                f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
@@ -605,6 +644,35 @@ class UnbindBackward0(Op):
                                     dim=ctx.dim)
 
 
+class SplitWithSizesBackward0(Op):
+    """``x.split([2, 1], dim)`` (and ``chunk`` of an empty dim, which PyTorch splits into
+    ``chunks`` empty pieces): pieces of the given sizes, each a view; d/dself = the pieces'
+    gradients concatenated (zeros for a piece without one). Saves no tensor."""
+
+    is_view = True
+    multi_view = "SplitWithSizes"
+    differentiable_outputs = 2 ** 31
+
+    def forward(ctx, x, split_sizes, dim):
+        ctx.dim, ctx.input_shape, ctx.split_sizes = dim, x.shape, list(split_sizes)
+        for name, v in (("dim", dim), ("self_sym_sizes", list(x.shape)),
+                        ("split_sizes", list(split_sizes))):
+            ctx.save_value(name, v)
+        lead, starts = (slice(None),) * dim, np.cumsum([0] + ctx.split_sizes)
+        return tuple(x._data[lead + (slice(a, b),)] for a, b in zip(starts[:-1], starts[1:]))
+
+    def backward(ctx, *grads):
+        like = next(g for g in grads if g is not None)
+        pieces = []
+        for g, size in zip(grads, ctx.split_sizes):
+            if g is None:
+                shape = list(ctx.input_shape)
+                shape[ctx.dim] = size
+                g = zeros(shape, like)
+            pieces.append(g)
+        return CatBackward0.apply(pieces, dim=ctx.dim)
+
+
 def chunk(x, chunks, dim=0):
     """``x.chunk(n, dim)``: ``split`` into pieces of ceil(size / n) along dim."""
     if not x.ndim:
@@ -612,12 +680,27 @@ def chunk(x, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.ndim)
-    return split(x, max(-(-x.shape[d] // chunks), 1), d)
+    if not x.shape[d]:  # PyTorch keeps the number of (empty) chunks: split_with_sizes
+        return split(x, [0] * chunks, d)
+    return split(x, -(-x.shape[d] // chunks), d)
 
 
 def split(x, split_size, dim=0):
+    """``x.split(size, dim)`` (SplitBackward0) or ``x.split([sizes], dim)``
+    (SplitWithSizesBackward0): views along dim."""
     if not x.ndim:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if isinstance(split_size, (list, tuple)):
+        d = wrap_dim(dim, x.ndim)
+        if any(s < 0 for s in split_size):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={list(split_size)}")
+        if sum(split_size) != x.shape[d]:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
+                               f"{x.shape[d]} (input tensor's size at dimension {d}), but got "
+                               f"split_sizes={list(split_size)}")
+        out = SplitWithSizesBackward0.apply(x, split_size, d)
+        return out if isinstance(out, tuple) else (out,)
     if split_size < 0 or (split_size == 0 and x.shape[wrap_dim(dim, x.ndim)]):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {x.shape[wrap_dim(dim, x.ndim)]}")
@@ -638,7 +721,7 @@ def unbind(x, dim=0):
 
 def copy_from(x, src):
     if not isinstance(src, Tensor):
-        src = Tensor._make(np.asarray(src, dtype=x.dtype))
+        src = Tensor._make(np.asarray(check_scalar(src, x.dtype), dtype=x.dtype))
     return CopyBackwards.apply(x, src)
 
 
@@ -689,6 +772,8 @@ def _check_bounds(key, shape):
         if array.dtype.kind in "iu" and array.size:
             if not shape[d]:
                 raise IndexError("index is out of bounds for dimension with size 0")
+            if not math.prod(shape[len(key):]):
+                continue  # an empty result: PyTorch's kernel never runs, nothing is checked
             bad = array[(array >= shape[d]) | (array < -shape[d])]
             if bad.size:
                 raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
@@ -709,7 +794,11 @@ def _check_key_types(keys):
 def index(x, key):
     """``x[key]``: ints select, slices slice, None adds a dim (views); ``...`` stands for the
     dims not named; an int list, a bool mask or a tuple of int lists copies."""
-    _check_key_types(key if isinstance(key, tuple) else (key,))
+    keys = key if isinstance(key, tuple) else (key,)
+    if sum(k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_))
+           for k in keys) > x.ndim and any(isinstance(k, (float, str)) for k in keys):
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")  # counted first
+    _check_key_types(keys)
     if isinstance(key, (bool, np.bool_)):
         key = Tensor._make(np.asarray(key))  # x[True]: a 0-dim mask, as PyTorch indexes it
     if isinstance(key, Tensor) and key.dtype == np.bool_ and not key.ndim:
@@ -723,11 +812,9 @@ def index(x, key):
     if isinstance(key, (list, np.ndarray)):
         return IndexBackward0.apply(x, list(key) if isinstance(key, list) else key)
     keys = key if isinstance(key, tuple) else (key,)
-    if keys and all(_is_advanced(k) for k in keys) and len(keys) > 1:
-        return _index_lists(x, keys)
     if any(_is_advanced(k) for k in keys):
-        raise IndexError("autograd_lesson mixes ints and slices with one int list or mask at a "
-                         "time; index in two steps (x[:, 1:][[0, 1]]) instead")
+        out, indices = slicing(x, keys)
+        return IndexBackward0.apply(out, indices)
     if sum(k is Ellipsis for k in keys) > 1:
         keys = _drop_extra_ellipses(keys)
     named = sum(k is not None and k is not Ellipsis for k in keys)
@@ -772,25 +859,93 @@ def _drop_extra_ellipses(keys):
     return tuple(k for i, k in enumerate(keys) if k is not Ellipsis or i == first)
 
 
-def _index_lists(x, keys):
-    """``x[[0, 1], [2, 0]]``: the int lists of the leading dims become one index into those dims
-    flattened (a view then one ``IndexBackward0``; PyTorch records one IndexBackward0)."""
-    if len(keys) > x.ndim:
+def _index_tensor(k):
+    if isinstance(k, Tensor):
+        return k
+    array = np.asarray(k)
+    return Tensor._make(array if array.dtype == bool else array.astype(np.int64))
+
+
+def slicing(x, keys, check=True):
+    """PyTorch's ``applySlicing`` for a key with int lists or masks (``x[:, [0, 1]]``,
+    ``x[[0, 1], [1, 0]]``): ints, slices and None make a view, then the advanced entries, one
+    per dim of that view (None where a slice kept the dim), are checked as PyTorch's index
+    kernel does. Returns the view and the entries (``x[...]`` and ``x[...] = v`` share it)."""
+    keys = _drop_extra_ellipses(keys) if sum(k is Ellipsis for k in keys) > 1 else keys
+    keys = tuple(_index_tensor(k) if _is_advanced(k) else k for k in keys)
+    named = sum((k.ndim if k.dtype == np.bool_ else 1) if isinstance(k, Tensor) else 1
+                for k in keys if k is not None and k is not Ellipsis)
+    if named > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    _check_bounds(keys, x.shape)
-    arrays = [np.asarray(k._data if isinstance(k, Tensor) else k) for k in keys]
-    if any(a.dtype.kind not in "iu" for a in arrays):
-        raise IndexError("autograd_lesson indexes with a tuple of int lists only; use one bool "
-                         "mask (x[mask]) for masks")
+    if any(k is Ellipsis for k in keys):  # (not `in`: a Tensor's == is elementwise)
+        i = next(i for i, k in enumerate(keys) if k is Ellipsis)
+        keys = keys[:i] + (slice(None),) * (x.ndim - named) + keys[i + 1:]
+    out, dim, entries = x, 0, []
+    for position, k in enumerate(keys):
+        if k is None:
+            out = UnsqueezeBackward0.apply(out, dim)
+            entries.append(None)
+            dim += 1
+        elif isinstance(k, slice):
+            if k != slice(None):
+                out = SliceBackward0.apply(out, dim, k)
+            entries.append(None)
+            dim += 1
+        elif isinstance(k, Tensor):
+            entries.append(k)
+            dim += k.ndim if k.dtype == np.bool_ else 1
+        else:
+            size = out.shape[dim]
+            if not -size <= int(k) < size:
+                raise IndexError(f"index {int(k)} is out of bounds for dimension {position} with "
+                                 f"size {size}")
+            out = SelectBackward0.apply(out, dim, int(k), indexing=True)
+    while entries and entries[-1] is None:
+        entries.pop()
+    if check:  # (index_put_ checks them after the value's overlap)
+        _check_entries(out.shape, entries)
+    return out, tuple(entries)
+
+
+def _check_entries(shape, entries, bounds=True):
+    """Masks fit the dims they cover, the index tensors broadcast, and (with ``bounds``; the
+    kernel's check, which index_put_ makes after the value's) every index is in bounds:
+    PyTorch's checks and messages, in its order."""
+    dim, arrays = 0, []  # arrays: (dim, int index array), a mask expanded to its nonzero()
+    for t in entries:
+        if t is None:
+            dim += 1
+            continue
+        if t.dtype == np.bool_ and not t.ndim:
+            continue  # a 0-dim mask (x[True]) adds a dim: nothing to check
+        if t.dtype == np.bool_:
+            covered = shape[dim:dim + t.ndim]
+            for j, (m, n) in enumerate(zip(t.shape, covered)):
+                if m != n:
+                    raise IndexError(f"The shape of the mask {list(t.shape)} at index {j} does "
+                                     f"not match the shape of the indexed tensor {list(shape)} "
+                                     f"at index {dim + j}")
+            arrays.extend((dim + j, a) for j, a in enumerate(np.nonzero(t._data)))
+            dim += t.ndim
+        else:
+            arrays.append((dim, t._data))
+            dim += 1
     try:
-        arrays = np.broadcast_arrays(*arrays)
+        indexed = np.broadcast_shapes(*[a.shape for _, a in arrays])
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
-                         + " ".join(str(list(np.shape(a))) for a in arrays)) from None
-    lead = x.shape[:len(keys)]
-    linear = np.ravel_multi_index(tuple(a % n for a, n in zip(arrays, lead)), lead)
-    flat = reshape(x, -1, *x.shape[len(keys):]) if x.ndim > len(keys) else reshape(x, -1)
-    return IndexBackward0.apply(flat, Tensor._make(linear.astype(np.int64)))
+                         "shapes " + ", ".join(str(list(a.shape)) for _, a in arrays)) from None
+    kept = [n for d, n in enumerate(shape) if d not in {d for d, _ in arrays}]
+    empty = not (math.prod(indexed) and math.prod(kept))  # PyTorch's kernel never runs
+    for position, (d, a) in enumerate(arrays):
+        if a.size and not shape[d]:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        if empty or not bounds:
+            continue
+        bad = a[(a >= shape[d]) | (a < -shape[d])]
+        if bad.size:
+            raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {position} "
+                             f"with size {shape[d]}")
 
 
 class AliasBackward0(Op):
