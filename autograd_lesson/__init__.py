@@ -18,7 +18,6 @@ from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                          is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._random import manual_seed
 from ._tensor import Size, Tensor
-from . import _dtypes  # noqa: F401  (dtype.is_floating_point ...)
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, matmul, mm, mv
 from .ops._util import tensor_arguments as _tensor_arguments

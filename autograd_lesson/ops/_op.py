@@ -100,6 +100,8 @@ class Op(Node):
             ctx = _Unrecorded(cls, inputs, None if tensors is None else needs)
         result = cls.forward(ctx, *inputs, **params)
         if type(result) is not tuple and not cls.is_view:  # the common case: one fresh output
+            if type(result) is not np.ndarray:  # a ufunc of a 0-dim array gives a NumPy scalar
+                result = np.asarray(result)
             differentiable = record and (result.dtype.kind == "f" or cls.any_dtype)
             if record and result.dtype.kind == "c":
                 _refuse_complex()
