@@ -16,8 +16,8 @@ generated token:
    the smallest rendered SVG text in CSS px, clipping, height) and written as one row to
    build/e2e/legibility.tsv; a picture with text under MIN_TEXT_PX, cut off, or taller than
    MAX_HEIGHT_SCREENS screens fails the notebook.
-The Korean edition (``notebooks/ko``): the same checks for a sample (lessons 00 and 01;
-``E2E_KOREAN=all`` for every one, ``E2E_KOREAN=none`` for none, or name them: ``ko/04_rnn``),
+The Korean edition (``notebooks/ko``): the same checks for every Korean lesson (``E2E_KOREAN=sample``
+for lessons 00 and 01 only, ``E2E_KOREAN=none`` for none, or name them: ``ko/04_rnn``),
 screenshots ``ko-<notebook>.png``, and ``hangul_problems``: Hangul in the markdown, in the
 checkers' output and in an SVG picture must be drawn with real glyphs, not the empty boxes
 ("tofu") of a missing font.
@@ -567,7 +567,7 @@ def lessons(names):
     """The notebooks to check, by name relative to notebooks/ ('ko/00_x.ipynb' for Korean)."""
     english = sorted((ROOT / "notebooks").glob("*.ipynb"))
     korean = sorted((ROOT / "notebooks" / "ko").glob("*.ipynb"))
-    which = os.environ.get("E2E_KOREAN", "sample")
+    which = os.environ.get("E2E_KOREAN", "all")
     if names:
         wanted = lambda p, prefix="": any(n in (prefix + p.name, prefix + p.stem)  # noqa: E731
                                           for n in names)
