@@ -371,7 +371,17 @@ def hangul_problems(page, cells):
     families = page.evaluate("""() => {
         const pick = (sel) => { const e = document.querySelector(sel);
                                 return e ? getComputedStyle(e).fontFamily : null; };
-        const svgText = [...document.querySelectorAll('.jp-OutputArea-output svg text')]
+        // a trusted SVG output is inline; an untrusted one (as stored) is an <img> of it
+        const pictures = [...document.querySelectorAll('.jp-OutputArea-output svg')];
+        for (const img of document.querySelectorAll(
+                '.jp-OutputArea-output img[src^="data:image/svg+xml"]')) {
+            const [head, data] = img.src.split(',', 2);
+            const source = head.endsWith(';base64')
+                ? new TextDecoder().decode(Uint8Array.from(atob(data), c => c.charCodeAt(0)))
+                : decodeURIComponent(data);
+            pictures.push(new DOMParser().parseFromString(source, 'image/svg+xml').documentElement);
+        }
+        const svgText = pictures.flatMap(svg => [...svg.querySelectorAll('text')])
             .find(t => /[\uac00-\ud7a3]/.test(t.textContent));
         return {markdown: pick('.jp-RenderedMarkdown p'), output: pick('.jp-OutputArea-output pre'),
                 picture: svgText ? (svgText.getAttribute('font-family') ||
