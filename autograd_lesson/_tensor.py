@@ -522,6 +522,8 @@ class Tensor(TensorOps):
         if not isinstance(value, (Tensor, int, float, bool, complex, np.number)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
                             f"torch.{_ops._util.torch_name(self.dtype)}Tensor")
+        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
         if _ops.shape.is_advanced_key(key):
             _ops.shape.index_put_(self, key, value)
             return

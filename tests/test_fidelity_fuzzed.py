@@ -159,6 +159,11 @@ PROGRAMS = {
         "c = F.mse_loss(x, x * 0)", "d = x @ x"],
     "log_softmax of inf": ["a = lib.tensor([[float('inf')]]).log_softmax(-1)",
                            "b = lib.tensor([[float('inf')]]).softmax(-1)"],
+    "an int beyond int64 in item assignment: ValueError, as THPUtils_unpackLong": [
+        "a = lib.zeros(2); a[0] = 2 ** 70"],
+    "an int beyond int64 as a listed item: ValueError before the index is checked": [
+        "a = lib.zeros(2); a[[5]] = -2 ** 70"],
+    "an int beyond int64 in fill_: the parser's OverflowError": ["a = lib.zeros(2).fill_(2 ** 70)"],
     "a ufunc of a 0-dim tensor stays an array": ["a = lib.tensor(2.).clamp(1.5, 3.5).sub_(1)",
                                                  "b = lib.tensor(2.).exp().sub_(1)"],
     # messages
