@@ -836,22 +836,24 @@ def index(x, key):
         positions = positions[:i] + [i] * fill + positions[i + 1:]
     out, dim = x, 0
     for k, position in zip(keys, positions):
-        if k is None:
-            out = UnsqueezeBackward0.apply(out, dim)
-            dim += 1
-        elif isinstance(k, slice):
-            if k != slice(None):
-                out = SliceBackward0.apply(out, dim, k)
-            dim += 1
-        else:
-            size = out.shape[dim]
-            if not -size <= int(k) < size:
-                raise IndexError(f"index {int(k)} is out of bounds for dimension {position} with "
-                                 f"size {size}")
-            out = SelectBackward0.apply(out, dim, int(k), indexing=True)
+        out, dim = _apply_basic(out, dim, k, position)
     if out is x:
         out = SliceBackward0.apply(x, 0, slice(None)) if x.ndim else AliasBackward0.apply(x)
     return out
+
+
+def _apply_basic(out, dim, k, position):
+    """One None, slice or int of a key applied to the view ``out`` at ``dim`` (``position``:
+    where it stands in the key, for the bounds message). Returns the view and the next dim."""
+    if k is None:
+        return UnsqueezeBackward0.apply(out, dim), dim + 1
+    if isinstance(k, slice):
+        return (out if k == slice(None) else SliceBackward0.apply(out, dim, k)), dim + 1
+    size = out.shape[dim]
+    if not -size <= int(k) < size:
+        raise IndexError(f"index {int(k)} is out of bounds for dimension {position} with "
+                         f"size {size}")
+    return SelectBackward0.apply(out, dim, int(k), indexing=True), dim
 
 
 def _drop_extra_ellipses(keys):
@@ -882,24 +884,13 @@ def slicing(x, keys, check=True):
         keys = keys[:i] + (slice(None),) * (x.ndim - named) + keys[i + 1:]
     out, dim, entries = x, 0, []
     for position, k in enumerate(keys):
-        if k is None:
-            out = UnsqueezeBackward0.apply(out, dim)
-            entries.append(None)
-            dim += 1
-        elif isinstance(k, slice):
-            if k != slice(None):
-                out = SliceBackward0.apply(out, dim, k)
-            entries.append(None)
-            dim += 1
-        elif isinstance(k, Tensor):
+        if isinstance(k, Tensor):
             entries.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
-        else:
-            size = out.shape[dim]
-            if not -size <= int(k) < size:
-                raise IndexError(f"index {int(k)} is out of bounds for dimension {position} with "
-                                 f"size {size}")
-            out = SelectBackward0.apply(out, dim, int(k), indexing=True)
+            continue
+        if k is None or isinstance(k, slice):
+            entries.append(None)  # (a dim the view keeps: no advanced index there)
+        out, dim = _apply_basic(out, dim, k, position)
     while entries and entries[-1] is None:
         entries.pop()
     if check:  # (index_put_ checks them after the value's overlap)
