@@ -85,11 +85,14 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
         with _grad_mode.set_grad_enabled(create_graph):
             while ready:
                 node = heapq.heappop(ready)[2]
-                grads = _run_tensor_hooks(node, buffers.pop(node))
-                for nr, index in capture.get(node, ()):
-                    captured[index] = grads[nr]
-                if needed is not None and node not in needed:
-                    continue
+                grads = buffers.pop(node)
+                if node._tensor_pre_hooks or node._retain_grad_refs or type(node) is AccumulateGrad:
+                    grads = _run_tensor_hooks(node, grads)
+                if capture:
+                    for nr, index in capture.get(node, ()):
+                        captured[index] = grads[nr]
+                    if needed is not None and node not in needed:
+                        continue
                 mask = None if needed is None else _should_compute(node, needed, capture)
                 if anomaly:  # nodes the backward creates (create_graph) remember this one
                     outputs = _anomaly_mode.run_as_parent(node, _execute, grads, keep_graph,
@@ -107,8 +110,9 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
                         slots = buffers[child] = [None] * child._num_outputs
                     if grad is not None:
                         slots[nr] = grad if slots[nr] is None else slots[nr] + grad
-                    dependencies[child] -= 1
-                    if dependencies[child] == 0:
+                    count = dependencies[child] - 1
+                    dependencies[child] = count
+                    if count == 0:
                         heapq.heappush(ready, (-child._sequence_nr(), next(order), child))
     except BaseException as error:
         if anomaly and node is not None and isinstance(error, Exception):
@@ -238,11 +242,12 @@ def _run_tensor_hooks(node, grads):
 def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
     if observers:
         _graph._emit(_graph.NodeStarted(node, tuple(grads)))
-    for hook in node._pre_hooks and list(node._pre_hooks):  # AccumulateGrad's run too
-        new = hook(tuple(grads))
-        if new is not None:
-            grads = _check_hook_tuple(tuple(grads), new, hook)
-    if isinstance(node, AccumulateGrad):
+    if node._pre_hooks:  # AccumulateGrad's run too
+        for hook in list(node._pre_hooks):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = _check_hook_tuple(tuple(grads), new, hook)
+    if type(node) is AccumulateGrad:
         if grads[0] is not None:
             variable = node.variable
             _accumulate_into(variable, grads[0], create_graph)
@@ -253,11 +258,13 @@ def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         outputs = []
     else:
-        outputs = _validate(node, _call_backward(node, grads, mask))
-    for hook in node._post_hooks and list(node._post_hooks):
-        new = hook(tuple(outputs), tuple(grads))
-        if new is not None:
-            outputs = _check_hook_tuple(tuple(outputs), new, hook)
+        outputs = _validate(node, node._backward(grads) if mask is None
+                            else _call_backward(node, grads, mask))
+    if node._post_hooks:
+        for hook in list(node._post_hooks):
+            new = hook(tuple(outputs), tuple(grads))
+            if new is not None:
+                outputs = _check_hook_tuple(tuple(outputs), new, hook)
     released = ()
     if keep_graph:
         node._retained = True
@@ -291,15 +298,18 @@ def _validate(node, outputs):
     if len(outputs) != expected:
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {expected}, got {len(outputs)})")
-    metadata = node._input_metadata
+    metadata, edges = node._input_metadata, node.next_functions
     for i, grad in enumerate(outputs):
-        if grad is not None and not isinstance(grad, Tensor):
+        if grad is None:
+            continue
+        if not isinstance(grad, Tensor):
             raise RuntimeError(f"expected Variable or None (got {_typename(grad)})")
-        if grad is None or i >= len(metadata) or node.next_functions[i][0] is None:
+        if i >= len(metadata) or edges[i][0] is None:
             continue
         shape, dtype = metadata[i]
-        if grad._data.shape != shape:
-            if not is_expandable_to(shape, grad.shape):
+        data = grad._data
+        if data.shape != shape:
+            if not is_expandable_to(shape, data.shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
                                    f"{i} - got {list(grad.shape)} but expected shape compatible "
                                    f"with {list(shape)}")

@@ -9,6 +9,9 @@ right after running the node; reading one afterwards raises PyTorch's message.
 import itertools
 import re
 import weakref
+from types import MappingProxyType
+
+import numpy as np
 
 from . import _anomaly_mode, _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
 
@@ -25,6 +28,7 @@ ANOMALY_HINT = ("the backtrace further above shows the operation that failed to 
                 "Good luck!")
 UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
+_FLOAT64 = np.dtype(np.float64)
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
 _inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
 _all_saved = weakref.WeakSet()  # every SavedTensor not yet garbage: memory meters read it
@@ -85,27 +89,28 @@ class SavedTensor:
                  "is_wrapped_scalar", "released", "shape", "dtype", "nbytes", "ref", "origin", "scalar",
                  "placeholder", "grad_edge", "view_fn", "__weakref__")
 
-    def __init__(self, tensor, is_output=False, is_wrapped_scalar=False):
+    def __init__(self, tensor, is_output=False):
         if tensor._storage.inference:
             raise RuntimeError(_grad_mode.INFERENCE_SAVE_ERROR)
+        data = tensor._data
         self.is_output = is_output
-        self.is_wrapped_scalar = is_wrapped_scalar
-        self.released = False
-        self.view_fn = None
-        self.shape, self.dtype, self.nbytes = tensor.shape, tensor.dtype, tensor._data.nbytes
+        self.is_wrapped_scalar = self.released = self.placeholder = False
+        self.view_fn = self.grad_edge = self.scalar = None
+        self.shape, self.dtype, self.nbytes = data.shape, tensor.dtype, data.nbytes
         self.storage = tensor._storage
-        self.version_counter = tensor._version_counter
-        self.saved_version = tensor._version_counter.value
+        self.version_counter = counter = tensor._version_counter
+        self.saved_version = counter.value
         self.output_nr = tensor._output_nr
         self.requires_grad = tensor.requires_grad
         self.packed = self.unpack_hook = self.tensor = self.array = None
-        self.placeholder = False
-        self.grad_edge = None
-        # For introspection only: a weak reference (keeps nothing alive) and a scalar's value.
-        self.ref = None if is_output else weakref.ref(tensor)
-        self.origin = None if is_output or tensor.grad_fn is None else weakref.ref(tensor.grad_fn)
-        self.scalar = tensor._data.item() if is_wrapped_scalar else None
-        if _saved_tensors_hooks and not is_wrapped_scalar:
+        # For introspection only: weak references (they keep nothing alive).
+        if is_output:
+            self.ref = self.origin = None
+        else:
+            self.ref = weakref.ref(tensor)
+            fn = tensor.grad_fn
+            self.origin = None if fn is None else weakref.ref(fn)
+        if _saved_tensors_hooks:
             pack, self.unpack_hook = _saved_tensors_hooks[-1]
             if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
                 self.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
@@ -113,9 +118,34 @@ class SavedTensor:
             self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
             self.placeholder = isinstance(self.packed, Placeholder)
         elif is_output:
-            self.array = tensor._data
+            self.array = data
         else:
             self.tensor = tensor
+        self._register()
+
+    @classmethod
+    def wrapped_scalar(cls, value):
+        """A Python scalar operand, saved as PyTorch does (a 0-dim int64/float64/complex128
+        tensor); the tensor itself is made only when a backward unpacks it. Pack hooks never
+        see it."""
+        self = object.__new__(cls)
+        if type(value) is float:
+            array = None
+            self.scalar, self.dtype = value, _FLOAT64
+        else:
+            array = _tensor.Tensor._wrap_scalar(value)._data
+            self.scalar, self.dtype = array.item(), array.dtype
+        self.is_wrapped_scalar, self.is_output, self.released, self.placeholder = True, False, False, False
+        self.view_fn = self.grad_edge = self.ref = self.origin = None
+        self.packed = self.unpack_hook = self.tensor = self.array = None
+        self.shape, self.nbytes = (), self.dtype.itemsize
+        self.storage = _tensor.Storage(self.nbytes)
+        self.version_counter, self.saved_version = _tensor.VersionCounter(), 0
+        self.output_nr, self.requires_grad = 0, False
+        self._register()
+        return self
+
+    def _register(self):
         _all_saved.add(self)
         if _saved_listeners:  # the only cost on the per-op path when nothing is measuring
             for listener in list(_saved_listeners):
@@ -139,7 +169,13 @@ class SavedTensor:
             return _tensor.Tensor._make(self.array, requires_grad=self.requires_grad, grad_fn=node,
                                         output_nr=self.output_nr, storage=self.storage,
                                         version_counter=self.version_counter)
+        if self.is_wrapped_scalar:
+            return self._scalar_tensor()
         return self.tensor
+
+    def _scalar_tensor(self):
+        return _tensor.Tensor._make(np.asarray(self.scalar, dtype=self.dtype),
+                                    storage=self.storage, version_counter=self.version_counter)
 
     def register_hooks(self, pack_hook, unpack_hook):
         """PyTorch's ``SavedTensor.register_hooks``: pack the saved value now, unpack it in
@@ -157,6 +193,8 @@ class SavedTensor:
         if self.is_output:  # the hook sees the saved data, outside the graph
             tensor = _tensor.Tensor._make(self.array, storage=self.storage,
                                           version_counter=self.version_counter)
+        elif self.is_wrapped_scalar:
+            tensor = self._scalar_tensor()
         else:
             tensor = self.tensor
             if tensor.requires_grad and tensor.grad_fn is not None:
@@ -273,22 +311,31 @@ class Node:
 
     _declared_saves = ()
     _static_needs_input_grad = False  # custom Functions: the engine leaves needs_input_grad alone
+    # Defaults read from the class until a node sets its own: most nodes never get a hook, a
+    # non-tensor save or a retained grad, so __init__ (run once per op) creates none of these.
+    next_functions = ()
+    _input_metadata = ()
+    _num_outputs = 1
+    _retained = False
+    _released = False
+    _pre_hooks = ()
+    _post_hooks = ()
+    _tensor_pre_hooks = MappingProxyType({})
+    _retain_grad_refs = MappingProxyType({})
+    _saved_values = MappingProxyType({})
 
     def __init__(self):
         self._id = next(_creation_counter)
-        self.next_functions = ()
         self._saved_slots = {}
-        self._saved_values = {}
-        self._input_metadata = ()
-        self._num_outputs = 1
-        self._pre_hooks = []
-        self._post_hooks = []
-        self._tensor_pre_hooks = {}
-        self._retain_grad_refs = {}
-        self._retained = False
-        self._released = False
         if _anomaly_mode._enabled:
             _anomaly_mode.record(self)
+
+    def _own(self, name, factory=dict):
+        """This node's own hook list or dict ``name``, created on first use."""
+        mine = self.__dict__.get(name)
+        if mine is None:
+            mine = self.__dict__[name] = factory()
+        return mine
 
     def name(self):
         return type(self).__name__
@@ -320,8 +367,7 @@ class Node:
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
-        tensor = _tensor.Tensor._wrap_scalar(value)
-        self._saved_slots[slot] = SavedTensor(tensor, is_wrapped_scalar=True)
+        self._saved_slots[slot] = SavedTensor.wrapped_scalar(value)
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""
@@ -355,24 +401,28 @@ class Node:
         return dict(self._saved_values)
 
     def _release_variables(self):
+        self._released = True
+        if not self._saved_slots:
+            return ()
         released = []
         for slot, saved in self._saved_slots.items():
             if saved is not None and not saved.released:
                 saved.release()
                 released.append(slot)
-        self._released = True
         return released
 
     # -- hooks ---------------------------------------------------------------------------------
     def register_prehook(self, hook):
         """``hook(grad_outputs) -> new grad_outputs or None``, called before the node runs."""
-        self._pre_hooks.append(hook)
-        return _RemovableHandle(self._pre_hooks, hook)
+        hooks = self._own("_pre_hooks", list)
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
 
     def register_hook(self, hook):
         """``hook(grad_inputs, grad_outputs) -> new grad_inputs or None``, called after it runs."""
-        self._post_hooks.append(hook)
-        return _RemovableHandle(self._post_hooks, hook)
+        hooks = self._own("_post_hooks", list)
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
 
     # -- backward ------------------------------------------------------------------------------
     def _backward(self, grad_outputs):

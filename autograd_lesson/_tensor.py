@@ -358,7 +358,7 @@ class Tensor(TensorOps):
         if self.is_leaf or self._retains_grad:
             return
         self._retains_grad = True
-        self.grad_fn._retain_grad_refs[self._output_nr] = weakref.ref(self)
+        self.grad_fn._own("_retain_grad_refs")[self._output_nr] = weakref.ref(self)
 
     def register_hook(self, hook):
         """``hook(grad) -> new grad or None``, called with this tensor's gradient during backward."""
@@ -369,7 +369,7 @@ class Tensor(TensorOps):
                 self._hooks = []
             hooks = self._hooks
         else:
-            hooks = self.grad_fn._tensor_pre_hooks.setdefault(self._output_nr, [])
+            hooks = self.grad_fn._own("_tensor_pre_hooks").setdefault(self._output_nr, [])
         hooks.append(hook)
         return _RemovableHandle(hooks, hook)
 

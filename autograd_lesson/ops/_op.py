@@ -23,6 +23,8 @@ from .._tensor import Tensor  # at module level: an import inside apply() costs 
 class _Unrecorded:
     """Stands in for the node when nothing is recorded: saves are dropped, attributes kept."""
 
+    recording = False  # a forward may skip computing what only a save would use
+
     def __init__(self, cls, inputs, needs_input_grad=None):
         self._cls, self._inputs, self._needs = cls, inputs, needs_input_grad
 
@@ -67,6 +69,7 @@ def _edge_inputs(cls, inputs):
 class Op(Node):
     """A built-in differentiable op (see the module docstring for the pattern)."""
 
+    recording = True         # (False on the stand-in used when nothing is recorded)
     is_view = False          # output shares storage and version counter with input 0
     differentiable_outputs = 1  # outputs after this many are non-differentiable (max's indices)
     multi_view = None        # "Split", "Unbind": every output is a view, none may change in place
@@ -74,9 +77,7 @@ class Op(Node):
     scalar_edges = ()        # argument positions where a Python scalar still gets an edge
     non_differentiable = ()  # argument positions of tensors that get no edge
 
-    def __init__(self):
-        super().__init__()
-        self._output_saves = ()
+    _output_saves = ()
 
     def save_output(self, slot, output_nr=0):
         """Save this op's own output (PyTorch's ``result``) once it exists."""
@@ -84,63 +85,53 @@ class Op(Node):
 
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
-        self._saved_values[name] = value
+        self._own("_saved_values")[name] = value
 
     @classmethod
     def apply(cls, *inputs, **params):
-        record, tensors = False, None
+        record = False
         if _grad_mode._enabled and not _grad_mode._inference:
             tensors = _edge_inputs(cls, inputs)
             needs = tuple([t is not None and t.requires_grad for t in tensors])
             record = True in needs
-        if record:
-            ctx = cls()
-            ctx.needs_input_grad = needs
+            ctx = cls() if record else _Unrecorded(cls, inputs, needs)
+            if record:
+                ctx.needs_input_grad = needs
         else:
-            ctx = _Unrecorded(cls, inputs, None if tensors is None else needs)
+            ctx = _Unrecorded(cls, inputs)
         result = cls.forward(ctx, *inputs, **params)
-        if type(result) is not tuple and not cls.is_view:  # the common case: one fresh output
+        if type(result) is not tuple:  # the common case: one output
             if type(result) is not np.ndarray:  # a ufunc of a 0-dim array gives a NumPy scalar
                 result = np.asarray(result)
-            differentiable = record and (result.dtype.kind == "f" or cls.any_dtype)
-            if record and result.dtype.kind == "c":
+            kind = result.dtype.kind
+            differentiable = record and (kind == "f" or cls.any_dtype)
+            if record and kind == "c":
                 _refuse_complex()
-            out = Tensor._make(result, differentiable, ctx if differentiable else None)
+            fn = ctx if differentiable else None
+            out = (_view(inputs[0], result, differentiable, fn, 0, cls) if cls.is_view
+                   else Tensor._make(result, differentiable, fn))
             if record:
                 ctx._connect(tensors, (out,), inputs)
             return out
-        arrays = result if isinstance(result, tuple) else (result,)
-        if record and any(a.dtype.kind == "c" for a in arrays[:cls.differentiable_outputs]):
+        if record and any(a.dtype.kind == "c" for a in result[:cls.differentiable_outputs]):
             _refuse_complex()
-        base = inputs[0] if cls.is_view else None
         outputs = []
-        for nr, array in enumerate(arrays):
-            if type(array) is not np.ndarray:  # a ufunc of a 0-dim array gives a NumPy scalar
+        for nr, array in enumerate(result):
+            if type(array) is not np.ndarray:
                 array = np.asarray(array)
             # Only floating outputs carry a gradient (PyTorch's isDifferentiableType): x.long()
             # of a tensor that requires grad does not.
             differentiable = (record and nr < cls.differentiable_outputs
                               and (array.dtype.kind == "f" or cls.any_dtype))
-            if base is not None and (nr == 0 or cls.multi_view):
-                out = Tensor._make(array, requires_grad=differentiable,
-                                   grad_fn=ctx if differentiable else None,
-                                   storage=base._storage, version_counter=base._version_counter,
-                                   base=base._base if base._base is not None else base)
-                # a view of a view inherits how its input was made (PyTorch's creation_meta)
-                out._creation_meta = not _grad_mode._enabled or base._creation_meta
-                if cls.multi_view:
-                    out._output_nr = nr
-                if _grad_mode._enabled and (cls.multi_view or "_multi_view" in base.__dict__):
-                    out.__dict__["_multi_view"] = True
-                elif _grad_mode._enabled and "_custom_view" in base.__dict__:
-                    out.__dict__["_custom_view"] = True  # (a view of a custom Function's view)
+            fn = ctx if differentiable else None
+            if cls.is_view and (nr == 0 or cls.multi_view):
+                out = _view(inputs[0], array, differentiable, fn, nr, cls)
             else:
-                out = Tensor._make(array, requires_grad=differentiable,
-                                   grad_fn=ctx if differentiable else None, output_nr=nr)
+                out = Tensor._make(array, requires_grad=differentiable, grad_fn=fn, output_nr=nr)
             outputs.append(out)
         if record:
             ctx._connect(tensors, outputs, inputs)
-        return tuple(outputs) if isinstance(result, tuple) else outputs[0]
+        return tuple(outputs)
 
     def _connect(self, tensors, outputs, inputs):
         """Edges to the inputs, their metadata for the engine's checks, and the output saves."""
@@ -162,8 +153,9 @@ class Op(Node):
     def _backward(self, grad_outputs):
         # Like PyTorch's generated nodes, unpack every save first: a freed or stale one raises
         # even if this call would not need it.
-        self._unpacked = {slot: saved.unpack(self) for slot, saved in self._saved_slots.items()
-                          if saved is not None}
+        slots = self._saved_slots
+        self._unpacked = slots and {slot: saved.unpack(self) for slot, saved in slots.items()
+                                    if saved is not None}
         try:
             if not grad_outputs or (grad_outputs[0] is None
                                     and all(g is None for g in grad_outputs)):
@@ -185,6 +177,23 @@ class Op(Node):
             if slot in slots and slots[slot] is None:
                 return UNDEFINED_SAVED
         return super().__getattr__(attr)
+
+
+def _view(base, array, differentiable, fn, nr, cls):
+    """Output ``nr`` of a view op: the base's storage and version counter, and how it was made
+    (a view of a view inherits it, as PyTorch's ``creation_meta``)."""
+    out = Tensor._make(array, differentiable, fn, 0, base._storage, base._version_counter,
+                       base._base if base._base is not None else base)
+    out._creation_meta = not _grad_mode._enabled or base._creation_meta
+    if cls.multi_view:
+        out._output_nr = nr
+    if _grad_mode._enabled:
+        marks = base.__dict__
+        if cls.multi_view or "_multi_view" in marks:
+            out.__dict__["_multi_view"] = True
+        elif "_custom_view" in marks:
+            out.__dict__["_custom_view"] = True  # (a view of a custom Function's view)
+    return out
 
 
 def _refuse_complex():

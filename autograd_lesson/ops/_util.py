@@ -144,13 +144,15 @@ def cast(array, dtype):
 def tensor_arguments(name, *params):
     """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
     that is not a Tensor): ``relu(): argument 'input' (position 1) must be Tensor, not int``."""
+    checks = [(i, param) for i, param in enumerate(params) if param is not None]
+
     def wrap(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            for position, (param, value) in enumerate(zip(params, args), 1):
-                if param is not None and not isinstance(value, Tensor):
-                    raise TypeError(f"{name}(): argument '{param}' (position {position}) must be "
-                                    f"Tensor, not {type(value).__name__}")
+            for i, param in checks:
+                if i < len(args) and not isinstance(args[i], Tensor):
+                    raise TypeError(f"{name}(): argument '{param}' (position {i + 1}) must be "
+                                    f"Tensor, not {type(args[i]).__name__}")
             return fn(*args, **kwargs)
         return checked
     return wrap

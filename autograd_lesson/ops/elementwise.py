@@ -16,9 +16,24 @@ from ._util import (as_float, cast, check_broadcast, check_scalar, ignore_fp_err
                     torch_name, value)
 
 
-def _binary(ctx, x, y, array):
-    check_broadcast(x, y)
-    return np.asarray(array).astype(result_type(x, y), copy=False)
+def _binary(x, y, ufunc, alpha=1):
+    """``ufunc(x, alpha * y)`` in PyTorch's result dtype. A 0-dim float ``y`` next to a
+    dimensioned float ``x`` enters as a Python number, which NumPy casts to ``x``'s dtype
+    before computing, as PyTorch casts a CPU scalar (a 0-dim float64 array would make NumPy
+    compute in float64 and round twice)."""
+    dtype = result_type(x, y)
+    other = y._data if isinstance(y, Tensor) else y
+    if type(other) is np.ndarray:
+        if not other.ndim:
+            if x._data.ndim and dtype.kind == "f" and dtype == x._data.dtype:
+                other = other.item()
+        elif x._data.ndim and other.shape != x._data.shape:
+            check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
+    if alpha != 1:
+        other = alpha * other
+    with ignore_fp_errors():  # inf - inf is nan, 0 * inf too: silently, in PyTorch
+        out = ufunc(x._data, other)
+    return out if out.dtype == dtype else out.astype(dtype)
 
 
 class AddBackward0(Op):
@@ -32,8 +47,7 @@ class AddBackward0(Op):
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        with ignore_fp_errors():  # inf - inf is nan, silently, in PyTorch
-            return _binary(ctx, x, y, x._data + (value(y) if alpha == 1 else alpha * value(y)))
+        return _binary(x, y, np.add, alpha)
 
     def backward(ctx, grad):
         grad_y = maybe_multiply(grad, ctx.alpha) if ctx.needs_input_grad[1] else None
@@ -48,8 +62,7 @@ class SubBackward0(Op):
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        with ignore_fp_errors():
-            return _binary(ctx, x, y, x._data - (value(y) if alpha == 1 else alpha * value(y)))
+        return _binary(x, y, np.subtract, alpha)
 
     def backward(ctx, grad):
         grad_y = maybe_multiply(-grad, ctx.alpha) if ctx.needs_input_grad[1] else None
@@ -62,7 +75,7 @@ class RsubBackward1(Op):
     def forward(ctx, x, scalar, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        return _binary(ctx, x, scalar, scalar - alpha * x._data)
+        return np.asarray(scalar - alpha * x._data).astype(result_type(x, scalar), copy=False)
 
     def backward(ctx, grad):
         return maybe_multiply(-grad, ctx.alpha)
@@ -84,8 +97,7 @@ class MulBackward0(Op):
         else:
             ctx.save_scalar("other", y)
             ctx.save("self", None)
-        with ignore_fp_errors():  # 0 * inf
-            return _binary(ctx, x, y, x._data * value(y))
+        return _binary(x, y, np.multiply)
 
     def backward(ctx, grad):
         other, x = ctx.saved("other"), ctx.saved("self")
@@ -459,8 +471,9 @@ def sub(x, y, alpha=1):
 
 
 def _check_bool_sub(x, y):
-    bools = [isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v.dtype == np.bool_)
-             for v in (x, y)]
+    bools = (_is_bool(x), _is_bool(y))
+    if not (bools[0] or bools[1]):
+        return
     if all(bools):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -468,6 +481,11 @@ def _check_bool_sub(x, y):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
+
+
+def _is_bool(v):
+    return (v._data.dtype.kind == "b" if isinstance(v, Tensor)
+            else isinstance(v, (bool, np.bool_)))
 
 
 def rsub(x, scalar):

@@ -138,8 +138,8 @@ def rebase_history(x, node):
     if base is None:
         old = x._grad_fn
         if x._retains_grad:  # PyTorch moves the retain_grad hook to the new grad_fn
-            old._retain_grad_refs.pop(x._output_nr, None)
-            node._retain_grad_refs[0] = weakref.ref(x)
+            old._own("_retain_grad_refs").pop(x._output_nr, None)
+            node._own("_retain_grad_refs")[0] = weakref.ref(x)
         x._grad_fn, x._output_nr, x._requires_grad = node, 0, True
         return
     copy_slices = CopySlices(base, x, node)

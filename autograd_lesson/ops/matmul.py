@@ -8,11 +8,13 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import expand_shape, result_type, tensor_arguments, torch_name
+from ._util import expand_shape, ignore_fp_errors, tensor_arguments, torch_name
 
 
 def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
     """The last check before the kernel: the same dtype, and one the kernel has (not bool)."""
+    if x._data.dtype == y._data.dtype and x._data.dtype.kind != "b":
+        return
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_name(x.dtype)} != {_name(y.dtype)}")
@@ -57,22 +59,24 @@ class MmBackward0(Op):
     Saves mat2 if self requires grad and self if mat2 requires grad."""
 
     def forward(ctx, x, w):
-        if x.ndim != 2:
+        a, b = x._data, w._data
+        if a.ndim != 2:
             raise RuntimeError("self must be a matrix")
-        if w.ndim != 2:
+        if b.ndim != 2:
             raise RuntimeError("mat2 must be a matrix")
-        if x.shape[1] != w.shape[0]:
+        if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                               f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
+                               f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})")
         _check_dtypes(x, w)
-        ctx.save("mat2", w if x.requires_grad else None)
-        ctx.save("self", x if w.requires_grad else None)
-        ctx.save_value("mat2_sym_sizes", list(w.shape))
-        ctx.save_value("mat2_sym_strides", _strides_if_needed(w))
-        ctx.save_value("self_sym_sizes", list(x.shape))
-        ctx.save_value("self_sym_strides", _strides_if_needed(x))
-        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
-            return x._data @ w._data
+        if ctx.recording:
+            ctx.save("mat2", w if x.requires_grad else None)
+            ctx.save("self", x if w.requires_grad else None)
+            ctx.save_value("mat2_sym_sizes", list(b.shape))
+            ctx.save_value("mat2_sym_strides", _strides_if_needed(w))
+            ctx.save_value("self_sym_sizes", list(a.shape))
+            ctx.save_value("self_sym_strides", _strides_if_needed(x))
+        with ignore_fp_errors():  # inf and nan, silently
+            return a @ b
 
     def backward(ctx, grad):
         w, x = ctx.saved("mat2"), ctx.saved("self")
@@ -90,32 +94,35 @@ class AddmmBackward0(Op):
     Saves mat1 if mat2 requires grad and mat2 if mat1 requires grad."""
 
     def forward(ctx, bias, x, w, beta=1, alpha=1):
-        if bias.dtype != w.dtype:
+        a, b, c = x._data, w._data, bias._data
+        if c.dtype != b.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                                f"{torch_name(bias.dtype)} and {torch_name(w.dtype)}")
-        if x.dtype != w.dtype:
+        if a.dtype != b.dtype:
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                                f"{torch_name(x.dtype)} and {torch_name(w.dtype)}")
-        for name, m in (("mat1", x), ("mat2", w)):
+        for name, m in (("mat1", a), ("mat2", b)):
             if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
-        if x.shape[1] != w.shape[0]:
+        if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                               f"({'x'.join(map(str, x.shape))} and {'x'.join(map(str, w.shape))})")
-        expand_shape(bias.shape, (x.shape[0], w.shape[1]), bias.dtype)  # the bias broadcasts
+                               f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})")
+        if c.shape != (b.shape[1],):  # the bias broadcasts (a row: nothing to check)
+            expand_shape(c.shape, (a.shape[0], b.shape[1]), c.dtype)
         _check_dtypes(x, w)
-        ctx.save("mat1", x if w.requires_grad else None)
-        ctx.save("mat2", w if x.requires_grad else None)
+        if ctx.recording:
+            ctx.save("mat1", x if w.requires_grad else None)
+            ctx.save("mat2", w if x.requires_grad else None)
+            for name, v in (("alpha", alpha), ("beta", beta), ("mat1_sym_sizes", list(a.shape)),
+                            ("mat1_sym_strides", _strides_if_needed(x)),
+                            ("mat2_sym_sizes", list(b.shape)),
+                            ("mat2_sym_strides", _strides_if_needed(w))):
+                ctx.save_value(name, v)
         ctx.alpha, ctx.beta = alpha, beta
-        for name, v in (("alpha", alpha), ("beta", beta), ("mat1_sym_sizes", list(x.shape)),
-                        ("mat1_sym_strides", _strides_if_needed(x)),
-                        ("mat2_sym_sizes", list(w.shape)),
-                        ("mat2_sym_strides", _strides_if_needed(w))):
-            ctx.save_value(name, v)
-        with np.errstate(over="ignore", invalid="ignore"):
-            product = x._data @ w._data
-        out = (product if alpha == 1 else alpha * product) + (bias._data if beta == 1 else beta * bias._data)
-        return out.astype(result_type(x, w), copy=False)
+        with ignore_fp_errors():
+            product = a @ b
+            out = (product if alpha == 1 else alpha * product) + (c if beta == 1 else beta * c)
+        return out if out.dtype == a.dtype else out.astype(a.dtype)
 
     def backward(ctx, grad):
         x, w = ctx.saved("mat1"), ctx.saved("mat2")
