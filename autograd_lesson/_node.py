@@ -31,8 +31,13 @@ _creation_counter = itertools.count()
 _FLOAT64 = np.dtype(np.float64)
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
 _inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
-_all_saved = weakref.WeakSet()  # every SavedTensor not yet garbage: memory meters read it
+_all_saved = set()  # weak references to every SavedTensor not yet garbage (memory meters)
 _saved_listeners = []  # memory meters (viz.timeline.track_saved_bytes): told of saves, releases
+
+
+def all_saved():
+    """Every SavedTensor not yet garbage, released or not (what memory meters scan)."""
+    return [saved for saved in (ref() for ref in list(_all_saved)) if saved is not None]
 
 
 class Placeholder:
@@ -108,7 +113,7 @@ class SavedTensor:
             self.ref = self.origin = None
         else:
             self.ref = weakref.ref(tensor)
-            fn = tensor.grad_fn
+            fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn
             self.origin = None if fn is None else weakref.ref(fn)
         if _saved_tensors_hooks:
             pack, self.unpack_hook = _saved_tensors_hooks[-1]
@@ -146,7 +151,7 @@ class SavedTensor:
         return self
 
     def _register(self):
-        _all_saved.add(self)
+        _all_saved.add(weakref.ref(self, _all_saved.discard))  # (cheaper than a WeakSet)
         if _saved_listeners:  # the only cost on the per-op path when nothing is measuring
             for listener in list(_saved_listeners):
                 listener.saved(self)

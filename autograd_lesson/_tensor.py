@@ -121,10 +121,16 @@ def _nested_values(seq):
 class Tensor(TensorOps):
     """A multi-dimensional array that can record the ops applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_storage",
-                 "_version_counter", "_base", "_attr_version", "_creation_meta", "_retains_grad",
-                 "_hooks", "_accumulator_ref", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_storage",
+                 "_version_counter", "_base", "__weakref__", "__dict__")
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
+    # Set on few tensors (leaves, views, hooked ones), so read from the class until then.
+    _grad = None
+    _attr_version = 0        # a view's version of its base when its grad_fn was made
+    _creation_meta = False   # True for a view made under no_grad
+    _retains_grad = False
+    _hooks = None
+    _accumulator_ref = None
 
     def __init__(self, data=(), *, requires_grad=False):
         array = np.asarray(data._data if isinstance(data, Tensor) else data, dtype=DEFAULT_DTYPE)
@@ -135,25 +141,27 @@ class Tensor(TensorOps):
               requires_grad=None):
         self._data = array
         self._requires_grad = grad_fn is not None if requires_grad is None else requires_grad
-        self._grad = None
         self._grad_fn = grad_fn
         self._output_nr = output_nr
-        self._storage = storage if storage is not None else Storage(array.nbytes)
-        if version_counter is None:
-            version_counter = VersionCounter()
-        self._version_counter = version_counter
+        self._storage = Storage(array.nbytes) if storage is None else storage
+        self._version_counter = VersionCounter() if version_counter is None else version_counter
         self._base = base
-        self._attr_version = version_counter.value
-        self._creation_meta = False  # True for a view made under no_grad
-        self._retains_grad = False
-        self._hooks = None
-        self._accumulator_ref = None
+        if base is not None:
+            self._attr_version = self._version_counter.value
 
     @classmethod
     def _make(cls, array, requires_grad=False, grad_fn=None, output_nr=0, storage=None,
               version_counter=None, base=None):
-        t = object.__new__(cls)
-        t._init(array, grad_fn, output_nr, storage, version_counter, base, requires_grad)
+        t = object.__new__(cls)  # (the body of _init, inlined: this runs for every op)
+        t._data = array
+        t._requires_grad = requires_grad
+        t._grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._storage = Storage(array.nbytes) if storage is None else storage
+        t._version_counter = VersionCounter() if version_counter is None else version_counter
+        t._base = base
+        if base is not None:
+            t._attr_version = t._version_counter.value
         return t
 
     @classmethod
@@ -388,7 +396,7 @@ class Tensor(TensorOps):
         node = self._accumulator_ref() if self._accumulator_ref is not None else None
         if node is None:
             node = AccumulateGrad(self)
-            node._input_metadata = ((self.shape, self.dtype),)
+            node._input_metadata = ((self._data.shape, self._data.dtype),)
             self._accumulator_ref = weakref.ref(node)
         return node
 

@@ -25,7 +25,7 @@ def _compare(fn, x, y):
 def _operand(x, other):
     """A number or a tensor: anything else makes a Python operator return NotImplemented, so
     ``x + 'a'`` raises Python's own TypeError, as it does with PyTorch."""
-    return isinstance(other, (TensorOps, bool, int, float, complex, np.number))
+    return isinstance(other, _OPERANDS)
 
 
 def _bitwise(fn, name, x, y):
@@ -62,14 +62,14 @@ class TensorOps:
         return _ops.elementwise.pow(self, exponent)
 
     def __add__(self, other):
-        if not _operand(self, other):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented
-        return _ops.elementwise.add(self, other)
+        return _ops.elementwise.AddBackward0.apply(self, other)
 
     def __radd__(self, other):
-        if not _operand(self, other):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented
-        return _ops.elementwise.add(self, other)
+        return _ops.elementwise.AddBackward0.apply(self, other)
 
     def __sub__(self, other):
         if not _operand(self, other):
@@ -82,14 +82,14 @@ class TensorOps:
         return _ops.elementwise.rsub(self, other)
 
     def __mul__(self, other):
-        if not _operand(self, other):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented
-        return _ops.elementwise.mul(self, other)
+        return _ops.elementwise.MulBackward0.apply(self, other)
 
     def __rmul__(self, other):
-        if not _operand(self, other):
+        if not isinstance(other, _OPERANDS):
             return NotImplemented
-        return _ops.elementwise.mul(self, other)
+        return _ops.elementwise.MulBackward0.apply(self, other)
 
     def __truediv__(self, other):
         if not _operand(self, other):
@@ -363,3 +363,6 @@ class TensorOps:
     def all(self):
         from ._tensor import Tensor
         return Tensor._make(np.asarray(self._data.all()))
+
+
+_OPERANDS = (TensorOps, bool, int, float, complex, np.number)

@@ -187,7 +187,7 @@ class Function(metaclass=FunctionMeta):
                               "ctx.mark_dirty().", UserWarning, stacklevel=2)
         # the edges first: a dirty input is about to become this node's output
         ctx.next_functions = tuple(t._gradient_edge() for t in inputs)
-        ctx._input_metadata = tuple((t.shape, t.dtype) for t in inputs)
+        ctx._input_metadata = tuple((t._data.shape, t._data.dtype) for t in inputs)
         results, done = [], {}
         for nr, out in enumerate(outputs):
             if id(out) in done:  # returned twice: one object, numbered by its last position

@@ -91,13 +91,14 @@ class MulBackward0(Op):
     scalar_edges = (1,)
 
     def forward(ctx, x, y):
+        out = _binary(x, y, np.multiply)  # (first: a shape clash is the error to raise)
         if isinstance(y, Tensor):
             ctx.save("other", y if x.requires_grad else None)
             ctx.save("self", x if y.requires_grad else None)
         else:
             ctx.save_scalar("other", y)
             ctx.save("self", None)
-        return _binary(x, y, np.multiply)
+        return out
 
     def backward(ctx, grad):
         other, x = ctx.saved("other"), ctx.saved("self")
@@ -460,13 +461,11 @@ class WhereBackward0(Op):
 
 # -- functional entry points -------------------------------------------------------------------
 def add(x, y, alpha=1):
-    check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     return AddBackward0.apply(x, y, alpha=alpha)
 
 
 def sub(x, y, alpha=1):
     _check_bool_sub(x, y)
-    check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     return SubBackward0.apply(x, y, alpha=alpha)
 
 
@@ -494,7 +493,6 @@ def rsub(x, scalar):
 
 
 def mul(x, y):
-    check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     return MulBackward0.apply(x, y)
 
 

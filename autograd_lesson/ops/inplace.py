@@ -232,7 +232,7 @@ def regenerate_view_fn(view):
     node = AsStridedBackward0()
     _as_strided_node(node, base, *view_geometry(view, base))
     node.next_functions = (base._gradient_edge(),)
-    node._input_metadata = ((base.shape, base.dtype),)
+    node._input_metadata = ((base._data.shape, base._data.dtype),)
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
     view._attr_version = view._version_counter.value
 
@@ -252,7 +252,7 @@ class CopySlices(Node):
         self.base_shape, self.view_shape = base.shape, view.shape
         self.strides, self.offset = _affine(view_geometry(view, base)[3])
         self.next_functions = (base._gradient_edge(),) + tuple(fn.next_functions[1:])
-        self._input_metadata = ((base.shape, base.dtype),) + tuple(fn._input_metadata[1:])
+        self._input_metadata = ((base._data.shape, base._data.dtype),) + tuple(fn._input_metadata[1:])
 
     def name(self):
         return "torch::autograd::CopySlices"

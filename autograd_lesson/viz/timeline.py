@@ -7,14 +7,14 @@ series to compare patterns (retain_graph vs summing losses vs detach).
 """
 import weakref
 
-from .._node import _all_saved, _saved_listeners
+from .._node import _saved_listeners, all_saved
 
 
 def live_saved_bytes():
     """Bytes of all saved tensors not yet released anywhere in this process (storages once;
     wrapped Python scalars excluded, as PyTorch's pack hooks never see them)."""
     sizes = {}
-    for obj in list(_all_saved):  # a registry: scanning gc.get_objects() took ~0.2 s per call
+    for obj in all_saved():  # a registry: scanning gc.get_objects() took ~0.2 s per call
         if not obj.released and not obj.is_wrapped_scalar:
             sizes[id(obj.storage)] = obj.storage.nbytes  # a saved view holds all of it
     return sum(sizes.values())
@@ -22,7 +22,7 @@ def live_saved_bytes():
 
 def live_saved_count():
     """How many saved tensors (slots) are alive in this process."""
-    return sum(1 for obj in list(_all_saved) if not obj.released and not obj.is_wrapped_scalar)
+    return sum(1 for obj in all_saved() if not obj.released and not obj.is_wrapped_scalar)
 
 
 class SavedBytesTracker:
@@ -42,7 +42,7 @@ class SavedBytesTracker:
 
     def __enter__(self):
         _saved_listeners.append(self)
-        for saved in list(_all_saved):
+        for saved in all_saved():
             self.saved(saved)
         self.start = self.peak = self.current
         return self
