@@ -47,6 +47,9 @@ class _Unrecorded:
     def save_value(self, name, value):
         pass
 
+    def save_values(self, **values):
+        pass
+
 
 def _edge_inputs(cls, inputs):
     """One entry per edge PyTorch gives the node: each Tensor input (lists flattened), and None
@@ -86,6 +89,10 @@ class Op(Node):
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
+
+    def save_values(self, **values):
+        """Several non-tensor saves at once, in PyTorch's order."""
+        self._own("_saved_values").update(values)
 
     @classmethod
     def apply(cls, *inputs, **params):

@@ -209,8 +209,7 @@ class NllLossBackwardBackward0(Op):
     def forward(ctx, grad_output, x, target, total_weight, reduction, ignore_index):
         ctx.save("target", target)
         ctx.save("weight", None)
-        ctx.save_value("ignore_index", ignore_index)
-        ctx.save_value("reduction", reduction)
+        ctx.save_values(ignore_index=ignore_index, reduction=reduction)
         ctx.reduction, ctx.ignore_index = reduction, ignore_index
         labels = target._data
         rows = np.arange(len(labels))[labels != ignore_index]

@@ -418,8 +418,7 @@ class ClampBackward1(Op):
 
     def forward(ctx, x, min=None, max=None):
         ctx.save("self", x)
-        ctx.save_value("min", min)
-        ctx.save_value("max", max)
+        ctx.save_values(min=min, max=max)
         ctx.bounds = (min, max)
         _no_complex_clamp(x)
         if min is None and max is None:

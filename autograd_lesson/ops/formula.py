@@ -207,8 +207,7 @@ class SelectBackwardBackward0(Op):
     Saves no tensor (dim and index as given)."""
 
     def forward(ctx, grad, shape, dim, index):
-        ctx.save_value("dim", dim)
-        ctx.save_value("index", index)
+        ctx.save_values(dim=dim, index=index)
         ctx.dim, ctx.index = dim, index
         out = np.zeros(shape, dtype=grad.dtype)
         out[(slice(None),) * (dim % len(shape)) + (index,)] = grad._data

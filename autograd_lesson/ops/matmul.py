@@ -71,10 +71,10 @@ class MmBackward0(Op):
         if ctx.recording:
             ctx.save("mat2", w if x.requires_grad else None)
             ctx.save("self", x if w.requires_grad else None)
-            ctx.save_value("mat2_sym_sizes", list(b.shape))
-            ctx.save_value("mat2_sym_strides", _strides_if_needed(w))
-            ctx.save_value("self_sym_sizes", list(a.shape))
-            ctx.save_value("self_sym_strides", _strides_if_needed(x))
+            ctx.save_values(mat2_sym_sizes=list(b.shape),
+                            mat2_sym_strides=_strides_if_needed(w),
+                            self_sym_sizes=list(a.shape),
+                            self_sym_strides=_strides_if_needed(x))
         with ignore_fp_errors():  # inf and nan, silently
             return a @ b
 
@@ -113,11 +113,9 @@ class AddmmBackward0(Op):
         if ctx.recording:
             ctx.save("mat1", x if w.requires_grad else None)
             ctx.save("mat2", w if x.requires_grad else None)
-            for name, v in (("alpha", alpha), ("beta", beta), ("mat1_sym_sizes", list(a.shape)),
-                            ("mat1_sym_strides", _strides_if_needed(x)),
-                            ("mat2_sym_sizes", list(b.shape)),
-                            ("mat2_sym_strides", _strides_if_needed(w))):
-                ctx.save_value(name, v)
+            ctx.save_values(alpha=alpha, beta=beta, mat1_sym_sizes=list(a.shape),
+                            mat1_sym_strides=_strides_if_needed(x), mat2_sym_sizes=list(b.shape),
+                            mat2_sym_strides=_strides_if_needed(w))
         ctx.alpha, ctx.beta = alpha, beta
         with ignore_fp_errors():
             product = a @ b

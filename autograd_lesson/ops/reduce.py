@@ -39,9 +39,7 @@ class SumBackward1(Op):
     def forward(ctx, x, dim, keepdim=False):
         ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
         ctx.keepdim, ctx.input_shape = keepdim, x.shape
-        ctx.save_value("dim", ctx.given_dims)
-        ctx.save_value("keepdim", keepdim)
-        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.save_values(dim=ctx.given_dims, keepdim=keepdim, self_sym_sizes=list(x.shape))
         dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
         # sum(dim=()) reduces every dim, as PyTorch does (NumPy's axis=() reduces none)
         with ignore_fp_errors():
@@ -57,8 +55,7 @@ class MeanBackward0(Op):
     def forward(ctx, x):
         _require_float(x, "mean")
         ctx.input_shape = x.shape
-        ctx.save_value("self_sym_numel", x.numel())
-        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.save_values(self_sym_numel=x.numel(), self_sym_sizes=list(x.shape))
         with _quiet():
             return np.asarray(x._data.mean(dtype=x.dtype))
 
@@ -74,10 +71,10 @@ class MeanBackward1(Op):
         ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
         ctx.keepdim, ctx.input_shape = keepdim, x.shape
         ctx.count = int(np.prod([x.shape[d] for d in ctx.dims])) if ctx.dims and x.ndim else x.numel()
-        ctx.save_value("dim", ctx.given_dims)
-        ctx.save_value("keepdim", keepdim)
-        ctx.save_value("self_sym_numel", x.numel())
-        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.save_values(dim=ctx.given_dims,
+                        keepdim=keepdim,
+                        self_sym_numel=x.numel(),
+                        self_sym_sizes=list(x.shape))
         with _quiet():
             return np.asarray(x._data.mean(axis=_axes(ctx.dims, x), keepdims=keepdim,
                                            dtype=x.dtype))
@@ -151,8 +148,7 @@ class MaxBackward0(Op):
             indices = np.expand_dims(indices, d)
         ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
         ctx.save("indices", Tensor._make(indices.astype(np.int64)))
-        ctx.save_value("dim", dim)
-        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
         return values, indices.astype(np.int64)
 
     def backward(ctx, grad, grad_indices=None):
@@ -178,9 +174,7 @@ class LinalgVectorNormBackward0(Op):
         ctx.save_output("result")
         ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
         ctx.given_dims, ctx.keepdim = (None if dim is None else _as_given(dim)), keepdim
-        ctx.save_value("ord", ord)
-        ctx.save_value("dim", ctx.given_dims)
-        ctx.save_value("keepdim", keepdim)
+        ctx.save_values(ord=ord, dim=ctx.given_dims, keepdim=keepdim)
         a = np.abs(x._data) if x.dtype.kind == "c" else x._data
         with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
             return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),

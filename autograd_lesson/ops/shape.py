@@ -136,8 +136,7 @@ class TransposeBackward0(Op):
 
     def forward(ctx, x, dim0, dim1):
         ctx.dims = (wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim))
-        ctx.save_value("dim0", dim0)
-        ctx.save_value("dim1", dim1)
+        ctx.save_values(dim0=dim0, dim1=dim1)
         return np.swapaxes(x._data, *ctx.dims) if x.ndim else x._data
 
     def backward(ctx, grad):
@@ -197,8 +196,7 @@ class SqueezeBackward1(Op):
 
     def forward(ctx, x, dim):
         ctx.input_shape = x.shape
-        ctx.save_value("dim", dim)
-        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
         ctx.dim = wrap_dim(dim, x.ndim, "squeeze")
         return x._data.squeeze(ctx.dim) if x.ndim and x.shape[ctx.dim] == 1 else x._data
 
@@ -214,8 +212,7 @@ class SqueezeBackward2(Op):
 
     def forward(ctx, x, dims):
         ctx.input_shape = x.shape
-        ctx.save_value("dim", list(dims))
-        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.save_values(dim=list(dims), self_sym_sizes=list(x.shape))
         dims = normalize_dims(dims, x.ndim)  # (a 0-dim tensor accepts 0 and -1)
         ctx.dims = sorted(set(dims)) if x.ndim else []
         drop = tuple(d for d in ctx.dims if x.shape[d] == 1)
@@ -258,9 +255,7 @@ class SelectBackward0(Op):
                              f"of size {list(x.shape)} at dimension {dim}")
         ctx.dim, ctx.index, ctx.input_shape = dim, index % size, x.shape
         ctx.given_index = index
-        ctx.save_value("dim", dim)
-        ctx.save_value("index", index)
-        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.save_values(dim=dim, index=index, self_sym_sizes=list(x.shape))
         # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
         return x._data[(slice(None),) * dim + (ctx.index, Ellipsis)]
 
