@@ -191,7 +191,8 @@ def _view(base, array, differentiable, fn, nr, cls):
     (a view of a view inherits it, as PyTorch's ``creation_meta``)."""
     out = Tensor._make(array, differentiable, fn, 0, base._storage, base._version_counter,
                        base._base if base._base is not None else base)
-    out._creation_meta = not _grad_mode._enabled or base._creation_meta
+    if not _grad_mode._enabled or base._creation_meta:
+        out._creation_meta = True
     if cls.multi_view:
         out._output_nr = nr
     if _grad_mode._enabled:

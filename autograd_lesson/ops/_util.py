@@ -265,6 +265,8 @@ def wrap_dim(dim, ndim, op=None):
 
 def normalize_dims(dim, ndim):
     """A dim or a list of dims, wrapped; a dim named twice is PyTorch's error."""
+    if type(dim) is int and 0 <= dim < ndim:  # the common case, which needs no wrapping
+        return (dim,)
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     out = tuple(wrap_dim(d, ndim) for d in dims)
     for d in out:

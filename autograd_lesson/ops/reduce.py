@@ -38,9 +38,10 @@ class SumBackward1(Op):
 
     def forward(ctx, x, dim, keepdim=False):
         ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
-        ctx.keepdim, ctx.input_shape = keepdim, x.shape
-        ctx.save_values(dim=ctx.given_dims, keepdim=keepdim, self_sym_sizes=list(x.shape))
-        dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64)
+        ctx.keepdim, ctx.input_shape = keepdim, x._data.shape
+        if ctx.recording:
+            ctx.save_values(dim=ctx.given_dims, keepdim=keepdim, self_sym_sizes=list(x._data.shape))
+        dtype = x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64)
         # sum(dim=()) reduces every dim, as PyTorch does (NumPy's axis=() reduces none)
         with ignore_fp_errors():
             return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))

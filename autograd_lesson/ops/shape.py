@@ -47,8 +47,8 @@ class ViewBackward0(Op):
     is_view = True
 
     def forward(ctx, x, shape):
-        ctx.input_shape = x.shape
-        ctx.save_value("self_sym_sizes", list(x.shape))
+        ctx.input_shape = x._data.shape
+        ctx.save_value("self_sym_sizes", list(ctx.input_shape))
         try:  # possible exactly when the strides allow it, as in PyTorch
             return x._data.reshape(shape, copy=False)
         except ValueError:
