@@ -25,6 +25,8 @@ def linear(input, weight, bias=None):
     if weight.ndim > 2:
         weight.t()  # raises t()'s message, as PyTorch's linear does
     if input.ndim == 2 and bias is not None:
+        if isinstance(bias, Tensor):  # (what addmm's argument parser checks)
+            return _mm.AddmmBackward0.apply(bias, input, weight.t())
         return _mm.addmm(bias, input, weight.t())
     if (bias is not None and (bias.ndim == 1 or sum(s != 1 for s in bias.shape) == 1)
             and bias._data.flags.c_contiguous and input._data.flags.c_contiguous):

@@ -247,15 +247,17 @@ class SelectBackward0(Op):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
                              if indexing else "select() cannot be applied to a 0-dim tensor.")
-        dim = wrap_dim(dim, x.ndim, "select")
-        size = x.shape[dim]
+        shape = x._data.shape
+        dim = wrap_dim(dim, len(shape), "select")
+        size = shape[dim]
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}"
                              if indexing else f"select(): index {index} out of range for tensor "
-                             f"of size {list(x.shape)} at dimension {dim}")
-        ctx.dim, ctx.index, ctx.input_shape = dim, index % size, x.shape
+                             f"of size {list(shape)} at dimension {dim}")
+        ctx.dim, ctx.index, ctx.input_shape = dim, index % size, shape
         ctx.given_index = index
-        ctx.save_values(dim=dim, index=index, self_sym_sizes=list(x.shape))
+        if ctx.recording:
+            ctx.save_values(dim=dim, index=index, self_sym_sizes=list(shape))
         # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
         return x._data[(slice(None),) * dim + (ctx.index, Ellipsis)]
 
@@ -789,6 +791,8 @@ def _check_key_types(keys):
 def index(x, key):
     """``x[key]``: ints select, slices slice, None adds a dim (views); ``...`` stands for the
     dims not named; an int list, a bool mask or a tuple of int lists copies."""
+    if type(key) is int and x._data.ndim and -x._data.shape[0] <= key < x._data.shape[0]:
+        return SelectBackward0.apply(x, 0, key, indexing=True)  # x[t]: what the rest decides
     keys = key if isinstance(key, tuple) else (key,)
     if sum(k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_))
            for k in keys) > x.ndim and any(isinstance(k, (float, str)) for k in keys):
