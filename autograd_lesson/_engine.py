@@ -23,7 +23,7 @@ from . import _anomaly_mode, _grad_mode
 from ._node import AccumulateGrad, GraphRoot, _type_string
 from ._tensor import Tensor
 from .autograd import graph as _graph
-from .ops._util import is_expandable_to, sum_to
+from .ops._util import ignore_fp_errors, is_expandable_to, sum_to
 
 _task_ids = itertools.count()
 _tasks = []  # (id, runs only part of the graph) of the backwards running now, innermost last
@@ -109,7 +109,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
                     if slots is None:
                         slots = buffers[child] = [None] * child._num_outputs
                     if grad is not None:
-                        slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+                        old = slots[nr]
+                        slots[nr] = grad if old is None else _add_gradients(old, grad, create_graph)
                     count = dependencies[child] - 1
                     dependencies[child] = count
                     if count == 0:
@@ -126,6 +127,16 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
     if observers:
         _graph._emit(_graph.BackwardFinished(None, None))
     return captured
+
+
+def _add_gradients(old, new, create_graph):
+    """Two gradients for the same input (PyTorch's InputBuffer): recorded under create_graph,
+    else one NumPy add (they have the input's shape and dtype, checked by ``_validate``)."""
+    a, b = old._data, new._data
+    if create_graph or a.dtype != b.dtype or a.shape != b.shape:
+        return old + new
+    with ignore_fp_errors():  # inf + -inf: nan, silently, as in PyTorch
+        return Tensor._make(a + b)
 
 
 def _slots(node, by_nr):
