@@ -54,10 +54,12 @@ class ThresholdBackwardBackward0(Op):
     """out = grad_output where self > threshold else 0 (relu's backward). Saves self."""
 
     def forward(ctx, grad_output, x, threshold=0):
-        ctx.save("self", x)
-        ctx.save_value("threshold", threshold)
+        if ctx.recording:
+            ctx.save("self", x)
+            ctx.save_value("threshold", threshold)
         ctx.threshold = threshold
-        return np.where(x._data > threshold, grad_output._data, 0).astype(grad_output.dtype)
+        out = np.where(x._data > threshold, grad_output._data, 0)
+        return out.astype(grad_output._data.dtype, copy=False)
 
     def backward(ctx, grad):
         grad_g = None
@@ -75,7 +77,7 @@ class LeakyReluBackwardBackward0(Op):
         ctx.save_value("negative_slope", negative_slope)
         ctx.slope = negative_slope
         g = grad_output._data
-        return np.where(x._data > 0, g, g * negative_slope).astype(grad_output.dtype)
+        return np.where(x._data > 0, g, g * negative_slope).astype(g.dtype, copy=False)
 
     def backward(ctx, grad):
         grad_g = None
