@@ -148,11 +148,13 @@ class Op(Node):
                 edges.append((None, 0))
                 metadata.append(((), None))
             else:
-                edges.append(t._gradient_edge())
+                fn = t._grad_fn if t._base is None else t.grad_fn  # (a view may regenerate it)
+                edges.append((fn, t._output_nr) if fn is not None else t._gradient_edge())
                 metadata.append((t._data.shape, t._data.dtype))
         self.next_functions = tuple(edges)
         self._input_metadata = tuple(metadata)
-        self._num_outputs = min(self.differentiable_outputs, len(outputs))
+        if len(outputs) != 1:
+            self._num_outputs = min(self.differentiable_outputs, len(outputs))
         if self._output_saves and not (inputs and inputs[0] is _node._inplace_self):
             for slot, nr in self._output_saves:  # (an in-place op saves its target instead)
                 self.save(slot, outputs[nr], is_output=True)
