@@ -131,6 +131,7 @@ class Tensor(TensorOps):
     _retains_grad = False
     _hooks = None
     _accumulator_ref = None
+    _multi_view = _custom_view = False  # how a view was made (see ops/inplace.py's VIEW_KINDS)
 
     def __init__(self, data=(), *, requires_grad=False):
         array = np.asarray(data._data if isinstance(data, Tensor) else data, dtype=DEFAULT_DTYPE)

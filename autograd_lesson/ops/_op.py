@@ -198,11 +198,10 @@ def _view(base, array, differentiable, fn, nr, cls):
     if cls.multi_view:
         out._output_nr = nr
     if _grad_mode._enabled:
-        marks = base.__dict__
-        if cls.multi_view or "_multi_view" in marks:
-            out.__dict__["_multi_view"] = True
-        elif "_custom_view" in marks:
-            out.__dict__["_custom_view"] = True  # (a view of a custom Function's view)
+        if cls.multi_view or base._multi_view:
+            out._multi_view = True
+        elif base._custom_view:
+            out._custom_view = True  # (a view of a custom Function's view)
     return out
 
 
