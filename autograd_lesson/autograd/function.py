@@ -187,7 +187,7 @@ class Function(metaclass=FunctionMeta):
                               "ctx.mark_dirty().", UserWarning, stacklevel=2)
         # the edges first: a dirty input is about to become this node's output
         ctx.next_functions = tuple(t._gradient_edge() for t in inputs)
-        ctx._input_metadata = tuple((t.shape, t.dtype) for t in inputs)
+        ctx._input_metadata = tuple((t.shape, t._data.dtype) for t in inputs)
         results, done = [], {}
         for nr, out in enumerate(outputs):
             if id(out) in done:  # returned twice: one object, numbered by its last position
@@ -208,7 +208,7 @@ class Function(metaclass=FunctionMeta):
                 done[id(outputs[nr])] = out
             results.append(out)
         ctx._num_outputs = len(outputs)
-        ctx._output_metadata = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
+        ctx._output_metadata = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
                                      for o in outputs)
         for i, tensor in enumerate(ctx._to_save):
             as_output = next((r for o, r in zip(outputs, results) if o is tensor), None)
