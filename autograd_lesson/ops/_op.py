@@ -151,7 +151,7 @@ class Op(Node):
                 metadata.append(((), None))
             else:
                 edges.append(t._gradient_edge())
-                metadata.append((t.shape, t.dtype))
+                metadata.append((t.shape, t._data.dtype))
         self.next_functions = tuple(edges)
         self._input_metadata = tuple(metadata)
         self._num_outputs = min(self.differentiable_outputs, len(outputs))
