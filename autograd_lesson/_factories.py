@@ -1,4 +1,6 @@
 """Tensor factories: ``tensor``, ``zeros``, ``ones``, ``randn``, ``rand`` and friends."""
+import re
+
 import numpy as np
 
 from ._dtype import checked, not_implemented, numpy_dtype
@@ -13,6 +15,9 @@ class device:
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, str) and not _DEVICE_STRING.fullmatch(type):
+            raise RuntimeError(f"Invalid device string: '{type}'" if type
+                               else "Device string must not be empty")
         name, _, number = str(type).partition(":")
         if name == "cuda":
             raise AssertionError("Torch not compiled with CUDA enabled")
@@ -38,6 +43,7 @@ class device:
     __hash__ = object.__hash__
 
 
+_DEVICE_STRING = re.compile(r"[a-zA-Z_]+(?::(?:[1-9][0-9]*|0))?")  # (c10's Device parser)
 _KNOWN_DEVICES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
                   "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                   "privateuseone")

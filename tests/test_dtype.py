@@ -208,6 +208,7 @@ def dtype_calls(lib):
         "to": lambda d: x.to(d),
         "to dtype=": lambda d: x.to(dtype=d),
         "to cpu dtype": lambda d: x.to("cpu", d),
+        "to device string": lambda d: x.to(str(d).replace("torch.", "")),
         "to tensor": lambda d: x.to(lib.zeros(1, dtype=d)),
         "type": lambda d: x.type(d),
         "sum": lambda d: x.detach().sum(dtype=d),
