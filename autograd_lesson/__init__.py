@@ -33,7 +33,7 @@ from . import autograd, nn, optim, utils  # noqa: E402  (they need the ops above
 from ._dtype import (dtype, float16, half, float32, float, float64, double, complex32, chalf,
                      complex64, cfloat, complex128, cdouble, int8, int16, short, int32, int,
                      int64, long, uint8, uint16, uint32, uint64, bool, finfo, iinfo,
-                     promote_types)
+                     promote_types, get_default_dtype, set_default_dtype)
 
 __version__ = "0.1.0"
 
@@ -130,20 +130,6 @@ def is_floating_point(x):
 
 def where(condition, x, y):
     return _ew.where(condition, x, y)
-
-
-def get_default_dtype():
-    """The dtype of a tensor made from Python floats: float32."""
-    return float32
-
-
-def set_default_dtype(d):
-    """Only float32, the default, is supported here (PyTorch also takes float64 and float16)."""
-    if not isinstance(d, dtype) or not d.is_floating_point:
-        raise TypeError("only floating-point types are supported as the default type")
-    if d is not float32:
-        raise NotImplementedError(f"autograd_lesson keeps float32 as its default dtype; make "
-                                  f"tensors of {d} with dtype={d} instead")
 
 
 _RESULT_TYPE_SIGNATURES = ("Tensor tensor, Tensor other", "Number scalar, Tensor tensor",

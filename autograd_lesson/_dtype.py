@@ -110,6 +110,35 @@ _PYTHON_TYPES = {builtins.float: BY_NAME["float64"], builtins.int: BY_NAME["int6
                  builtins.bool: BY_NAME["bool"], builtins.complex: BY_NAME["complex128"]}
 
 
+# what Python floats and complex numbers become (set_default_dtype): NumPy dtypes, read through
+# default_float() and default_complex() by the factories and by promotion's wrapped numbers
+_DEFAULT = {"float": np.dtype(np.float32), "complex": np.dtype(np.complex64)}
+
+
+def default_float():
+    return _DEFAULT["float"]
+
+
+def default_complex():
+    return _DEFAULT["complex"]
+
+
+def get_default_dtype():
+    """``torch.get_default_dtype()``: the dtype of a tensor made from Python floats."""
+    return FROM_NUMPY[_DEFAULT["float"]]
+
+
+def set_default_dtype(d):
+    """``torch.set_default_dtype``: float32 (the default) or float64 (complex numbers then
+    become complex128); PyTorch's float16 default is not supported here."""
+    if type(d) is not dtype or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    if d._numpy is None or d._name == "float16":
+        raise NotImplementedError(f"autograd_lesson supports float32 and float64 as the default "
+                                  f"dtype, not {d}")
+    _DEFAULT["float"], _DEFAULT["complex"] = d._numpy, d.to_complex()._numpy
+
+
 def from_numpy(np_dtype):
     """The package dtype of an array's NumPy dtype (a NumPy dtype with none is returned as is)."""
     return FROM_NUMPY.get(np_dtype, np_dtype)
@@ -230,7 +259,7 @@ class finfo:
     as Python floats; ``dtype`` is the type's name (``'float32'``), as in PyTorch."""
 
     def __init__(self, type=None):
-        found = float32 if type is None else _info_type(type, "finfo")
+        found = get_default_dtype() if type is None else _info_type(type, "finfo")
         if found._kind not in "fc" or found._numpy is None:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
                             "to handle 'torch.finfo'")

@@ -3,9 +3,9 @@ import re
 
 import numpy as np
 
-from ._dtype import checked, not_implemented, numpy_dtype
+from ._dtype import checked, default_complex, default_float, not_implemented, numpy_dtype
 from ._random import generator
-from ._tensor import DEFAULT_DTYPE, FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, _is_float
+from ._tensor import FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, _is_float
 from .ops._util import check_scalar
 
 
@@ -120,13 +120,13 @@ def as_tensor(data, dtype=None, device=None):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    dtype = DEFAULT_DTYPE if dtype is None else numpy_dtype(dtype, "zeros")
+    dtype = default_float() if dtype is None else numpy_dtype(dtype, "zeros")
     return _leaf(np.zeros(_shape(size, "zeros"), dtype=dtype), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    dtype = DEFAULT_DTYPE if dtype is None else numpy_dtype(dtype, "ones")
+    dtype = default_float() if dtype is None else numpy_dtype(dtype, "ones")
     return _leaf(np.ones(_shape(size, "ones"), dtype=dtype), requires_grad)
 
 
@@ -137,7 +137,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
     if dtype is None:
-        dtype = _infer_array(fill_value).dtype if not isinstance(fill_value, complex) else np.complex64
+        dtype = (_infer_array(fill_value).dtype if not isinstance(fill_value, complex)
+                 else default_complex())
     else:
         dtype = numpy_dtype(dtype, "full")
     fill_value = check_scalar(fill_value, dtype)
@@ -155,14 +156,14 @@ def _random_dtype(dtype, fn):
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the package's seeded generator (see ``manual_seed``)."""
     _check_device(device)
-    dtype = DEFAULT_DTYPE if dtype is None else _random_dtype(checked(dtype, "randn", size), "randn")
+    dtype = default_float() if dtype is None else _random_dtype(checked(dtype, "randn", size), "randn")
     values = generator().standard_normal(_shape(size, "randn"))
     return _leaf(values.astype(dtype), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    dtype = DEFAULT_DTYPE if dtype is None else _random_dtype(checked(dtype, "rand", size), "rand")
+    dtype = default_float() if dtype is None else _random_dtype(checked(dtype, "rand", size), "rand")
     values = generator().random(_shape(size, "rand"))
     return _leaf(values.astype(dtype), requires_grad)
 
@@ -220,13 +221,13 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         raise not_implemented("arange_cpu", dtype)
     values = np.arange(start, end, step)
     if dtype is None:
-        dtype = np.int64 if values.dtype.kind in "iu" else DEFAULT_DTYPE
+        dtype = np.int64 if values.dtype.kind in "iu" else default_float()
     return _leaf(values.astype(dtype), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    dtype = DEFAULT_DTYPE if dtype is None else checked(dtype, "linspace", (start, end, steps))
+    dtype = default_float() if dtype is None else checked(dtype, "linspace", (start, end, steps))
     if dtype.kind == "b":
         raise not_implemented("linspace_cpu", dtype)
     if steps < 0:
@@ -236,7 +237,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    dtype = DEFAULT_DTYPE if dtype is None else checked(dtype, "eye", (n,) if m is None else (n, m))
+    dtype = default_float() if dtype is None else checked(dtype, "eye", (n,) if m is None else (n, m))
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:

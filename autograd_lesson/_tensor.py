@@ -13,7 +13,7 @@ from . import _dtype, _grad_mode, ops as _ops
 from ._node import AccumulateGrad, _RemovableHandle
 from ._tensor_ops import TensorOps
 
-DEFAULT_DTYPE = np.dtype(np.float32)
+DEFAULT_DTYPE = np.dtype(np.float32)  # (the initial default: set_default_dtype changes _dtype's)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -91,11 +91,11 @@ def _infer_array(data, dtype=None):
             data = _nested_values(data)
         array = np.array(data)
         if array.dtype == np.float64:
-            array = array.astype(DEFAULT_DTYPE)
+            array = array.astype(_dtype.default_float(), copy=False)
         elif array.dtype.kind in "iu":
             array = array.astype(np.int64)
         elif array.dtype == np.complex128:
-            array = array.astype(np.complex64)  # PyTorch's default complex dtype
+            array = array.astype(_dtype.default_complex(), copy=False)  # (complex64 by default)
         elif array.dtype.kind in "US":
             raise TypeError("new(): invalid data type 'str'")
         elif array.dtype.kind not in "fb":
@@ -127,7 +127,8 @@ class Tensor(TensorOps):
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
 
     def __init__(self, data=(), *, requires_grad=False):
-        array = np.asarray(data._data if isinstance(data, Tensor) else data, dtype=DEFAULT_DTYPE)
+        array = np.asarray(data._data if isinstance(data, Tensor) else data,
+                           dtype=_dtype.default_float())
         self._init(array, None, 0, None, None, None)
         self.requires_grad = requires_grad
 

@@ -303,13 +303,56 @@ def test_default_dtype_matches_torch(torch):
     for lib in (al, torch):
         assert repr(lib.get_default_dtype()) == "torch.float32"
         lib.set_default_dtype(lib.float32)
-        for bad in ("float32", lib.int64, np.float32):
+        for bad in ("float32", lib.int64, np.float32, lib.complex64):
             with pytest.raises(TypeError, match="only floating-point types are supported as the "
                                                 "default type"):
                 lib.set_default_dtype(bad)
-    with pytest.raises(NotImplementedError, match="float32 as its default dtype"):
-        al.set_default_dtype(al.float64)
+    with pytest.raises(NotImplementedError, match="float32 and float64 as the default dtype"):
+        al.set_default_dtype(al.float16)  # (torch's float16 default makes complex32 tensors)
     assert al.get_default_dtype() is al.float32
+
+
+DEFAULT_FLOAT64 = {
+    "tensor floats": lambda lib: lib.tensor([1.5]),
+    "tensor complex": lambda lib: lib.tensor([1j]),
+    "full float": lambda lib: lib.full((1,), 2.0),
+    "full complex": lambda lib: lib.full((1,), 2j),
+    "zeros": lambda lib: lib.zeros(0),
+    "zeros float32": lambda lib: lib.zeros(0, dtype=lib.float32),
+    "ones float32": lambda lib: lib.ones(2, dtype=lib.float32),
+    "randn": lambda lib: lib.randn(1).dtype,
+    "rand": lambda lib: lib.rand(1).dtype,
+    "arange float": lambda lib: lib.arange(0, 1, 0.5),
+    "arange * float": lambda lib: lib.arange(3) * 1.5,
+    "int / int": lambda lib: lib.ones(2).long() / 2,
+    "exp of int": lambda lib: lib.ones(2).long().exp().dtype,
+    "float32 0-dim * float": lambda lib: lib.tensor(1.5, dtype=lib.float32) * 2.5,
+    "float32 + 0-dim": lambda lib: lib.tensor([1.5], dtype=lib.float32) + lib.tensor(2.5),
+    "int + 0-dim": lambda lib: lib.ones(1).long() + lib.tensor(1.5),
+    "float32 * 1j": lambda lib: lib.ones(1, dtype=lib.float32) * 1j,
+    "Linear": lambda lib: lib.nn.Linear(1, 1).weight.dtype,
+    "Parameter()": lambda lib: lib.nn.Parameter().dtype,
+    "linspace": lambda lib: lib.linspace(0, 1, 2).dtype,
+    "eye": lambda lib: lib.eye(1).dtype,
+    "finfo()": lambda lib: lib.finfo(),
+    "get_default_dtype": lambda lib: lib.get_default_dtype(),
+    "result_type": lambda lib: lib.result_type(2, 2.5),
+}
+
+
+@pytest.mark.parity
+def test_a_float64_default_dtype_matches_torch(torch):
+    """``set_default_dtype(float64)``: Python floats become float64 and complex numbers
+    complex128, in factories, in promotion and in printing, as in torch."""
+    def run(lib):
+        lib.set_default_dtype(lib.float64)
+        try:
+            return {name: repr(make(lib)) for name, make in DEFAULT_FLOAT64.items()}
+        finally:
+            lib.set_default_dtype(lib.float32)
+
+    assert run(al) == run(torch)
+    assert repr(al.tensor([1.5])) == "tensor([1.5000])" and al.get_default_dtype() is al.float32
 
 
 @pytest.mark.parity

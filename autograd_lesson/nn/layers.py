@@ -3,9 +3,8 @@ import math
 
 import numpy as np
 
-from .._dtype import numpy_dtype
+from .._dtype import default_float, numpy_dtype
 from .._factories import _leaf, zeros
-from .._tensor import DEFAULT_DTYPE
 from . import functional as F
 from . import init
 from .module import Module, Parameter
@@ -13,7 +12,7 @@ from .module import Module, Parameter
 
 def _empty(*shape, dtype=None):
     """``torch.empty`` as the layers call it (zero-filled here: ``reset_parameters`` fills it)."""
-    dtype = DEFAULT_DTYPE if dtype is None else numpy_dtype(dtype, "empty")
+    dtype = default_float() if dtype is None else numpy_dtype(dtype, "empty")
     return _leaf(np.zeros(shape, dtype=dtype), False)
 
 

@@ -13,7 +13,7 @@ class Parameter(Tensor):
     """A leaf tensor that a Module registers as one of its parameters (requires grad by default)."""
 
     def __new__(cls, data=None, requires_grad=True):
-        array = np.zeros(0, dtype=np.float32) if data is None else data._data
+        array = np.zeros(0, dtype=_dtype.default_float()) if data is None else data._data
         p = cls._make(array, storage=None if data is None else data._storage)
         if requires_grad and array.dtype.kind in "biu":  # (PyTorch's _make_subclass words it so)
             raise RuntimeError(FLOAT_ONLY_FACTORY_ERROR)

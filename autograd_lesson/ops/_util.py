@@ -6,7 +6,8 @@ import warnings
 
 import numpy as np
 
-from .._tensor import DEFAULT_DTYPE, Tensor
+from .._dtype import default_complex, default_float
+from .._tensor import Tensor
 
 
 _CATEGORY = {"b": 0, "f": 2, "c": 3}  # by dtype.kind: bool < integer < floating < complex
@@ -35,8 +36,8 @@ def _scalar_dtype(value):
     if isinstance(value, (int, np.integer)):
         return np.dtype(np.int64)
     if isinstance(value, complex):
-        return np.dtype(np.complex64)
-    return DEFAULT_DTYPE
+        return default_complex()
+    return default_float()
 
 
 def promote_types(a, b):
@@ -98,12 +99,12 @@ def result_type(*operands):
 
 def float_result(x):
     """The dtype of a floating op (exp, log, sqrt ...) of x: bool and integers give float32."""
-    return x._data.dtype if x._data.dtype.kind in "fc" else DEFAULT_DTYPE
+    return x._data.dtype if x._data.dtype.kind in "fc" else default_float()
 
 
 def as_float(x):
     """x's values in ``float_result(x)``: the input array of a floating op."""
-    return x._data if x._data.dtype.kind in "fc" else x._data.astype(DEFAULT_DTYPE)
+    return x._data if x._data.dtype.kind in "fc" else x._data.astype(default_float())
 
 
 def check_castable(result, target):

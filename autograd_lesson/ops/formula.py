@@ -8,6 +8,7 @@ or mask it (``MaskedFillBackward0``), exactly where PyTorch's formulas do.
 """
 import numpy as np
 
+from .._dtype import default_float
 from .._tensor import Tensor
 from ._op import Op
 from ._util import ignore_fp_errors, normalize_dims, result_type
@@ -25,7 +26,7 @@ def scalar_tensor(number, like):
 
 def _true_divide_type(x, y):
     dtype = result_type(x, y)
-    return dtype if dtype.kind in "fc" else np.dtype(np.float32)
+    return dtype if dtype.kind in "fc" else default_float()
 
 
 # -- Tensor (op) C++ Scalar ---------------------------------------------------------------------
