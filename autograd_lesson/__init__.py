@@ -10,6 +10,8 @@ Lesson code reads like PyTorch code::
 Beyond PyTorch, for teaching: ``node.saved_buffers()`` lists a node's saved tensors and their
 state, and ``autograd.graph.observe`` streams what the engine does during a backward.
 """
+import builtins as _bi
+
 import numpy as _np
 
 from . import ops
@@ -20,23 +22,18 @@ from ._random import manual_seed
 from ._tensor import Size, Tensor
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, matmul, mm, mv
+from .ops import _util as _ops_util
 from .ops._util import tensor_arguments as _tensor_arguments
+from . import _dtype as _dtype_module
 from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
                          rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
 from . import autograd, nn, optim, utils  # noqa: E402  (they need the ops above)
 
-float32 = float = _np.dtype(_np.float32)
-float64 = double = _np.dtype(_np.float64)
-float16 = half = _np.dtype(_np.float16)
-int64 = long = _np.dtype(_np.int64)
-int32 = int = _np.dtype(_np.int32)
-int16 = short = _np.dtype(_np.int16)
-int8 = _np.dtype(_np.int8)
-uint8 = _np.dtype(_np.uint8)
-complex64 = cfloat = _np.dtype(_np.complex64)
-complex128 = cdouble = _np.dtype(_np.complex128)
-bool = _np.dtype(_np.bool_)
+from ._dtype import (dtype, float16, half, float32, float, float64, double, complex32, chalf,
+                     complex64, cfloat, complex128, cdouble, int8, int16, short, int32, int,
+                     int64, long, uint8, uint16, uint32, uint64, bool, finfo, iinfo,
+                     promote_types, get_default_dtype, set_default_dtype)
 
 __version__ = "0.1.0"
 
@@ -90,8 +87,8 @@ def pow(x, exponent):
 
 
 @_tensor_arguments("sum", "input")
-def sum(x, dim=None, keepdim=False):
-    return x.sum(dim, keepdim)
+def sum(x, dim=None, keepdim=False, dtype=None):
+    return _red.sum(x, dim, keepdim, dtype, _fn="torch.sum")
 
 
 @_tensor_arguments("mean", "input")
@@ -135,6 +132,19 @@ def where(condition, x, y):
     return _ew.where(condition, x, y)
 
 
+_RESULT_TYPE_SIGNATURES = ("Tensor tensor, Tensor other", "Number scalar, Tensor tensor",
+                           "Tensor tensor, Number other", "Number scalar1, Number scalar2")
+
+
+def result_type(tensor, other):
+    """``torch.result_type``: the dtype an op of ``tensor`` and ``other`` (tensors or Python
+    numbers) computes in, by PyTorch's promotion rules."""
+    numbers = (Tensor, _bi.bool, _bi.int, _bi.float, _bi.complex)
+    if not (isinstance(tensor, numbers) and isinstance(other, numbers)):
+        raise _ops_util.invalid_arguments("result_type", (tensor, other), _RESULT_TYPE_SIGNATURES)
+    return _dtype_module.from_numpy(_ops_util.result_type(tensor, other))
+
+
 def allclose(a, b, rtol=1e-05, atol=1e-08):
     return _np.allclose(a._data, b._data, rtol=rtol, atol=atol)
 
@@ -158,8 +168,10 @@ __all__ = [
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "autograd", "nn", "optim",
     "utils", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
-    "complex64", "complex128", "bool", "chunk", "unbind", "is_floating_point", "device",
+    "complex64", "complex128", "bool", "dtype", "half", "float", "double", "cfloat",
+    "cdouble", "short", "int", "long", "complex32", "chalf", "uint16", "uint32", "uint64", "chunk", "unbind", "is_floating_point", "device",
     "exp", "log", "tanh", "sigmoid", "relu", "relu_", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
     "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
-    "allclose", "equal", "is_tensor", "numel",
+    "allclose", "equal", "is_tensor", "numel", "finfo", "iinfo", "promote_types", "result_type",
+    "get_default_dtype", "set_default_dtype",
 ]

@@ -83,5 +83,5 @@ def _warn_stack(stack, name, is_parent):
 
 def check_nan(node, outputs):
     for i, grad in enumerate(outputs):
-        if grad is not None and grad.dtype.kind in "fc" and np.isnan(grad._data).any():
+        if grad is not None and grad._data.dtype.kind in "fc" and np.isnan(grad._data).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

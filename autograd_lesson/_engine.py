@@ -326,7 +326,7 @@ def _validate(node, outputs):
                                    f"with {list(shape)}")
             grad = outputs[i] = sum_to(grad, shape)
         if grad._data.dtype != dtype:
-            outputs[i] = grad.to(dtype)
+            outputs[i] = grad._to(dtype)
     return outputs
 
 
@@ -336,10 +336,10 @@ def _accumulate_into(tensor, grad, create_graph):
     ``new_empty_strided().copy_(grad)``, so ``.grad``'s node is ``CopyBackwards``)."""
     old = tensor._grad
     if create_graph:
-        tensor._grad = (Tensor._make(np.empty(grad.shape, dtype=grad.dtype)).copy_(grad)
+        tensor._grad = (Tensor._make(np.empty(grad.shape, dtype=grad._data.dtype)).copy_(grad)
                         if old is None else old + grad)
     elif old is None:
-        tensor._grad = Tensor._make(np.array(grad._data, dtype=tensor.dtype, copy=True))
+        tensor._grad = Tensor._make(np.array(grad._data, dtype=tensor._data.dtype, copy=True))
     else:
         np.add(old._data, grad._data, out=old._data, casting="unsafe")
         old._version_counter.value += 1

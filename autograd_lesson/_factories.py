@@ -1,8 +1,11 @@
 """Tensor factories: ``tensor``, ``zeros``, ``ones``, ``randn``, ``rand`` and friends."""
+import re
+
 import numpy as np
 
+from ._dtype import checked, default_complex, default_float, not_implemented, numpy_dtype
 from ._random import generator
-from ._tensor import DEFAULT_DTYPE, FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, _is_float
+from ._tensor import FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, _is_float
 from .ops._util import check_scalar
 
 
@@ -12,6 +15,9 @@ class device:
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, str) and not _DEVICE_STRING.fullmatch(type):
+            raise RuntimeError(f"Invalid device string: '{type}'" if type
+                               else "Device string must not be empty")
         name, _, number = str(type).partition(":")
         if name == "cuda":
             raise AssertionError("Torch not compiled with CUDA enabled")
@@ -37,6 +43,7 @@ class device:
     __hash__ = object.__hash__
 
 
+_DEVICE_STRING = re.compile(r"[a-zA-Z_]+(?::(?:[1-9][0-9]*|0))?")  # (c10's Device parser)
 _KNOWN_DEVICES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
                   "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                   "privateuseone")
@@ -71,7 +78,7 @@ def _shape(size, factory=None):
 def _leaf(array, requires_grad):
     t = Tensor._make(array)
     if requires_grad:
-        if not _is_float(t.dtype):
+        if not _is_float(t._data.dtype):
             raise RuntimeError(FLOAT_ONLY_FACTORY_ERROR)
         t.requires_grad = True
     return t
@@ -80,6 +87,7 @@ def _leaf(array, requires_grad):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor copying ``data``; Python floats become float32, ints int64."""
     _check_device(device)
+    dtype = None if dtype is None else numpy_dtype(dtype, "tensor")
     _check_nested(data)
     return _leaf(_infer_array(data, dtype), requires_grad)
 
@@ -102,17 +110,24 @@ def _check_nested(data, dim=0):
 
 def as_tensor(data, dtype=None, device=None):
     _check_device(device)
-    return data if isinstance(data, Tensor) and dtype is None else tensor(data, dtype)
+    if dtype is not None:
+        dtype = numpy_dtype(dtype, "as_tensor")
+    if isinstance(data, Tensor):  # (itself, or converted in the graph: ToCopyBackward0)
+        return data if dtype is None else data._to(dtype)
+    _check_nested(data)
+    return _leaf(_infer_array(data, dtype), False)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    return _leaf(np.zeros(_shape(size, "zeros"), dtype=dtype or DEFAULT_DTYPE), requires_grad)
+    dtype = default_float() if dtype is None else numpy_dtype(dtype, "zeros")
+    return _leaf(np.zeros(_shape(size, "zeros"), dtype=dtype), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
-    return _leaf(np.ones(_shape(size, "ones"), dtype=dtype or DEFAULT_DTYPE), requires_grad)
+    dtype = default_float() if dtype is None else numpy_dtype(dtype, "ones")
+    return _leaf(np.ones(_shape(size, "ones"), dtype=dtype), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -122,72 +137,112 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
     if dtype is None:
-        dtype = _infer_array(fill_value).dtype if not isinstance(fill_value, complex) else np.complex64
+        dtype = (_infer_array(fill_value).dtype if not isinstance(fill_value, complex)
+                 else default_complex())
+    else:
+        dtype = numpy_dtype(dtype, "full")
     fill_value = check_scalar(fill_value, dtype)
     return _leaf(np.full(_shape((size,), "full"), fill_value, dtype=dtype), requires_grad)
+
+
+def _random_dtype(dtype, fn):
+    """randn and rand sample floats only: PyTorch's kernels refuse the other dtypes."""
+    if dtype.kind not in "fc":
+        raise not_implemented("normal_kernel_cpu" if fn.startswith("randn")
+                              else "check_uniform_bounds", dtype)
+    return dtype
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the package's seeded generator (see ``manual_seed``)."""
     _check_device(device)
+    dtype = default_float() if dtype is None else _random_dtype(checked(dtype, "randn", size), "randn")
     values = generator().standard_normal(_shape(size, "randn"))
-    return _leaf(values.astype(dtype or DEFAULT_DTYPE), requires_grad)
+    return _leaf(values.astype(dtype), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     _check_device(device)
+    dtype = default_float() if dtype is None else _random_dtype(checked(dtype, "rand", size), "rand")
     values = generator().random(_shape(size, "rand"))
-    return _leaf(values.astype(dtype or DEFAULT_DTYPE), requires_grad)
+    return _leaf(values.astype(dtype), requires_grad)
 
 
-def randint(low, high, size, dtype=np.int64):
+def randint(low, high, size, dtype=None):
+    dtype = np.dtype(np.int64) if dtype is None else checked(dtype, "randint", (low, high, size))
+    if dtype.kind == "c":
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
+    if dtype.kind == "b" and high > 2:
+        raise RuntimeError("to - 1 is out of bounds for bool")
     return _leaf(generator().integers(low, high, _shape((size,))).astype(dtype), False)
 
 
+def _like_dtype(t, dtype, fn):
+    if dtype is None:
+        return t._data.dtype
+    if fn in ("zeros_like", "ones_like"):
+        return numpy_dtype(dtype, fn)
+    return _random_dtype(checked(dtype, fn, (t,)), fn)
+
+
 def zeros_like(t, dtype=None, requires_grad=False):
-    return zeros(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    dtype = _like_dtype(t, dtype, "zeros_like")
+    return _leaf(np.zeros(t._data.shape, dtype=dtype), requires_grad)
 
 
 def ones_like(t, dtype=None, requires_grad=False):
-    return ones(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    dtype = _like_dtype(t, dtype, "ones_like")
+    return _leaf(np.ones(t._data.shape, dtype=dtype), requires_grad)
 
 
 def randn_like(t, dtype=None, requires_grad=False):
-    return randn(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    dtype = _like_dtype(t, dtype, "randn_like")
+    return _leaf(generator().standard_normal(t._data.shape).astype(dtype), requires_grad)
 
 
 def rand_like(t, dtype=None, requires_grad=False):
-    return rand(t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    dtype = _like_dtype(t, dtype, "rand_like")
+    return _leaf(generator().random(t._data.shape).astype(dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     _check_device(device)
+    if dtype is not None:
+        dtype = checked(dtype, "arange", (start,) + tuple(a for a in (end,) if a is not None)
+                        + ((step,) if step != 1 else ()))
     if end is None:
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype is not None and dtype.kind in "bc":
+        raise not_implemented("arange_cpu", dtype)
     values = np.arange(start, end, step)
     if dtype is None:
-        dtype = np.int64 if values.dtype.kind in "iu" else DEFAULT_DTYPE
+        dtype = np.int64 if values.dtype.kind in "iu" else default_float()
     return _leaf(values.astype(dtype), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     _check_device(device)
+    dtype = default_float() if dtype is None else checked(dtype, "linspace", (start, end, steps))
+    if dtype.kind == "b":
+        raise not_implemented("linspace_cpu", dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _leaf(np.linspace(start, end, steps).astype(dtype or DEFAULT_DTYPE), requires_grad)
+    return _leaf(np.linspace(start, end, steps).astype(dtype), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     _check_device(device)
+    dtype = default_float() if dtype is None else checked(dtype, "eye", (n,) if m is None else (n, m))
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _leaf(np.eye(n, m, dtype=dtype or DEFAULT_DTYPE), requires_grad)
+    return _leaf(np.eye(n, m, dtype=dtype), requires_grad)
 
 
 def from_numpy(array):

@@ -1,6 +1,8 @@
 """``repr`` of a tensor in PyTorch's style: ``tensor([1.0000, 2.5000], requires_grad=True)``."""
 import numpy as np
 
+from ._dtype import default_complex, default_float
+
 
 def _format_float(values):
     finite = values[np.isfinite(values)]
@@ -38,12 +40,13 @@ def format_tensor(t):
                            threshold=1000, edgeitems=3, max_line_width=80)
     body = body.replace(", ...,", ",  ...,")  # PyTorch prints a skipped run in a row as " ..."
     extras = []
+    default = default_float()
     if not data.size:  # PyTorch shows an empty tensor's shape (unless (0,)) and its dtype
         if data.ndim != 1:
             extras.append(f"size={tuple(data.shape)}")
-        if data.dtype != np.float32:
+        if data.dtype != default:
             extras.append(f"dtype=torch.{data.dtype}")
-    elif data.dtype not in (np.float32, np.int64, np.bool_, np.complex64):  # torch's defaults
+    elif data.dtype not in (default, np.int64, np.bool_, default_complex()):  # torch's defaults
         extras.append(f"dtype=torch.{data.dtype}")
     if t.grad_fn is not None:  # (a C++ node prints without its namespace: CopySlices)
         extras.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")

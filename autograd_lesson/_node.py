@@ -57,11 +57,12 @@ def _packed_storage(packed, storage, nbytes):
 
 
 def _type_string(tensor):
-    if str(tensor.dtype) == "bool":
+    name = str(tensor.dtype).removeprefix("torch.")  # (a Tensor's dtype, or a SavedTensor's)
+    if name == "bool":
         return "CPUBoolType"  # what PyTorch's in-place message really prints for a bool tensor
     kind = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-    return f"torch.{kind.get(str(tensor.dtype), 'Float')}Tensor"
+    return f"torch.{kind.get(name, 'Float')}Tensor"
 
 
 def _op_name(node):
@@ -101,7 +102,7 @@ class SavedTensor:
         self.is_output = is_output
         self.is_wrapped_scalar = self.released = self.placeholder = False
         self.view_fn = self.grad_edge = self.scalar = None
-        self.shape, self.dtype, self.nbytes = data.shape, tensor.dtype, data.nbytes
+        self.shape, self.dtype, self.nbytes = data.shape, data.dtype, data.nbytes
         self.storage = tensor._storage
         self.version_counter = counter = tensor._version_counter
         self.saved_version = counter.value

@@ -9,11 +9,11 @@ import weakref
 
 import numpy as np
 
-from . import _grad_mode, ops as _ops
+from . import _dtype, _grad_mode, ops as _ops
 from ._node import AccumulateGrad, _RemovableHandle
 from ._tensor_ops import TensorOps
 
-DEFAULT_DTYPE = np.dtype(np.float32)
+DEFAULT_DTYPE = np.dtype(np.float32)  # (the initial default: set_default_dtype changes _dtype's)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -91,11 +91,11 @@ def _infer_array(data, dtype=None):
             data = _nested_values(data)
         array = np.array(data)
         if array.dtype == np.float64:
-            array = array.astype(DEFAULT_DTYPE)
+            array = array.astype(_dtype.default_float(), copy=False)
         elif array.dtype.kind in "iu":
             array = array.astype(np.int64)
         elif array.dtype == np.complex128:
-            array = array.astype(np.complex64)  # PyTorch's default complex dtype
+            array = array.astype(_dtype.default_complex(), copy=False)  # (complex64 by default)
         elif array.dtype.kind in "US":
             raise TypeError("new(): invalid data type 'str'")
         elif array.dtype.kind not in "fb":
@@ -134,7 +134,8 @@ class Tensor(TensorOps):
     _multi_view = _custom_view = False  # how a view was made (see ops/inplace.py's VIEW_KINDS)
 
     def __init__(self, data=(), *, requires_grad=False):
-        array = np.asarray(data._data if isinstance(data, Tensor) else data, dtype=DEFAULT_DTYPE)
+        array = np.asarray(data._data if isinstance(data, Tensor) else data,
+                           dtype=_dtype.default_float())
         self._init(array, None, 0, None, None, None)
         self.requires_grad = requires_grad
 
@@ -185,7 +186,8 @@ class Tensor(TensorOps):
 
     @property
     def dtype(self):
-        return self._data.dtype
+        """The package's ``torch.dtype`` object; the ops read the NumPy one, ``_data.dtype``."""
+        return _dtype.FROM_NUMPY.get(self._data.dtype) or self._data.dtype
 
     @property
     def ndim(self):
@@ -249,7 +251,7 @@ class Tensor(TensorOps):
     def requires_grad(self, value):
         if not self.is_leaf:
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
-        if value and not _is_float(self.dtype):
+        if value and not _is_float(self._data.dtype):
             raise RuntimeError(FLOAT_ONLY_ERROR)
         if value and self._storage.inference and not _grad_mode._inference:
             raise RuntimeError(_grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
@@ -258,7 +260,7 @@ class Tensor(TensorOps):
     def requires_grad_(self, requires_grad=True):
         if not self.is_leaf and not requires_grad:
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + REQUIRES_GRAD_DETACH_HINT)
-        if requires_grad and not _is_float(self.dtype):
+        if requires_grad and not _is_float(self._data.dtype):
             raise RuntimeError(FLOAT_ONLY_METHOD_ERROR)
         if self.is_leaf:
             self.requires_grad = requires_grad
@@ -278,9 +280,10 @@ class Tensor(TensorOps):
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
-            if value.dtype != self.dtype:
-                raise RuntimeError(GRAD_DTYPE_ERROR.format(_CPP_TYPE.get(str(value.dtype), value.dtype),
-                                                           _SCALAR_TYPE.get(str(self.dtype), self.dtype)))
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(GRAD_DTYPE_ERROR.format(
+                    _CPP_TYPE.get(str(value._data.dtype), value._data.dtype),
+                    _SCALAR_TYPE.get(str(self._data.dtype), self._data.dtype)))
             if value is self:
                 raise RuntimeError("can't assign Variable as its own grad")
             if value.shape != self.shape:
@@ -335,7 +338,7 @@ class Tensor(TensorOps):
         return bool(self._data.reshape(()).item())
 
     def __index__(self):
-        if not np.issubdtype(self.dtype, np.integer) or self._data.size != 1:
+        if not np.issubdtype(self._data.dtype, np.integer) or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -486,7 +489,7 @@ class Tensor(TensorOps):
         return self._inplace(TensorOps.neg)
 
     def abs_(self):
-        if self.dtype.kind == "c":
+        if self._data.dtype.kind == "c":
             raise RuntimeError("In-place abs is not supported for complex tensors.")
         return self._inplace(TensorOps.abs)
 
@@ -504,13 +507,13 @@ class Tensor(TensorOps):
     def uniform_(self, a=0.0, b=1.0):
         from ._random import generator
         with _grad_mode.no_grad():
-            return self.copy_(Tensor._make(generator().uniform(a, b, self.shape).astype(self.dtype)))
+            return self.copy_(Tensor._make(generator().uniform(a, b, self.shape).astype(self._data.dtype)))
 
     def normal_(self, mean=0.0, std=1.0):
         from ._random import generator
         with _grad_mode.no_grad():
             return self.copy_(Tensor._make(
-                (generator().standard_normal(self.shape) * std + mean).astype(self.dtype)))
+                (generator().standard_normal(self.shape) * std + mean).astype(self._data.dtype)))
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -530,7 +533,7 @@ class Tensor(TensorOps):
         self._check_inference_inplace()
         if not isinstance(value, (Tensor, int, float, bool, complex, np.number)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
-                            f"torch.{_ops._util.torch_name(self.dtype)}Tensor")
+                            f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor")
         if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
         if _ops.shape.is_advanced_key(key):
@@ -549,7 +552,7 @@ class Tensor(TensorOps):
             shape = value.shape
             while shape and shape[0] == 1:
                 shape = shape[1:]  # PyTorch's copy_to: a view without the leading 1s ...
-            _ops._util.expand_shape(shape, target.shape, value.dtype, prefix="")
+            _ops._util.expand_shape(shape, target.shape, value._data.dtype, prefix="")
             value = value.reshape(shape)  # (ViewBackward0, as PyTorch's even if none dropped)
             if shape != target.shape:
                 value = value.expand(target.shape)  # ... expanded to the target's shape

@@ -5,7 +5,7 @@ The op modules are reached through the ``ops`` package at call time, so this mod
 """
 import numpy as np
 
-from . import ops as _ops
+from . import _dtype, ops as _ops
 
 
 _ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge"}
@@ -40,6 +40,31 @@ def _bitwise(fn, name, x, y):
                                   f"'{_ops._util.torch_name(dtype)}'")
     other = y._data if isinstance(y, Tensor) else y
     return Tensor._make(np.asarray(fn(x._data.astype(dtype), np.asarray(other).astype(dtype))))
+
+
+def parse_to(args, dtype=None, device=None):
+    """The NumPy dtype that ``to(*args, dtype=, device=)`` asks for (None: keep it), with
+    PyTorch's errors; a device other than the CPU is refused."""
+    from ._factories import device as _device
+    target = None
+    for position, arg in enumerate(args):
+        if isinstance(arg, _device) or (isinstance(arg, str) and not position):
+            _device(arg)  # refuses anything but the CPU, with PyTorch's message
+        elif isinstance(arg, TensorOps):
+            target = arg._data.dtype
+        elif arg is None:
+            continue
+        elif type(arg) is int and not position:  # (PyTorch reads an int as an accelerator's index)
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        else:
+            target = _dtype.numpy_dtype(arg, invalid=lambda: _dtype.invalid_combination(
+                "to", args, {}))
+    if dtype is not None:
+        target = _dtype.numpy_dtype(dtype, invalid=lambda: _dtype.invalid_combination(
+            "to", args, {"dtype": dtype}))
+    if device is not None:
+        _device(device)
+    return target
 
 
 class TensorOps:
@@ -172,11 +197,11 @@ class TensorOps:
 
     clip = clamp
 
-    def softmax(self, dim):
-        return _ops.nnops.softmax(self, dim)
+    def softmax(self, dim, dtype=None):
+        return _ops.nnops.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim):
-        return _ops.nnops.log_softmax(self, dim)
+    def log_softmax(self, dim, dtype=None):
+        return _ops.nnops.log_softmax(self, dim, dtype)
 
     # reductions -------------------------------------------------------------------------------
     def sum(self, dim=None, keepdim=False, dtype=None):
@@ -193,9 +218,9 @@ class TensorOps:
 
     def argmax(self, dim=None, keepdim=False):
         from ._tensor import Tensor
-        if self.dtype.kind in "cb":
+        if self._data.dtype.kind in "cb":
             raise RuntimeError(f"argmax(): does not support "
-                               f"{'complex' if self.dtype.kind == 'c' else 'bool'} input")
+                               f"{'complex' if self._data.dtype.kind == 'c' else 'bool'} input")
         if dim is not None:
             dim = _ops._util.wrap_dim(dim, self.ndim)
         if not self.numel() and (dim is None or not self.ndim or not self.shape[dim]):
@@ -270,10 +295,10 @@ class TensorOps:
         return _ops.shape.unbind(self, dim)
 
     def is_floating_point(self):
-        return self.dtype.kind == "f"
+        return self._data.dtype.kind == "f"
 
     def is_complex(self):
-        return self.dtype.kind == "c"
+        return self._data.dtype.kind == "c"
 
     def __getitem__(self, key):
         return _ops.shape.index(self, key)
@@ -282,39 +307,67 @@ class TensorOps:
         return _ops.shape.CloneBackward0.apply(self)
 
     def to(self, *args, dtype=None, device=None):
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``: only the CPU exists here."""
-        from ._factories import device as _device
-        for arg in args:
-            if isinstance(arg, (str, _device)):
-                _device(arg)  # refuses anything but the CPU, with PyTorch's message
-            elif isinstance(arg, TensorOps):
-                dtype = arg.dtype
-            else:
-                dtype = arg
-        if device is not None:
-            _device(device)
-        if dtype is None:
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)``: only the CPU
+        exists here."""
+        target = parse_to(args, dtype, device)
+        return self if target is None else self._to(target)
+
+    def _to(self, np_dtype):
+        """``to`` a NumPy dtype (the package's own calls): this tensor if it already has it."""
+        if np_dtype == self._data.dtype:
             return self
-        dtype = np.dtype(dtype)
-        return self if dtype == self.dtype else _ops.shape.ToCopyBackward0.apply(self, dtype)
+        return _ops.shape.ToCopyBackward0.apply(self, np_dtype)
+
+    def type(self, dtype=None, non_blocking=False):
+        """``type()``: the legacy type name (``'torch.FloatTensor'``); ``type(dtype)`` or
+        ``type('torch.DoubleTensor')``: ``to`` that dtype."""
+        if dtype is None:
+            return f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor"
+        if isinstance(dtype, str):
+            found = _dtype.LEGACY_NAMES.get(dtype)
+            if found is None:
+                raise ValueError(f"invalid type: '{dtype}'")
+            return self._to(found._numpy)
+        if isinstance(dtype, type):  # (PyTorch takes its legacy tensor classes here)
+            name = dtype.__qualname__ if dtype.__module__ == "builtins" else (
+                f"{dtype.__module__}.{dtype.__qualname__}")
+            raise ValueError(f"invalid type: '{name}'")
+        if not isinstance(dtype, _dtype.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        return self._to(_dtype.numpy_dtype(dtype))
 
     def float(self):
-        return self.to(np.float32)
+        return self._to(_dtype.float32._numpy)
 
     def double(self):
-        return self.to(np.float64)
+        return self._to(_dtype.float64._numpy)
 
     def long(self):
-        return self.to(np.int64)
+        return self._to(_dtype.int64._numpy)
 
     def int(self):
-        return self.to(np.int32)
+        return self._to(_dtype.int32._numpy)
+
+    def short(self):
+        return self._to(_dtype.int16._numpy)
+
+    def char(self):
+        return self._to(_dtype.int8._numpy)
+
+    def byte(self):
+        return self._to(_dtype.uint8._numpy)
 
     def half(self):
-        return self.to(np.float16)
+        return self._to(_dtype.float16._numpy)
 
     def bool(self):
-        return self.to(np.bool_)
+        return self._to(_dtype.bool._numpy)
+
+    def cfloat(self):
+        return self._to(_dtype.complex64._numpy)
+
+    def cdouble(self):
+        return self._to(_dtype.complex128._numpy)
 
     # comparisons (no gradient) ----------------------------------------------------------------
     def __lt__(self, other):
@@ -348,7 +401,7 @@ class TensorOps:
 
     def __invert__(self):
         from ._tensor import Tensor
-        if self.dtype.kind not in "biu":
+        if self._data.dtype.kind not in "biu":
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                             "tensors")
         return Tensor._make(~self._data)

@@ -353,7 +353,7 @@ def test_allow_unused_and_materialize_grads():
     assert gw is None
     gx, gw = autograd.grad((x * 2.0).sum(), [x, w], materialize_grads=True)
     np.testing.assert_array_equal(gw.numpy(), [0.0])
-    assert gw.dtype == np.float64
+    assert gw.dtype is al.float64
 
 
 def _per_loss_grads(lib, **options):
@@ -536,9 +536,9 @@ def test_grads_stay_float32_for_float32_leaves():
     x = al.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2.0
     y.backward(al.tensor([1.0, 1.0], dtype=al.float64))
-    assert x.grad.dtype == np.float32
+    assert x.grad.dtype is al.float32
     (x.double() * 3).sum().backward()  # a float64 gradient flowing into a float32 leaf
-    assert x.grad.dtype == np.float32
+    assert x.grad.dtype is al.float32
     np.testing.assert_array_equal(x.grad.numpy(), [5.0, 5.0])
 
 

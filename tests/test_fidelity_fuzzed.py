@@ -231,10 +231,10 @@ def test_create_graph_grad_is_a_copybackwards_copy(torch):
 
 
 def test_importing_the_package_leaves_numpys_dtypes_untouched():
-    """The package's dtypes are NumPy's; PyTorch's dtype properties (``is_floating_point``...)
-    are not patched into NumPy's C types, which every other library in the process shares.
-    ``tensor.is_floating_point()`` and ``torch.is_floating_point(t)`` are the supported forms."""
-    assert al.float32 is np.dtype("float32")
+    """The package's dtypes are its own objects (``autograd_lesson.dtype``, see
+    tests/test_dtype.py); PyTorch's dtype properties (``is_floating_point``...) are never
+    patched into NumPy's C types, which every other library in the process shares."""
+    assert al.float32 is not np.dtype("float32") and al.float32.is_floating_point
     for name in ("is_floating_point", "is_complex", "is_signed"):
         assert not hasattr(np.dtype("float32"), name), name
     assert al.is_floating_point(al.ones(1)) and not al.ones(1).long().is_floating_point()

@@ -13,8 +13,7 @@ to its minimal form and printed as runnable Python.
 
 ``make test`` runs a fixed, deterministic budget; ``make fuzz`` (``FUZZ_EXAMPLES=...``) runs a
 long search and prints how many programs it tried. Deliberate, documented differences are
-normalised, not skipped: dtypes compare by name (``float32`` for ``torch.float32`` and NumPy's
-``float32``), warnings lose torch's "(Triggered internally at ...)" suffix, and an argument
+normalised, not skipped: dtypes compare exactly (``torch.float32`` in both), warnings lose torch's "(Triggered internally at ...)" suffix, and an argument
 parser's "received an invalid combination of arguments" TypeError compares by its first line
 (the package lists the signatures but not the parser's per-signature "didn't match" notes).
 """
@@ -274,7 +273,7 @@ def _describe(value):
         if (value.is_leaf and value.requires_grad) or value.retains_grad:
             grad = value.grad
             grad = None if grad is None else _describe(grad)
-        return ("tensor", tuple(value.shape), str(value.dtype).replace("torch.", ""),
+        return ("tensor", tuple(value.shape), repr(value.dtype),
                 arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64),
                 bool(value.requires_grad), grad)
     if isinstance(value, (tuple, list)):

@@ -151,17 +151,17 @@ def test_broadcast_gradients_are_summed_back_to_input_shapes(name, shapes):
 def test_float32_stays_float32(case):
     """Python scalars never promote a float32 tensor, and gradients keep each input's dtype."""
     inputs, out = _all_requiring_grad(case, "float32")
-    assert out.dtype == (np.float64 if case.name == "add_float64" else np.float32)
+    assert out.dtype is (al.float64 if case.name == "add_float64" else al.float32)
     out.backward(al.ones_like(out))
     assert [x.grad.dtype for x in inputs if x.grad is not None] == [
         x.dtype for x in inputs if x.grad is not None]
 
 
 @pytest.mark.parametrize("expression,name,dtype", [
-    (lambda x: x * 2, "MulBackward0", np.int64),
-    (lambda x: x * 2.5, "MulBackward0", np.float64),
-    (lambda x: x / 2, "DivBackward0", np.int64),
-    (lambda x: 2 / x, "MulBackward0", np.int64),  # reciprocal(x) * 2
+    (lambda x: x * 2, "MulBackward0", al.int64),
+    (lambda x: x * 2.5, "MulBackward0", al.float64),
+    (lambda x: x / 2, "DivBackward0", al.int64),
+    (lambda x: 2 / x, "MulBackward0", al.int64),  # reciprocal(x) * 2
 ])
 def test_python_scalars_are_saved_as_wrapped_0dim_tensors(expression, name, dtype):
     x = al.randn(3, requires_grad=True)

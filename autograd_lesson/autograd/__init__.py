@@ -66,7 +66,7 @@ def _make_grads(outputs, grad_outputs):
         if grad is None:
             if out.requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grads.append(Tensor._make(np.ones(out.shape, dtype=out.dtype)))
+            grads.append(Tensor._make(np.ones(out.shape, dtype=out._data.dtype)))
             continue
         if not isinstance(grad, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
@@ -75,8 +75,8 @@ def _make_grads(outputs, grad_outputs):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{_size(grad.shape)} and output[{i}] has a shape of "
                                f"{_size(out.shape)}.")
-        if grad.dtype != out.dtype:  # PyTorch's validate_outputs casts root gradients too
-            grad = grad.to(out.dtype)
+        if grad._data.dtype != out._data.dtype:  # PyTorch's validate_outputs casts root gradients too
+            grad = grad._to(out._data.dtype)
         grads.append(grad)
     return grads
 
@@ -178,7 +178,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError("materialize_grads cannot be used when the given input is a "
                                    "GradientEdge")
             if materialize_grads:  # zeros_like(input, requires_grad=create_graph)
-                g = Tensor._make(np.zeros(t.shape, dtype=t.dtype), requires_grad=create_graph)
+                g = Tensor._make(np.zeros(t.shape, dtype=t._data.dtype), requires_grad=create_graph)
         result.append(g)
     return tuple(result) if names is None else dict(zip(names, result))
 
@@ -231,7 +231,7 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                                    f"been used in the graph. Set allow_unused=True if this is the "
                                    f"desired behavior.")
             # as PyTorch 2.13: materialized zeros have the input's shape, without a batch dim
-            result.append(Tensor._make(np.zeros(t.shape, dtype=t.dtype),
+            result.append(Tensor._make(np.zeros(t.shape, dtype=t._data.dtype),
                                        requires_grad=create_graph) if materialize_grads else None)
             continue
         if create_graph:

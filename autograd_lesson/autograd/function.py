@@ -208,7 +208,7 @@ class Function(metaclass=FunctionMeta):
                 done[id(outputs[nr])] = out
             results.append(out)
         ctx._num_outputs = len(outputs)
-        ctx._output_metadata = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
+        ctx._output_metadata = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
                                      for o in outputs)
         for i, tensor in enumerate(ctx._to_save):
             as_output = next((r for o, r in zip(outputs, results) if o is tensor), None)

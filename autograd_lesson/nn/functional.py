@@ -66,12 +66,12 @@ def sigmoid(input):
     return input.sigmoid()
 
 
-def softmax(input, dim):
-    return input.softmax(dim)  # (PyTorch's F.softmax: a method call, so an AttributeError)
+def softmax(input, dim, dtype=None):
+    return input.softmax(dim, dtype=dtype)  # (PyTorch's F.softmax: a method call, so an AttributeError)
 
 
-def log_softmax(input, dim):
-    return input.log_softmax(dim)
+def log_softmax(input, dim, dtype=None):
+    return input.log_softmax(dim, dtype=dtype)
 
 
 @tensor_arguments("dropout", "input")
@@ -87,7 +87,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     keep = generator().random(input.shape) >= p
     scale = 0.0 if p == 1 else 1.0 / (1 - p)
-    mask = Tensor._make((keep * scale).astype(input.dtype))
+    mask = Tensor._make((keep * scale).astype(input._data.dtype))
     return input.mul_(mask) if inplace else input * mask
 
 
@@ -126,11 +126,11 @@ def cross_entropy(input, target, reduction="mean", ignore_index=-100):
         if not isinstance(value, Tensor):
             raise TypeError(f"cross_entropy_loss(): argument '{name}' (position {position}) must "
                             f"be Tensor, not {type(value).__name__}")
-    if isinstance(target, Tensor) and target.shape == input.shape and target.dtype.kind != "f":
+    if isinstance(target, Tensor) and target.shape == input.shape and target._data.dtype.kind != "f":
         # a target shaped like the input holds class probabilities, in PyTorch
         raise RuntimeError(f"Expected floating point type for target with class probabilities, "
-                           f"got {torch_name(target.dtype)}")
-    if not isinstance(target, Tensor) or (target.dtype.kind == "f" and target.shape == input.shape):
+                           f"got {torch_name(target._data.dtype)}")
+    if not isinstance(target, Tensor) or (target._data.dtype.kind == "f" and target.shape == input.shape):
         raise NotImplementedError("autograd_lesson's cross_entropy takes class indices (an int64 "
                                   "tensor); class-probability targets are not supported")
     class_dim = 0 if input.ndim == 1 else 1  # PyTorch's class dim (an unbatched input has one)

@@ -1,14 +1,19 @@
 """Layers and loss modules: thin Modules over ``nn.functional``."""
 import math
 
-from .._factories import zeros
+import numpy as np
+
+from .._dtype import default_float, numpy_dtype
+from .._factories import _leaf, zeros
 from . import functional as F
 from . import init
 from .module import Module, Parameter
 
 
 def _empty(*shape, dtype=None):
-    return zeros(*shape, dtype=dtype)
+    """``torch.empty`` as the layers call it (zero-filled here: ``reset_parameters`` fills it)."""
+    dtype = default_float() if dtype is None else numpy_dtype(dtype, "empty")
+    return _leaf(np.zeros(shape, dtype=dtype), False)
 
 
 def _check_device(device):

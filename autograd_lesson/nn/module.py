@@ -3,16 +3,20 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import _dtype
+from .._tensor_ops import parse_to
 from .._grad_mode import no_grad
-from .._tensor import Storage, Tensor
+from .._tensor import FLOAT_ONLY_FACTORY_ERROR, Storage, Tensor
 
 
 class Parameter(Tensor):
     """A leaf tensor that a Module registers as one of its parameters (requires grad by default)."""
 
     def __new__(cls, data=None, requires_grad=True):
-        array = np.zeros(0, dtype=np.float32) if data is None else data._data
+        array = np.zeros(0, dtype=_dtype.default_float()) if data is None else data._data
         p = cls._make(array, storage=None if data is None else data._storage)
+        if requires_grad and array.dtype.kind in "biu":  # (PyTorch's _make_subclass words it so)
+            raise RuntimeError(FLOAT_ONLY_FACTORY_ERROR)
         p.requires_grad = requires_grad
         return p
 
@@ -103,6 +107,8 @@ class Module:
 
     def _cast(self, dtype):
         for p in self.parameters():
+            if p._data.dtype == dtype:
+                continue
             p._data = p._data.astype(dtype)
             p._storage = Storage(p._data.nbytes)
         return self
@@ -112,6 +118,20 @@ class Module:
 
     def float(self):
         return self._cast(np.float32)
+
+    def half(self):
+        return self._cast(np.float16)
+
+    def to(self, *args, dtype=None, device=None):
+        """``to(dtype)``, ``to(device)``, ``to(tensor)``: parameters cast in place, as PyTorch;
+        only floating point and complex dtypes."""
+        target = parse_to(args, dtype, device)
+        if target is None:
+            return self
+        if target.kind not in "fc":
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={_dtype.from_numpy(target)}")
+        return self._cast(target)
 
     def state_dict(self):
         return OrderedDict((name, p.detach()) for name, p in self.named_parameters())

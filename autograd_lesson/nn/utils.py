@@ -16,7 +16,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         raise NotImplementedError("autograd_lesson's clip_grad_norm_ supports norm_type=2 only")
     if not grads:
         return Tensor._make(np.asarray(0.0, dtype=np.float32))
-    dtype = grads[0].dtype
+    dtype = grads[0]._data.dtype
     norms = np.array([np.sqrt((g._data.astype(dtype) ** 2).sum()) for g in grads], dtype=dtype)
     total = np.asarray(np.sqrt((norms ** 2).sum()), dtype=dtype)
     if error_if_nonfinite and not np.isfinite(total):
@@ -26,6 +26,6 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                            f"`error_if_nonfinite=False`")
     coef = min(float(max_norm) / (float(total) + 1e-6), 1.0)
     for g in grads:
-        g._data *= np.asarray(coef, dtype=g.dtype)
+        g._data *= np.asarray(coef, dtype=g._data.dtype)
         g._version_counter.value += 1
     return Tensor._make(total)

@@ -6,7 +6,8 @@ import warnings
 
 import numpy as np
 
-from .._tensor import DEFAULT_DTYPE, Tensor
+from .._dtype import default_complex, default_float
+from .._tensor import Tensor
 
 
 _CATEGORY = {"b": 0, "f": 2, "c": 3}  # by dtype.kind: bool < integer < floating < complex
@@ -18,7 +19,11 @@ TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int6
 
 def torch_name(dtype):
     """PyTorch's ScalarType name, as its messages print it (``Long`` for int64)."""
-    return TORCH_NAMES.get(str(dtype), str(dtype))
+    name = TORCH_NAMES.get(str(dtype))
+    if name is None:  # a package dtype, or a NumPy one the table lacks (uint16 ...)
+        from .._dtype import scalar_name
+        name = scalar_name(dtype)
+    return name
 
 
 def _category(dtype):
@@ -31,21 +36,46 @@ def _scalar_dtype(value):
     if isinstance(value, (int, np.integer)):
         return np.dtype(np.int64)
     if isinstance(value, complex):
-        return np.dtype(np.complex64)
-    return DEFAULT_DTYPE
+        return default_complex()
+    return default_float()
 
 
 def promote_types(a, b):
     """PyTorch's promote_types: the higher category wins outright (float32 with int64 is
-    float32, where NumPy says float64); within a category, the wider dtype."""
-    if _category(a) != _category(b):
-        return a if _category(a) > _category(b) else b
+    float32, where NumPy says float64), except that a complex with a wider float widens
+    (complex64 with float64 is complex128); within a category, the wider dtype."""
+    ca, cb = _category(a), _category(b)
+    if ca != cb and not (ca >= 2 and cb >= 2):
+        return a if ca > cb else b
     return np.promote_types(a, b)
+
+
+_TO_COMPLEX = {np.dtype(np.float16): np.dtype(np.complex64),  # (complex32: not in NumPy)
+               np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def _combine(higher, lower):
+    """c10's combine_categories: a group of lower priority (0-dim tensors, then Python
+    numbers) counts only when it is of a higher category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.kind == "c":
+        return higher
+    if lower.kind == "c":  # a complex keeps a float's precision: float64 * 1j is complex128
+        return _TO_COMPLEX[higher] if higher.kind == "f" else lower
+    if higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return promote_types(higher, lower)
+    return higher
 
 
 def result_type(*operands):
     """PyTorch's promotion: dimensioned tensors win over 0-dim tensors, which win over Python
-    scalars, unless the lower group is of a higher category (bool < int < float)."""
+    scalars, unless the lower group is of a higher category (bool < int < float < complex)."""
     if len(operands) == 2:  # the common cases, which the rules below decide the same way
         x, y = operands
         if isinstance(x, Tensor):
@@ -64,23 +94,17 @@ def result_type(*operands):
         else:
             index, dtype = 2, _scalar_dtype(operand)
         groups[index] = dtype if groups[index] is None else promote_types(groups[index], dtype)
-    result = None
-    for dtype in groups:
-        if dtype is not None and (result is None or _category(dtype) > _category(result)):
-            if dtype.kind == "c" and result is not None and result == np.float64:
-                dtype = np.promote_types(dtype, result)  # float64 * 1j: complex128, as torch
-            result = dtype
-    return result
+    return _combine(groups[0], _combine(groups[1], groups[2]))
 
 
 def float_result(x):
     """The dtype of a floating op (exp, log, sqrt ...) of x: bool and integers give float32."""
-    return x.dtype if x.dtype.kind in "fc" else DEFAULT_DTYPE
+    return x._data.dtype if x._data.dtype.kind in "fc" else default_float()
 
 
 def as_float(x):
     """x's values in ``float_result(x)``: the input array of a floating op."""
-    return x._data if x.dtype.kind in "fc" else x._data.astype(DEFAULT_DTYPE)
+    return x._data if x._data.dtype.kind in "fc" else x._data.astype(default_float())
 
 
 def check_castable(result, target):
@@ -151,8 +175,9 @@ def tensor_arguments(name, *params):
         def checked(*args, **kwargs):
             for i, param in checks:
                 if i < len(args) and not isinstance(args[i], Tensor):
+                    from .._dtype import typename
                     raise TypeError(f"{name}(): argument '{param}' (position {i + 1}) must be "
-                                    f"Tensor, not {type(args[i]).__name__}")
+                                    f"Tensor, not {typename(args[i])}")
             return fn(*args, **kwargs)
         return checked
     return wrap

@@ -152,7 +152,7 @@ class MseLossBackwardBackward0(Op):
         ctx.reduction = reduction
         scale = 2 * _mean_factor(reduction, x.numel())
         with np.errstate(all="ignore"):  # 0 * inf is nan, silently, in PyTorch
-            return np.asarray(scale * (x._data - target._data) * grad_output._data, dtype=x.dtype)
+            return np.asarray(scale * (x._data - target._data) * grad_output._data, dtype=x._data.dtype)
 
     def backward(ctx, grad):
         grad_output, x, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")
@@ -183,7 +183,7 @@ class BinaryCrossEntropyBackwardBackward0(Op):
         factor = _mean_factor(reduction, p.numel())
         with np.errstate(all="ignore"):
             return np.asarray(factor * grad_output._data * (a - t) / np.maximum(a * (1 - a), 1e-12),
-                              dtype=p.dtype)
+                              dtype=p._data.dtype)
 
     def backward(ctx, grad):
         grad_output, p, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")
@@ -220,7 +220,7 @@ class NllLossBackwardBackward0(Op):
             g = g[rows]
         elif reduction == 1:
             g = g / total_weight._data
-        out = np.zeros(x.shape, dtype=x.dtype)
+        out = np.zeros(x.shape, dtype=x._data.dtype)
         out[rows, labels[rows]] = -g
         return out
 

@@ -139,7 +139,7 @@ class NegBackward0(Op):
     """out = -self. Saves no tensor."""
 
     def forward(ctx, x):
-        if x.dtype == np.bool_:
+        if x._data.dtype == np.bool_:
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                                "you are trying to invert a mask, use the `~` or `logical_not()` "
                                "operator instead.")
@@ -167,7 +167,7 @@ class FillBackward3(Op):
     any_dtype = True
 
     def forward(ctx, x, value):
-        return np.full_like(x._data, cast(value._data, x.dtype))
+        return np.full_like(x._data, cast(value._data, x._data.dtype))
 
     def backward(ctx, grad):
         grad_value = grad.sum() if ctx.needs_input_grad[1] else None
@@ -178,7 +178,7 @@ class FillBackward2(Op):
     """``x.fill_(value)`` with a number: out = value everywhere; the gradient is zero."""
 
     def forward(ctx, x, value):
-        return np.full_like(x._data, check_scalar(value, x.dtype))
+        return np.full_like(x._data, check_scalar(value, x._data.dtype))
 
     def backward(ctx, grad):
         return zeros(grad.shape, grad)
@@ -324,7 +324,7 @@ class AbsBackward0(Op):
     """out = |self|; d/dself = grad * self.sgn(). Saves self."""
 
     def forward(ctx, x):
-        if x.dtype == np.bool_:
+        if x._data.dtype == np.bool_:
             raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         ctx.save("self", x)
         return np.abs(x._data)
@@ -364,11 +364,11 @@ class ReluBackward0(Op):
     """out = max(self, 0); d/dself = grad where out > 0 (0 at self = 0). Saves result."""
 
     def forward(ctx, x):
-        if x.dtype == np.bool_:
+        if x._data.dtype == np.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
         _no_complex_clamp(x)
         ctx.save_output("result")
-        return np.maximum(x._data, 0).astype(x.dtype, copy=False)
+        return np.maximum(x._data, 0).astype(x._data.dtype, copy=False)
 
     def backward(ctx, grad):
         return _db.ThresholdBackwardBackward0.apply(grad, ctx.saved("result"), threshold=0)
@@ -378,13 +378,13 @@ class LeakyReluBackward0(Op):
     """out = self if self > 0 else slope * self. Saves self; negative_slope is a non-tensor save."""
 
     def forward(ctx, x, negative_slope=0.01):
-        if x.dtype.kind not in "f":
+        if x._data.dtype.kind not in "f":
             raise NotImplementedError(f'"leaky_relu_cpu" not implemented for '
-                                      f"'{torch_name(x.dtype)}'")
+                                      f"'{torch_name(x._data.dtype)}'")
         ctx.save("self", x)
         ctx.save_value("negative_slope", negative_slope)
         ctx.slope = negative_slope
-        return np.where(x._data > 0, x._data, x._data * negative_slope).astype(x.dtype, copy=False)
+        return np.where(x._data > 0, x._data, x._data * negative_slope).astype(x._data.dtype, copy=False)
 
     def backward(ctx, grad):
         return _db.LeakyReluBackwardBackward0.apply(grad, ctx.saved("self"),
@@ -399,7 +399,7 @@ class LeakyReluBackward1(Op):
         ctx.save_output("result")
         ctx.save_value("negative_slope", negative_slope)
         ctx.slope = negative_slope
-        return np.where(x._data > 0, x._data, x._data * negative_slope).astype(x.dtype, copy=False)
+        return np.where(x._data > 0, x._data, x._data * negative_slope).astype(x._data.dtype, copy=False)
 
     def backward(ctx, grad):
         if ctx.slope < 0:
@@ -436,7 +436,7 @@ class ClampBackward1(Op):
 
 
 def _no_complex_clamp(x):
-    if x.dtype.kind == "c":
+    if x._data.dtype.kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
 
 
@@ -525,9 +525,9 @@ def where(condition, x, y):
     if not (isinstance(condition, Tensor) and isinstance(x, numbers) and isinstance(y, numbers)):
         from ._util import invalid_arguments
         raise invalid_arguments("where", (condition, x, y), WHERE_SIGNATURES)
-    if condition.dtype != np.bool_:
+    if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {torch_name(condition.dtype)}")
+                           f"with dtype {torch_name(condition._data.dtype)}")
     shapes = [v.shape for v in (condition, x, y) if isinstance(v, Tensor)]
     from ._util import broadcast_shape
     shape = ()

@@ -8,6 +8,7 @@ or mask it (``MaskedFillBackward0``), exactly where PyTorch's formulas do.
 """
 import numpy as np
 
+from .._dtype import default_float
 from .._tensor import Tensor
 from ._op import Op
 from ._util import ignore_fp_errors, normalize_dims, result_type
@@ -15,17 +16,17 @@ from ._util import ignore_fp_errors, normalize_dims, result_type
 
 def zeros(shape, like):
     """A fresh zero tensor outside the graph (``zeros_like`` / ``new_zeros`` in a formula)."""
-    return Tensor._make(np.zeros(tuple(shape), dtype=like.dtype))
+    return Tensor._make(np.zeros(tuple(shape), dtype=like._data.dtype))
 
 
 def scalar_tensor(number, like):
     """``at::scalar_tensor(number, grad.options())``: a 0-dim constant."""
-    return Tensor._make(np.asarray(number, dtype=like.dtype))
+    return Tensor._make(np.asarray(number, dtype=like._data.dtype))
 
 
 def _true_divide_type(x, y):
     dtype = result_type(x, y)
-    return dtype if dtype.kind in "fc" else np.dtype(np.float32)
+    return dtype if dtype.kind in "fc" else default_float()
 
 
 # -- Tensor (op) C++ Scalar ---------------------------------------------------------------------
@@ -135,7 +136,7 @@ class MaskedFillBackward0(Op):
 
     def forward(ctx, x, mask, value):
         ctx.save("mask", mask)
-        return np.where(mask._data, value, x._data).astype(x.dtype, copy=False)
+        return np.where(mask._data, value, x._data).astype(x._data.dtype, copy=False)
 
     def backward(ctx, grad):
         return MaskedFillBackward0.apply(grad, ctx.saved("mask"), 0)
@@ -149,7 +150,7 @@ class MaskedFillBackward1(Op):
 
     def forward(ctx, x, mask, value):
         ctx.save("mask", mask)
-        return np.where(mask._data, value._data, x._data).astype(x.dtype, copy=False)
+        return np.where(mask._data, value._data, x._data).astype(x._data.dtype, copy=False)
 
     def backward(ctx, grad):
         from .elementwise import where
@@ -178,7 +179,7 @@ class ScatterBackward0(Op):
         index = ctx.saved("index")
         grad_x = grad_src = None
         if ctx.needs_input_grad[0]:  # what was overwritten gets no gradient
-            kept = np.ones(grad.shape, dtype=grad.dtype)
+            kept = np.ones(grad.shape, dtype=grad._data.dtype)
             np.put_along_axis(kept, index._data, 0, axis=ctx.dim)
             grad_x = grad * Tensor._make(kept)
         if ctx.needs_input_grad[1]:
@@ -209,7 +210,7 @@ class SelectBackwardBackward0(Op):
     def forward(ctx, grad, shape, dim, index):
         ctx.save_values(dim=dim, index=index)
         ctx.dim, ctx.index = dim, index
-        out = np.zeros(shape, dtype=grad.dtype)
+        out = np.zeros(shape, dtype=grad._data.dtype)
         out[(slice(None),) * (dim % len(shape)) + (index,)] = grad._data
         return out
 
@@ -225,7 +226,7 @@ class SliceBackwardBackward0(Op):
         for name, v in (("dim", dim), ("start", start), ("end", end), ("step", step)):
             ctx.save_value(name, v)
         ctx.dim, ctx.key = dim, slice(start, end, step)
-        out = np.zeros(shape, dtype=grad.dtype)
+        out = np.zeros(shape, dtype=grad._data.dtype)
         out[(slice(None),) * dim + (ctx.key,)] = grad._data
         return out
 

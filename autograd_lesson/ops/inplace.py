@@ -119,7 +119,7 @@ def apply(x, compute, others=(), overlap=True, written=None):
     if x._data.shape != result._data.shape:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
-    check_castable(result.dtype, x.dtype)
+    check_castable(result._data.dtype, x._data.dtype)
     np.copyto(x._data, result._data, casting="unsafe", where=True if written is None else written)
     x._version_counter.value += 1
     node = result.grad_fn
@@ -218,7 +218,7 @@ class AsStridedBackward0(Op):
 
     def backward(ctx, grad):
         from .formula import IndexPutImplBackward0
-        flat = Tensor._make(np.zeros(ctx.base_numel, dtype=grad.dtype))
+        flat = Tensor._make(np.zeros(ctx.base_numel, dtype=grad._data.dtype))
         return IndexPutImplBackward0.apply(flat, ctx.index, grad.reshape(-1)).view(ctx.base_shape)
 
 
@@ -263,7 +263,7 @@ class CopySlices(Node):
         grad = grad_outputs[0]
         if grad is None:
             return [None] * len(self.next_functions)
-        result = Tensor._make(np.empty(self.base_shape, dtype=grad.dtype)).copy_(grad)
+        result = Tensor._make(np.empty(self.base_shape, dtype=grad._data.dtype)).copy_(grad)
         grad_slice = AsStridedBackward0.apply(result, self.view_shape, self.strides, self.offset)
         res = list(self.fn._backward([grad_slice.clone()]))
         res += [None] * (len(self.next_functions) - len(res))

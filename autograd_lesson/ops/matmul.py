@@ -15,10 +15,10 @@ def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
     """The last check before the kernel: the same dtype, and one the kernel has (not bool)."""
     if x._data.dtype == y._data.dtype and x._data.dtype.kind != "b":
         return
-    if x.dtype != y.dtype:
+    if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_name(x.dtype)} != {_name(y.dtype)}")
-    if x.dtype == np.bool_ and x._data.size and y._data.size:  # (an empty product: no kernel)
+                           f"{_name(x._data.dtype)} != {_name(y._data.dtype)}")
+    if x._data.dtype == np.bool_ and x._data.size and y._data.size:  # (an empty product: no kernel)
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
@@ -97,10 +97,10 @@ class AddmmBackward0(Op):
         a, b, c = x._data, w._data, bias._data
         if c.dtype != b.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                               f"{torch_name(bias.dtype)} and {torch_name(w.dtype)}")
+                               f"{torch_name(c.dtype)} and {torch_name(b.dtype)}")
         if a.dtype != b.dtype:
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                               f"{torch_name(x.dtype)} and {torch_name(w.dtype)}")
+                               f"{torch_name(a.dtype)} and {torch_name(b.dtype)}")
         for name, m in (("mat1", a), ("mat2", b)):
             if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
@@ -148,10 +148,10 @@ class MvBackward0(Op):
         if x.shape[1] != v.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat "
                                f"({x.shape[0]}x{x.shape[1]}), vec ({v.shape[0]})")
-        if x.dtype != v.dtype:
+        if x._data.dtype != v._data.dtype:
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
-                               f"{torch_name(v.dtype)}, {torch_name(x.dtype)}, and "
-                               f"{torch_name(v.dtype)}")
+                               f"{torch_name(v._data.dtype)}, {torch_name(x._data.dtype)}, and "
+                               f"{torch_name(v._data.dtype)}")
         _check_dtypes(x, v, "addmv_impl_cpu")
         ctx.save("self", x if v.requires_grad else None)
         ctx.save("vec", v if x.requires_grad else None)
@@ -171,10 +171,10 @@ class DotBackward0(Op):
     def forward(ctx, x, y):
         if x.ndim != 1 or y.ndim != 1:
             raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
-        if x.dtype != y.dtype:
+        if x._data.dtype != y._data.dtype:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                               f"{torch_name(x.dtype)} and {torch_name(y.dtype)}")
-        if x.dtype == np.bool_:
+                               f"{torch_name(x._data.dtype)} and {torch_name(y._data.dtype)}")
+        if x._data.dtype == np.bool_:
             raise NotImplementedError('"dot" not implemented for \'Bool\'')
         if x.shape != y.shape:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src "

@@ -4,6 +4,7 @@
 """
 import numpy as np
 
+from .._dtype import numpy_dtype
 from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
@@ -29,11 +30,13 @@ def _reduce(loss, reduction):
     return loss
 
 
-def _softmax_dim(x, dim, name):
+def _softmax_dim(x, dim, name, dtype=None):
+    """The wrapped dim, once the kernel is known to take the dtype (x's, or the one asked for)."""
     d = wrap_dim(dim, x.ndim)
-    if x.dtype.kind not in "f" and x.numel():  # (an empty input passes, in its own dtype)
+    dtype = x._data.dtype if dtype is None else dtype
+    if dtype.kind not in "f" and x.numel():  # (an empty input passes, in its own dtype)
         kernel = f"{name}_lastdim_kernel_impl" if d == max(x.ndim, 1) - 1 else f"{name}_kernel_impl"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(x.dtype)}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_name(dtype)}\'')
     return d
 
 
@@ -114,12 +117,12 @@ class BinaryCrossEntropyBackward0(Op):
         if p.shape != target.shape:
             raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                              f"size ({p.shape}) is deprecated. Please ensure they have the same size.")
-        if target.dtype != p.dtype:
-            raise RuntimeError(f"Found dtype {torch_name(target.dtype)} but expected "
-                               f"{torch_name(p.dtype)}")
-        if p.dtype.kind != "f":
+        if target._data.dtype != p._data.dtype:
+            raise RuntimeError(f"Found dtype {torch_name(target._data.dtype)} but expected "
+                               f"{torch_name(p._data.dtype)}")
+        if p._data.dtype.kind != "f":
             raise NotImplementedError(f'"binary_cross_entropy" not implemented for '
-                                      f"'{torch_name(p.dtype)}'")
+                                      f"'{torch_name(p._data.dtype)}'")
         # PyTorch's kernel checks input then target element by element: the first bad one wins
         bad_p = ~((p._data >= 0) & (p._data <= 1))
         bad = bad_p | ~((target._data >= 0) & (target._data <= 1))
@@ -154,13 +157,13 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         if x.shape != target.shape:
             raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                              f"({x.shape})")
-        if x.dtype.kind != "f":
+        if x._data.dtype.kind != "f":
             raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
-                                      f"'{torch_name(x.dtype)}'")
-        if target.dtype == np.bool_:  # PyTorch's kernel computes 1 - target first
+                                      f"'{torch_name(x._data.dtype)}'")
+        if target._data.dtype == np.bool_:  # PyTorch's kernel computes 1 - target first
             from .elementwise import _check_bool_sub
             _check_bool_sub(target, target)
-        check_castable(result_type(x, target), target.dtype)
+        check_castable(result_type(x, target), target._data.dtype)
         ctx.reduction = _reduction(reduction)
         ctx.save("self", x)
         ctx.save("target", target)
@@ -170,7 +173,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         a = x._data
         loss = np.maximum(a, 0) - a * target._data + np.log1p(np.exp(-np.abs(a)))
         # (PyTorch computes (1 - target).mul_(input)...: the loss has the target's dtype)
-        return _reduce(loss.astype(target.dtype, copy=False), ctx.reduction)
+        return _reduce(loss.astype(target._data.dtype, copy=False), ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
@@ -199,7 +202,7 @@ class NllLossBackward0(Op):
         if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                              f"{target.shape[0]}")
-        if x.ndim != 2 and target.dtype.kind in "iu" and (x.ndim, target.ndim) in ((1, 0), (1, 1)):
+        if x.ndim != 2 and target._data.dtype.kind in "iu" and (x.ndim, target.ndim) in ((1, 0), (1, 1)):
             raise NotImplementedError("autograd_lesson's nll_loss takes a batch: pass input of "
                                       "shape (N, C) and target of shape (N,) (x.unsqueeze(0))")
         if x.ndim >= 2 and (target.shape[0] if target.ndim else 0) != x.shape[0]:  # nll_loss_nd
@@ -211,24 +214,24 @@ class NllLossBackward0(Op):
                 raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
             raise NotImplementedError("autograd_lesson's nll_loss takes input of shape (N, C): "
                                       "move the class dim last and flatten the others")
-        if x.dtype.kind != "f":
+        if x._data.dtype.kind != "f":
             raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
-                                      f"'{torch_name(x.dtype)}'")
-        if target.dtype.kind not in "iu" or target.dtype not in (np.int64, np.uint8):
+                                      f"'{torch_name(x._data.dtype)}'")
+        if target._data.dtype.kind not in "iu" or target._data.dtype not in (np.int64, np.uint8):
             raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                               f"{torch_name(target.dtype)}")
+                               f"{torch_name(target._data.dtype)}")
         if x.ndim != 2 or target.ndim != 1 or target.shape[0] != x.shape[0]:
             raise ValueError(f"Expected input batch_size ({x.shape[0] if x.ndim else 1}) to match "
                              f"target batch_size ({target.shape[0] if target.ndim else 1}).")
-        if target.dtype.kind != "i":
-            raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+        if target._data.dtype.kind != "i":
+            raise RuntimeError(f"expected scalar type Long but found {target._data.dtype}")
         labels = target._data
         keep = labels != ignore_index
         bad = keep & ((labels < 0) | (labels >= x.shape[1]))
         if bad.any():  # PyTorch names the first bad target, in order
             raise IndexError(f"Target {int(labels[bad][0])} is out of bounds.")
         ctx.reduction, ctx.ignore_index, ctx.shape = _reduction(reduction), ignore_index, x.shape
-        total = np.asarray(keep.sum(), dtype=x.dtype)
+        total = np.asarray(keep.sum(), dtype=x._data.dtype)
         ctx.save("self", x)
         ctx.save("target", target)
         ctx.save("total_weight", Tensor._make(total))
@@ -237,8 +240,8 @@ class NllLossBackward0(Op):
             ctx.save_value(name, v)
         picked = -x._data[np.arange(len(labels)), np.where(keep, labels, 0)] * keep
         if ctx.reduction == 1:
-            return np.asarray(picked.sum() / total, dtype=x.dtype)
-        return _reduce(picked.astype(x.dtype), ctx.reduction)
+            return np.asarray(picked.sum() / total, dtype=x._data.dtype)
+        return _reduce(picked.astype(x._data.dtype), ctx.reduction)
 
     def backward(ctx, grad):
         return _db.NllLossBackwardBackward0.apply(
@@ -247,10 +250,19 @@ class NllLossBackward0(Op):
 
 
 @tensor_arguments("softmax", "input")
-def softmax(x, dim):
+def softmax(x, dim, dtype=None):
+    """``dtype=``: the input is cast first (a ToCopyBackward0 before the softmax), as PyTorch."""
+    if dtype is not None:
+        dtype = numpy_dtype(dtype, "softmax")
+        _softmax_dim(x, dim, "softmax", dtype)
+        x = x._to(dtype)
     return SoftmaxBackward0.apply(x, dim)
 
 
 @tensor_arguments("log_softmax", "input")
-def log_softmax(x, dim):
+def log_softmax(x, dim, dtype=None):
+    if dtype is not None:
+        dtype = numpy_dtype(dtype, "log_softmax")
+        _softmax_dim(x, dim, "log_softmax", dtype)
+        x = x._to(dtype)
     return LogSoftmaxBackward0.apply(x, dim)

@@ -3,6 +3,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _grad_mode
+from .._dtype import invalid_combination, numpy_dtype
 from .._tensor import Size, Tensor
 from ._op import Op
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
@@ -25,7 +27,7 @@ class SumBackward0(Op):
     def forward(ctx, x, dtype=None):
         ctx.save_value("self_sym_sizes", list(x.shape))
         ctx.input_shape = x.shape
-        out_dtype = dtype or (x.dtype if x.dtype.kind in "fc" else np.dtype(np.int64))
+        out_dtype = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
         with ignore_fp_errors():  # inf + -inf is nan, without NumPy's RuntimeWarning
             return np.asarray(x._data.sum(dtype=out_dtype))
 
@@ -36,12 +38,12 @@ class SumBackward0(Op):
 class SumBackward1(Op):
     """out = self.sum(dim, keepdim); d/dself = grad with dims re-inserted, expanded. No tensor."""
 
-    def forward(ctx, x, dim, keepdim=False):
+    def forward(ctx, x, dim, keepdim=False, dtype=None):
         ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
         ctx.keepdim, ctx.input_shape = keepdim, x._data.shape
         if ctx.recording:
             ctx.save_values(dim=ctx.given_dims, keepdim=keepdim, self_sym_sizes=list(x._data.shape))
-        dtype = x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64)
+        dtype = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
         # sum(dim=()) reduces every dim, as PyTorch does (NumPy's axis=() reduces none)
         with ignore_fp_errors():
             return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))
@@ -58,7 +60,7 @@ class MeanBackward0(Op):
         ctx.input_shape = x.shape
         ctx.save_values(self_sym_numel=x.numel(), self_sym_sizes=list(x.shape))
         with _quiet():
-            return np.asarray(x._data.mean(dtype=x.dtype))
+            return np.asarray(x._data.mean(dtype=x._data.dtype))
 
     def backward(ctx, grad):
         return div_scalar(grad.expand(ctx.input_shape), ctx.input_shape.numel())
@@ -78,7 +80,7 @@ class MeanBackward1(Op):
                         self_sym_sizes=list(x.shape))
         with _quiet():
             return np.asarray(x._data.mean(axis=_axes(ctx.dims, x), keepdims=keepdim,
-                                           dtype=x.dtype))
+                                           dtype=x._data.dtype))
 
     def backward(ctx, grad):
         return div_scalar(sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim),
@@ -96,9 +98,9 @@ def _as_given(dim):
 
 
 def _require_float(x, name):
-    if x.dtype.kind not in "fc":
+    if x._data.dtype.kind not in "fc":
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {torch_name(x.dtype)}")
+                           f"floating point or complex dtype. Got: {torch_name(x._data.dtype)}")
 
 
 class MaxBackward1(Op):
@@ -109,8 +111,8 @@ class MaxBackward1(Op):
         if x.numel() == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == "
                                "0. Specify the reduction dim with the 'dim' argument.")
-        if x.dtype.kind == "c":
-            raise NotImplementedError(f'"max_all" not implemented for \'{torch_name(x.dtype)}\'')
+        if x._data.dtype.kind == "c":
+            raise NotImplementedError(f'"max_all" not implemented for \'{torch_name(x._data.dtype)}\'')
         ctx.save_output("result")
         ctx.save("self", x)
         return np.asarray(x._data.max())
@@ -130,7 +132,7 @@ class MaxBackward0(Op):
     def forward(ctx, x, dim, keepdim=False):
         ctx.save_value("keepdim", keepdim)
         d = wrap_dim(dim, x.ndim)
-        if x.dtype.kind == "c":
+        if x._data.dtype.kind == "c":
             raise RuntimeError("max(): does not support complex input")
         if x.ndim and x.shape[d] == 0:
             raise IndexError(f"max(): Expected reduction dim {d} to have non-zero size.")
@@ -168,15 +170,15 @@ class LinalgVectorNormBackward0(Op):
     def forward(ctx, x, ord=2, dim=None, keepdim=False):
         if ord != 2:
             raise NotImplementedError("autograd_lesson supports only the 2-norm (p=2)")
-        if x.dtype.kind not in "fc":
+        if x._data.dtype.kind not in "fc":
             raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                               f"as input. Got {torch_name(x.dtype)}")
+                               f"as input. Got {torch_name(x._data.dtype)}")
         ctx.save("self", x)
         ctx.save_output("result")
         ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
         ctx.given_dims, ctx.keepdim = (None if dim is None else _as_given(dim)), keepdim
         ctx.save_values(ord=ord, dim=ctx.given_dims, keepdim=keepdim)
-        a = np.abs(x._data) if x.dtype.kind == "c" else x._data
+        a = np.abs(x._data) if x._data.dtype.kind == "c" else x._data
         with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
             return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
                                                                 keepdims=keepdim)))
@@ -195,11 +197,18 @@ def _check_keepdim(name, keepdim):
                         f"{type(keepdim).__name__}")
 
 
-def sum(x, dim=None, keepdim=False, dtype=None):
+def sum(x, dim=None, keepdim=False, dtype=None, _fn="sum"):
+    """``_fn`` names the caller in a bad dtype's message: ``sum`` (the method), ``torch.sum``."""
     _check_keepdim("sum", keepdim)
+    if dtype is not None:
+        dtype = (numpy_dtype(dtype, "sum") if dim is not None else
+                 numpy_dtype(dtype, invalid=lambda: invalid_combination(
+                     _fn, (x,) if _fn == "torch.sum" else (), {"dtype": dtype})))
+        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
+            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
     if dim is None:
         return SumBackward0.apply(x, dtype=dtype)
-    return SumBackward1.apply(x, dim, keepdim=keepdim)
+    return SumBackward1.apply(x, dim, keepdim=keepdim, dtype=dtype)
 
 
 def mean(x, dim=None, keepdim=False):

@@ -86,11 +86,11 @@ class ToCopyBackward0(Op):
     """out = self converted to another dtype; the gradient is converted back. Saves no tensor."""
 
     def forward(ctx, x, dtype):
-        ctx.input_dtype = x.dtype
+        ctx.input_dtype = x._data.dtype
         return cast(x._data, dtype)
 
     def backward(ctx, grad):
-        return grad.to(ctx.input_dtype)
+        return grad._to(ctx.input_dtype)
 
 
 class TBackward0(Op):
@@ -151,7 +151,7 @@ class ExpandBackward0(Op):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        out = np.broadcast_to(x._data, expand_shape(x.shape, shape, x.dtype))
+        out = np.broadcast_to(x._data, expand_shape(x.shape, shape, x._data.dtype))
         if x._data.flags.writeable:  # a view PyTorch can write through (fill_, x[0] = v)
             out = np.lib.stride_tricks.as_strided(x._data, out.shape, out.strides)
         return out
@@ -341,8 +341,8 @@ class IndexPutBackward0(SavedIndexList, Op):
         ctx.save_value("accumulate", False)
         out = np.array(x._data, copy=True)
         out[index_key(indices, out.shape)] = (
-            cast(values._data, x.dtype) if isinstance(values, Tensor)
-            else check_scalar(values, x.dtype))
+            cast(values._data, x._data.dtype) if isinstance(values, Tensor)
+            else check_scalar(values, x._data.dtype))
         return out
 
     def backward(ctx, grad):
@@ -364,9 +364,9 @@ def is_advanced_key(key):
     """An int list, int array, bool mask or a tuple of int lists: ``index_put_``, not a view."""
     if isinstance(key, tuple):
         return any(_is_advanced(k) for k in key)
-    if isinstance(key, Tensor) and key.dtype == np.bool_:
+    if isinstance(key, Tensor) and key._data.dtype == np.bool_:
         return True  # a 0-dim mask too
-    return _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind not in "biu")
+    return _is_advanced(key) and not (isinstance(key, Tensor) and key._data.dtype.kind not in "biu")
 
 
 OVERLAP_INPUT_ERROR = ("unsupported operation: some elements of the input tensor and the "
@@ -417,7 +417,7 @@ def index_put_(x, key, value):
     the value's overlap with x, the indices, the value's shape and dtype, the bounds."""
     from . import inplace
     keys = key if isinstance(key, tuple) else (key,)
-    if (len(keys) == 1 and isinstance(key, Tensor) and key.dtype == np.bool_ and not x.ndim
+    if (len(keys) == 1 and isinstance(key, Tensor) and key._data.dtype == np.bool_ and not x.ndim
             and x.is_leaf and x.requires_grad and inplace._grad_mode._recording()):
         raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
     x, entries = slicing(x, keys, check=False)  # ints and slices make a view of x
@@ -427,7 +427,7 @@ def index_put_(x, key, value):
         warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
                       UserWarning, stacklevel=3)
     used = [t for t in entries if t is not None]
-    mask_fill = (x.ndim and len(used) == 1 and used[0].dtype == np.bool_
+    mask_fill = (x.ndim and len(used) == 1 and used[0]._data.dtype == np.bool_
                  and (not isinstance(value, Tensor) or value.numel() == 1))
     if mask_fill and isinstance(value, Tensor):  # masked_fill_ reads one number
         value = value.item() if not value.requires_grad else value.reshape(())
@@ -439,9 +439,9 @@ def index_put_(x, key, value):
         check_overlap(x, value)
     _check_entries(x.shape, entries, bounds=False)
     if isinstance(value, Tensor):
-        result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
+        result_shape = np.broadcast_to(np.empty((), x._data.dtype), x.shape)[
             index_key(entries, x.shape)].shape
-        value = _index_put_value(value, result_shape, None if mask_fill else x.dtype)
+        value = _index_put_value(value, result_shape, None if mask_fill else x._data.dtype)
     _check_entries(x.shape, entries)  # the bounds, last (in the kernel)
     index = entries[0] if len(entries) == 1 else entries
     _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value),
@@ -479,10 +479,10 @@ def _index_put_value(value, result_shape, dtype):
     if not is_expandable_to(shape, result_shape):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot "
                            f"be broadcast to indexing result of shape {list(result_shape)}")
-    if dtype is not None and value.dtype != dtype:
+    if dtype is not None and value._data.dtype != dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{torch_name(dtype)} for the destination and "
-                           f"{torch_name(value.dtype)} for the source.")
+                           f"{torch_name(value._data.dtype)} for the source.")
     return value
 
 
@@ -537,16 +537,16 @@ class CopyBackwards(Op):
         return "torch::autograd::CopyBackwards"  # PyTorch's name() for this C++ node
 
     def forward(ctx, x, src):
-        ctx.src_dtype = src.dtype
+        ctx.src_dtype = src._data.dtype
         try:
-            return cast(np.broadcast_to(src._data, x.shape), x.dtype)
+            return cast(np.broadcast_to(src._data, x.shape), x._data.dtype)
         except ValueError:
             raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match "
                                f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
                                f"non-singleton dimension {max(x.ndim - 1, 0)}") from None
 
     def backward(ctx, grad):
-        return zeros(grad.shape, grad), grad.to(ctx.src_dtype)  # zeros_like: no node, as in C++
+        return zeros(grad.shape, grad), grad._to(ctx.src_dtype)  # zeros_like: no node, as in C++
 
 
 def tensor_list(name, tensors):
@@ -718,7 +718,7 @@ def unbind(x, dim=0):
 
 def copy_from(x, src):
     if not isinstance(src, Tensor):
-        src = Tensor._make(np.asarray(check_scalar(src, x.dtype), dtype=x.dtype))
+        src = Tensor._make(np.asarray(check_scalar(src, x._data.dtype), dtype=x._data.dtype))
     return CopyBackwards.apply(x, src)
 
 
@@ -779,7 +779,7 @@ def _check_bounds(key, shape):
 
 def _check_key_types(keys):
     for k in keys:
-        if isinstance(k, Tensor) and k.dtype.kind not in "biu":
+        if isinstance(k, Tensor) and k._data.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if isinstance(k, str):
             raise TypeError("new(): invalid data type 'str'")
@@ -800,11 +800,11 @@ def index(x, key):
     _check_key_types(keys)
     if isinstance(key, (bool, np.bool_)):
         key = Tensor._make(np.asarray(key))  # x[True]: a 0-dim mask, as PyTorch indexes it
-    if isinstance(key, Tensor) and key.dtype == np.bool_ and not key.ndim:
+    if isinstance(key, Tensor) and key._data.dtype == np.bool_ and not key.ndim:
         return IndexBackward0.apply(x, key)
-    if _is_advanced(key) and not (isinstance(key, Tensor) and key.dtype.kind == "b"):
+    if _is_advanced(key) and not (isinstance(key, Tensor) and key._data.dtype.kind == "b"):
         _check_bounds((key,), x.shape or (1,))
-    if isinstance(key, Tensor) and key.dtype.kind in "bi" and key.ndim > 0:
+    if isinstance(key, Tensor) and key._data.dtype.kind in "bi" and key.ndim > 0:
         return IndexBackward0.apply(x, key)  # saved as is: PyTorch checks its version too
     if isinstance(key, Tensor):
         key = int(key.item())
@@ -874,7 +874,7 @@ def slicing(x, keys, check=True):
     kernel does. Returns the view and the entries (``x[...]`` and ``x[...] = v`` share it)."""
     keys = _drop_extra_ellipses(keys) if sum(k is Ellipsis for k in keys) > 1 else keys
     keys = tuple(_index_tensor(k) if _is_advanced(k) else k for k in keys)
-    named = sum((k.ndim if k.dtype == np.bool_ else 1) if isinstance(k, Tensor) else 1
+    named = sum((k.ndim if k._data.dtype == np.bool_ else 1) if isinstance(k, Tensor) else 1
                 for k in keys if k is not None and k is not Ellipsis)
     if named > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
@@ -885,7 +885,7 @@ def slicing(x, keys, check=True):
     for position, k in enumerate(keys):
         if isinstance(k, Tensor):
             entries.append(k)
-            dim += k.ndim if k.dtype == np.bool_ else 1
+            dim += k.ndim if k._data.dtype == np.bool_ else 1
             continue
         if k is None or isinstance(k, slice):
             entries.append(None)  # (a dim the view keeps: no advanced index there)
@@ -906,9 +906,9 @@ def _check_entries(shape, entries, bounds=True):
         if t is None:
             dim += 1
             continue
-        if t.dtype == np.bool_ and not t.ndim:
+        if t._data.dtype == np.bool_ and not t.ndim:
             continue  # a 0-dim mask (x[True]) adds a dim: nothing to check
-        if t.dtype == np.bool_:
+        if t._data.dtype == np.bool_:
             covered = shape[dim:dim + t.ndim]
             for j, (m, n) in enumerate(zip(t.shape, covered)):
                 if m != n:

@@ -36,11 +36,11 @@ def _with_step_hooks(step):
 def _cast(p, name, value):
     """PyTorch's ``_process_value_according_to_param_policy`` on CPU: a buffer takes a float
     parameter's dtype (the same Tensor when it already has it); ``step`` stays as it is."""
-    if not isinstance(value, Tensor) or name == "step" or value.dtype == p.dtype:
+    if not isinstance(value, Tensor) or name == "step" or value._data.dtype == p._data.dtype:
         return value
-    if p.dtype.kind != "f":
+    if p._data.dtype.kind != "f":
         return value
-    return Tensor._make(value._data.astype(p.dtype))
+    return Tensor._make(value._data.astype(p._data.dtype))
 
 
 def new_buffer(p, fill=0.0):

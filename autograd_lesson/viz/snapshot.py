@@ -165,7 +165,7 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
             leaf = node.variable
             grad = leaf._grad
             leaf_infos.append(LeafInfo(
-                i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape), str(leaf.dtype),
+                i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape), str(leaf._data.dtype),
                 leaf.requires_grad, "None" if grad is None else _short(grad._data),
                 node in executed))
         for b in node.saved_buffers():
