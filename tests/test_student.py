@@ -21,6 +21,7 @@ from autograd_lesson import _messages
 from autograd_lesson.lesson import EXERCISES, exercises_of
 from autograd_lesson.student import main, student_notebook
 from autograd_lesson.translations import LANG_LINE
+from fast_pictures import FAST_PICTURES  # the student run needs the checkers, not the pictures
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + \
@@ -72,16 +73,6 @@ def text_of(cell):
     return "".join(parts)
 
 
-# Rendering a graph with `dot` takes ~0.5 s; the student run needs the checkers, not the pictures.
-FAST_PICTURES = """
-import io as _io, graphviz as _graphviz
-from PIL import Image as _Image
-_png = _io.BytesIO()
-_Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
-_FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
-         "json": b'{"bb": "0,0,1,1", "objects": []}'}
-_graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
-"""
 
 
 def execute(nb, workdir):
