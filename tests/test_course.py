@@ -15,8 +15,10 @@ the checkers' words differ, so two show that a Korean assignment generates and g
 
 nbgrader is the ``classroom`` extra; ``.ci/run`` installs it, and with
 ``AUTOGRAD_LESSON_REQUIRE_NBGRADER=1`` (CI sets it) a missing nbgrader fails instead of skipping.
-Graphviz is stubbed out in the graded kernels (an IPython startup file) to keep the run short:
-the pictures are checked by nbval on the lessons, the scores here.
+Graphviz and the real-PyTorch demos are stubbed out in the graded kernels (an IPython startup
+file; ``tests/fast_pictures.py``) to keep the run short: the pictures are checked by nbval on the
+lessons, the scores here. The lessons are generated once; each student's grading copies that
+course.
 """
 import ast
 import os
@@ -29,7 +31,7 @@ import nbformat
 import pytest
 
 from autograd_lesson import classroom
-from fast_pictures import FAST_PICTURES
+from fast_pictures import FAST_RUN
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -76,7 +78,7 @@ def graded_cells(nb):
 
 def _api(root, tmp):
     """nbgrader's API on the course in ``root``, with the environment it runs in: graded
-    kernels with Graphviz stubbed out (an IPython startup file in ``tmp``), nbgrader's
+    kernels with Graphviz and the torch demos stubbed out (an IPython startup file in ``tmp``), nbgrader's
     ``alembic`` found, ``root`` the working directory. For a process of its own."""
     import warnings
     warnings.filterwarnings("ignore", message="Object of type .* not in session")
@@ -84,7 +86,7 @@ def _api(root, tmp):
     from traitlets.config.loader import PyFileConfigLoader
     startup = tmp / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
-    (startup / "00-fast-pictures.py").write_text(FAST_PICTURES)
+    (startup / "00-fast-pictures.py").write_text(FAST_RUN)
     os.environ["IPYTHONDIR"] = str(tmp / "ipython")
     # nbgrader calls `alembic` by name: the running Python's bin goes first on PATH.
     os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
