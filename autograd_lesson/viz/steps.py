@@ -12,6 +12,7 @@ out) with a line saying that running the cell gives the slider. Running the cell
 closes the previous run's widgets.
 """
 import base64
+import concurrent.futures
 import html
 import io
 import json
@@ -131,13 +132,11 @@ class StepThrough:
         """``[frame_png(i) for i in indices]`` from one ``neato`` run: Graphviz draws every
         graph of its input in turn (the same bytes), and starting it once per frame cost
         about a third of a step-through's picture time."""
-        return self._frame_pngs("".join(self.frame_dot(i, fold) for i in indices), indices,
-                                fold)
+        return self._frame_pngs([self.frame_dot(i, fold) for i in indices], indices, fold)
 
-    def _frame_pngs(self, source, indices, fold):
+    def _frame_pngs(self, dots, indices, fold):
         try:
-            joined = cached(("neato-frames", "png", source),
-                            lambda: _neato_pngs(source, len(indices)))
+            joined = cached(("neato-frames", "png", "".join(dots)), lambda: _neato_pngs(dots))
         except _Unsplit:  # draw them one by one (and fail as render() does)
             return [self.frame_png(i, fold) for i in indices]
         return [part + _PNG_END for part in joined.split(_PNG_END)[:-1]]
@@ -157,13 +156,13 @@ class StepThrough:
         picked, note = self.chosen()
         header = t("steps.static_header", shown=len(picked), n=len(self.frames),
                    note=f" ({note})" if note else "")
-        source = "".join(self.frame_dot(i) for i in picked)
+        dots = [self.frame_dot(i) for i in picked]
         captions = "\n".join(self.frames[i].text for i in picked)
         # the same frames, captions and header (in the same language) make the same strip
-        return cached(("static-frames", "png", get_language(), header, captions, source),
-                      lambda: self._static_png(picked, header, source))
+        return cached(("static-frames", "png", get_language(), header, captions, "".join(dots)),
+                      lambda: self._static_png(picked, header, dots))
 
-    def _static_png(self, picked, header, source):
+    def _static_png(self, picked, header, dots):
         from PIL import Image, ImageDraw, ImageFont
         font_px = round(MIN_FONT_PT * PX_PER_PT)
         try:
@@ -174,7 +173,7 @@ class StepThrough:
         header_font = _cjk_font(font_px) if HANGUL.search(t("steps.slider")) else font
         line = font_px + 6
         images = []
-        for i, png in zip(picked, self._frame_pngs(source, picked, True)):  # each frame under
+        for i, png in zip(picked, self._frame_pngs(dots, picked, True)):  # each frame under
             frame = Image.open(io.BytesIO(png)).convert("RGB")  # its caption (wrapped)
             words = self.frames[i].text.split(" ")
             lines, current = [], ""
@@ -277,13 +276,23 @@ class _Unsplit(Exception):
     """neato failed, or did not give one PNG per frame."""
 
 
-def _neato_pngs(source, count):
-    """The PNGs neato draws for ``source`` (``count`` graphs), as one byte string."""
+def _neato_pngs(dots):
+    """The PNGs neato draws for the graphs ``dots``, as one byte string. Two neato processes
+    draw the first and the second half at once (drawing is most of a step-through's time)."""
+    halves = [dots] if len(dots) < 4 else [dots[:len(dots) // 2], dots[len(dots) // 2:]]
+    if len(halves) == 1:
+        return _neato_run(dots)
+    with concurrent.futures.ThreadPoolExecutor(len(halves)) as pool:
+        return b"".join(pool.map(_neato_run, halves))
+
+
+def _neato_run(dots):
     try:  # communicate(): Graphviz writes a frame's PNG before it has read the next graph
-        run = subprocess.run(_NEATO_PNG, input=source.encode("utf-8"), capture_output=True)
+        run = subprocess.run(_NEATO_PNG, input="".join(dots).encode("utf-8"),
+                             capture_output=True)
     except FileNotFoundError:
         raise graphviz.ExecutableNotFound(_NEATO_PNG) from None
-    if run.returncode or run.stdout.count(_PNG_END) != count:
+    if run.returncode or run.stdout.count(_PNG_END) != len(dots):
         raise _Unsplit
     return run.stdout
 
