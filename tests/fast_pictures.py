@@ -6,7 +6,9 @@ IPython startup file of the graded kernels) run ``FAST_RUN`` before a lesson:
 
 - every ``dot``/``neato`` call made through ``graphviz`` returns a 1-pixel picture (or an
   empty layout), and a step-through's static strip of frames (drawn by ``neato`` directly,
-  then composed with Pillow) is that 1-pixel PNG too;
+  then composed with Pillow) is that 1-pixel PNG too; the kernel leaves the test run's shared
+  render cache (``autograd_lesson.viz.render.share_cache``) alone, so no fake picture or
+  layout reaches the kernels that draw for real (nbval's);
 - ``lesson.on_real_torch(program, code)`` (a lesson's demonstration of the same code on real
   PyTorch: never an exercise, never graded) does nothing, so a lesson that only shows torch
   does not import it (about 1.3 s a kernel). ``lesson.real_torch()`` is left alone: lesson 11's
@@ -16,6 +18,8 @@ The pictures and the torch demos are checked by nbval on the lessons themselves.
 """
 
 FAST_RUN = """\
+import os as _os
+_os.environ.pop("AUTOGRAD_LESSON_RENDER_CACHE", None)  # fakes stay in this kernel
 import io as _io, graphviz as _graphviz
 from PIL import Image as _Image
 _png = _io.BytesIO()

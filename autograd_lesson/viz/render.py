@@ -79,7 +79,8 @@ def cached(key, make):
 def share_cache():
     """Keep this process's pictures, and those of every process it starts from now on (kernels,
     test workers), in one temporary directory, removed when this process exits; a no-op where
-    ``AUTOGRAD_LESSON_RENDER_CACHE`` is set already (a parent shares its own)."""
+    ``AUTOGRAD_LESSON_RENDER_CACHE`` is set already (a parent shares its own). A process that
+    stubs Graphviz out must unset the variable first, or its fakes are shared too."""
     if os.environ.get(CACHE_ENV):
         return os.environ[CACHE_ENV]
     import atexit
