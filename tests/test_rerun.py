@@ -56,13 +56,16 @@ def text_of(outputs):
     return text
 
 
+TIMEOUT = 120  # seconds per cell
+
+
 @functools.lru_cache(maxsize=None)
-def run_twice(path, timeout=120):
+def run_twice(path):
     """[(index, cell, first run's outputs, second run's outputs)] of every code cell, the
     notebook executed in a fresh kernel, each code cell twice in a row. Cached: the tests of
     one notebook share its run."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+    client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(path.parent)}})
     runs = []
     with client.setup_kernel():
@@ -76,10 +79,10 @@ def run_twice(path, timeout=120):
     return runs
 
 
-def rerun_differences(path, timeout=120):
+def rerun_differences(path):
     """(cell index, diff) for each code cell whose second run prints something else."""
     differences = []
-    for index, _, first_outputs, second_outputs in run_twice(path, timeout):
+    for index, _, first_outputs, second_outputs in run_twice(path):
         first, second = text_of(first_outputs), text_of(second_outputs)
         if first != second:
             diff = difflib.unified_diff(first.splitlines(), second.splitlines(), "first run",
