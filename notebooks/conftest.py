@@ -2,8 +2,12 @@
 
 SVG (like PNG, which nbval already skips) depends on the Graphviz version and fonts, so it is
 excluded from comparison on purpose; the ledger printed beside every picture is compared
-exactly.
+exactly. The kernels share the test run's render cache (see tests/conftest.py), so a
+picture another test has drawn is not drawn again.
 """
+from autograd_lesson.viz.render import share_cache
+
+share_cache()
 SKIPPED = ("image/svg+xml",)
 
 

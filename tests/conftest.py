@@ -9,10 +9,17 @@ Kept deliberately small: put topic-specific fixtures in your own test modules
   so parity tests can never be silently skipped there).
 * ``parity`` marker: tag tests that compare against torch.
 * matplotlib uses the non-interactive Agg backend.
+* Every process of the run (xdist workers, the kernels of nbval and of the notebook tests)
+  shares one render cache (``autograd_lesson.viz.render.share_cache``): a lesson executed by
+  several tests has each of its pictures drawn by Graphviz once.
 """
 import os
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+from autograd_lesson.viz.render import share_cache  # noqa: E402
+
+share_cache()
 
 import pytest
 

@@ -15,8 +15,10 @@ the checkers' words differ, so two show that a Korean assignment generates and g
 
 nbgrader is the ``classroom`` extra; ``.ci/run`` installs it, and with
 ``AUTOGRAD_LESSON_REQUIRE_NBGRADER=1`` (CI sets it) a missing nbgrader fails instead of skipping.
-Graphviz is stubbed out in the graded kernels (an IPython startup file) to keep the run short:
-the pictures are checked by nbval on the lessons, the scores here.
+Graphviz and the real-PyTorch demos are stubbed out in the graded kernels (an IPython startup
+file; ``tests/fast_pictures.py``) to keep the run short: the pictures are checked by nbval on the
+lessons, the scores here. The lessons are generated once; each student's grading copies that
+course.
 """
 import ast
 import os
@@ -29,6 +31,7 @@ import nbformat
 import pytest
 
 from autograd_lesson import classroom
+from fast_pictures import FAST_RUN
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -40,14 +43,6 @@ BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ 
 STUDENTS = ("untouched", "solved", "wrong")
 # nbgrader 0.9.6's gradebook warns about its own SQLAlchemy session use; nothing to act on here
 pytestmark = pytest.mark.filterwarnings("ignore:Object of type .* not in session")
-FAST_PICTURES = """\
-import io as _io, graphviz as _graphviz
-from PIL import Image as _Image
-_png = _io.BytesIO()
-_Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
-_FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'}
-_graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
-"""
 
 
 def _wrong_value(value):
@@ -81,29 +76,47 @@ def graded_cells(nb):
             for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
 
 
-def grade(student, tmp):
-    """One course in ``tmp`` (its own gradebook): generate every lesson, autograde
-    ``student``'s submissions; return {stem: {grade_id: score}}. Run in its own process, so
-    the working directory and environment it sets are its own."""
+def _api(root, tmp):
+    """nbgrader's API on the course in ``root``, with the environment it runs in: graded
+    kernels with Graphviz and the torch demos stubbed out (an IPython startup file in ``tmp``), nbgrader's
+    ``alembic`` found, ``root`` the working directory. For a process of its own."""
     import warnings
     warnings.filterwarnings("ignore", message="Object of type .* not in session")
-    from nbgrader.api import Gradebook
     from nbgrader.apps import NbGraderAPI
     from traitlets.config.loader import PyFileConfigLoader
-    root = tmp / "course"
-    classroom.main(str(ROOT / "notebooks"), str(root))
     startup = tmp / "ipython" / "profile_default" / "startup"
-    startup.mkdir(parents=True)
-    (startup / "00-fast-pictures.py").write_text(FAST_PICTURES)
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-fast-pictures.py").write_text(FAST_RUN)
     os.environ["IPYTHONDIR"] = str(tmp / "ipython")
     # nbgrader calls `alembic` by name: the running Python's bin goes first on PATH.
     os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     os.chdir(root)
-    api = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config())
-    for assignment, path in ASSIGNMENTS:
-        stem = path.stem
+    return NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config())
+
+
+def generate(tmp):
+    """The course in ``tmp / "course"`` with every lesson generated (release copies and the
+    gradebook). Run in its own process; each student's grading starts from a copy of it."""
+    root = tmp / "course"
+    classroom.main(str(ROOT / "notebooks"), str(root))
+    api = _api(root, tmp)
+    for assignment, _ in ASSIGNMENTS:
         result = api.generate_assignment(assignment)
         assert result["success"], f"generate_assignment {assignment}:\n{result['log']}"
+    return root
+
+
+def grade(student, generated, tmp):
+    """A copy in ``tmp`` of the generated course (its own gradebook): autograde ``student``'s
+    submissions; return {stem: {grade_id: score}}. Run in its own process, so the working
+    directory and environment it sets are its own."""
+    from nbgrader.api import Gradebook
+    root = tmp / "course"
+    shutil.copytree(generated, root)
+    classroom.main(str(ROOT / "notebooks"), str(root))  # the configuration names its root
+    api = _api(root, tmp)
+    for assignment, path in ASSIGNMENTS:
+        stem = path.stem
         folder = root / "submitted" / student / assignment
         folder.mkdir(parents=True)
         target = folder / f"{stem}.ipynb"
@@ -128,7 +141,8 @@ def grade(student, tmp):
 @pytest.fixture(scope="module")
 def scores(tmp_path_factory):
     """{lesson stem: {student: {grade_id: score}}}, and the points each cell is worth. The
-    three submissions are graded in three processes at once, one course each."""
+    lessons are generated once; the three submissions are then graded in three processes at
+    once, each on its own copy of the generated course."""
     try:
         import nbgrader  # noqa: F401
     except ImportError as error:
@@ -141,7 +155,9 @@ def scores(tmp_path_factory):
     points = {a: graded_cells(nbformat.read(p, as_version=4)) for a, p in ASSIGNMENTS}
     context = multiprocessing.get_context("spawn")  # a clean process: no pytest state shared
     with concurrent.futures.ProcessPoolExecutor(len(STUDENTS), mp_context=context) as pool:
-        futures = {s: pool.submit(grade, s, tmp_path_factory.mktemp(s)) for s in STUDENTS}
+        generated = pool.submit(generate, tmp_path_factory.mktemp("generated")).result()
+        futures = {s: pool.submit(grade, s, generated, tmp_path_factory.mktemp(s))
+                   for s in STUDENTS}
         by_student = {s: f.result() for s, f in futures.items()}
     table = {stem: {s: by_student[s][stem] for s in STUDENTS} for stem in points}
     print_table(table, points)

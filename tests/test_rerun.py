@@ -6,10 +6,12 @@ stderr (each joined into one text), ``text/plain`` of results and displays, and 
 message). Pictures (PNG,
 SVG) are not compared; nbval's sanitizers (``tests/nbval_sanitize.cfg``) are applied first.
 Notebooks are found by glob, so a new lesson is checked as soon as it exists (of the Korean
-edition, lesson 00).
+edition, lesson 00). Lesson 06 is also compared unsanitized, on the same run.
 """
 import configparser
+import copy
 import difflib
+import functools
 import pathlib
 import re
 
@@ -54,24 +56,38 @@ def text_of(outputs):
     return text
 
 
-def rerun_differences(path, timeout=120):
-    """(cell index, diff) for each code cell whose second run prints something else."""
+TIMEOUT = 120  # seconds per cell
+
+
+@functools.lru_cache(maxsize=None)
+def run_twice(path):
+    """[(index, cell, first run's outputs, second run's outputs)] of every code cell, the
+    notebook executed in a fresh kernel, each code cell twice in a row. Cached: the tests of
+    one notebook share its run."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+    client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(path.parent)}})
-    differences = []
+    runs = []
     with client.setup_kernel():
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
             client.execute_cell(cell, index)
-            first = text_of(cell.outputs)
+            first = copy.deepcopy(cell.outputs)
             client.execute_cell(cell, index)
-            second = text_of(cell.outputs)
-            if first != second:
-                diff = difflib.unified_diff(first.splitlines(), second.splitlines(), "first run",
-                                            "second run", lineterm="", n=1)
-                differences.append((index, "\n".join(diff)))
+            runs.append((index, copy.deepcopy(cell), first, copy.deepcopy(cell.outputs)))
+    return runs
+
+
+def rerun_differences(path):
+    """(cell index, diff) for each code cell whose second run prints something else."""
+    differences = []
+    for index, _, first_outputs, second_outputs in run_twice(path):
+        first, second = text_of(first_outputs), text_of(second_outputs)
+        if first != second:
+            diff = difflib.unified_diff(first.splitlines(), second.splitlines(), "first run",
+                                        "second run", lineterm="", n=1)
+            differences.append((index, "\n".join(diff)))
     return differences
 
 
@@ -82,3 +98,28 @@ def test_every_code_cell_can_be_run_again(path):
     report = "\n\n".join(f"{path.name} cell {index}: a second run differs\n{diff}"
                          for index, diff in differences)
     assert not differences, report
+
+
+LESSON_06 = ROOT / "notebooks" / "06_sequential_optimization.ipynb"
+
+
+def _texts(outputs):
+    """The cell's text, joined: how the kernel splits a stream into messages varies by run."""
+    return "".join(o.get("text") or o.get("data", {}).get("text/plain") or o.get("evalue") or ""
+                   for o in outputs)
+
+
+def test_lesson_06_every_code_cell_run_twice_gives_the_same_unsanitized_text():
+    """Lesson 06 (sequential optimization: cells rebuild the state they backpropagate
+    through, as make_graph does), run top to bottom, each code cell twice in a row: the
+    second run prints the same text, unsanitized (stdout, stderr, results and errors joined).
+    No cell raises, except one tagged ``raises-exception`` (as nbclient requires by default).
+    It shares the run of ``test_every_code_cell_can_be_run_again[06_sequential_optimization]``."""
+    runs = run_twice(LESSON_06)
+    raised = [cell.id for _, cell, first, second in runs
+              if "raises-exception" not in cell.metadata.get("tags", [])
+              and any(o.output_type == "error" for o in first + second)]
+    assert raised == []
+    differing = [(cell.id, _texts(first), _texts(second)) for _, cell, first, second in runs
+                 if _texts(first) != _texts(second)]
+    assert differing == []

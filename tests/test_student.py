@@ -6,8 +6,9 @@ left, each ``### BEGIN SOLUTION`` block replaced by a ``... # YOUR ANSWER HERE``
 and it must run top to bottom in a fresh kernel without an error, every exercise cell printing
 the checkers' "not done yet" message. The lessons with their solutions must pass their own checks.
 The Korean edition (``notebooks/ko``, the same cells, its helpers speaking Korean) is checked the
-same way, with the Korean words of the checkers. The copies are executed concurrently (one kernel each) and with Graphviz stubbed out by a first
-cell added for the run only (pictures are checked by nbval on the lessons), to keep the run short.
+same way, with the Korean words of the checkers. The copies are executed concurrently (one kernel each) and with Graphviz and the real-PyTorch
+demos stubbed out by a first cell added for the run only (``tests/fast_pictures.py``: pictures and
+demos are checked by nbval on the lessons), to keep the run short.
 """
 import concurrent.futures
 import copy
@@ -21,6 +22,7 @@ from autograd_lesson import _messages
 from autograd_lesson.lesson import EXERCISES, exercises_of
 from autograd_lesson.student import main, student_notebook
 from autograd_lesson.translations import LANG_LINE
+from fast_pictures import FAST_RUN  # the run needs the checkers, not the pictures
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + \
@@ -72,21 +74,11 @@ def text_of(cell):
     return "".join(parts)
 
 
-# Rendering a graph with `dot` takes ~0.5 s; the student run needs the checkers, not the pictures.
-FAST_PICTURES = """
-import io as _io, graphviz as _graphviz
-from PIL import Image as _Image
-_png = _io.BytesIO()
-_Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
-_FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
-         "json": b'{"bb": "0,0,1,1", "objects": []}'}
-_graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
-"""
 
 
 def execute(nb, workdir):
     from nbclient import NotebookClient
-    nb.cells.insert(0, nbformat.v4.new_code_cell(FAST_PICTURES))
+    nb.cells.insert(0, nbformat.v4.new_code_cell(FAST_RUN))
     NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", allow_errors=False,
                    resources={"metadata": {"path": str(workdir)}}).execute()
     nb.cells.pop(0)  # cell indices match the lesson's again

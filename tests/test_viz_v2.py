@@ -197,6 +197,10 @@ def test_bad_input_gets_one_line_saying_what_to_pass(call, words):
 
 def test_without_dot_every_helper_degrades_to_its_text(monkeypatch, capsys):
     import graphviz
+    import importlib
+    rendering = importlib.import_module("autograd_lesson.viz.render")  # nothing drawn yet:
+    monkeypatch.setattr(rendering, "_RENDERED", rendering.collections.OrderedDict())
+    monkeypatch.delenv(rendering.CACHE_ENV, raising=False)
 
     def missing(*args, **kwargs):
         raise graphviz.ExecutableNotFound(["dot"])

@@ -10,8 +10,12 @@ taller than ``MAX_HEIGHT_PX`` in a ``AREA_PX``-wide output area (JupyterLab at 1
 the file browser open), folds more of what did not change.
 """
 import base64
+import collections
+import hashlib
+import os
 import re
 import struct
+import tempfile
 import zlib
 
 import graphviz
@@ -32,12 +36,71 @@ MAX_HEIGHT_PX = 1100  # about 1.5 screens of 768 px
 PX_PER_PT = 96 / 72
 
 
+# What Graphviz drew, by what it was given: a cell run again (or the same picture drawn twice)
+# costs no `dot` run. Bounded in bytes; with AUTOGRAD_LESSON_RENDER_CACHE=<dir> (the test
+# suite sets it) the pictures are also kept in that directory, shared by every process.
+_RENDERED = collections.OrderedDict()
+RENDERED_MAX_BYTES = 32 * 2 ** 20
+CACHE_ENV = "AUTOGRAD_LESSON_RENDER_CACHE"
+
+
+def cached(key, make):
+    """``make()``'s bytes, remembered under ``key`` (a tuple of str); errors are not kept."""
+    if key in _RENDERED:
+        _RENDERED.move_to_end(key)
+        return _RENDERED[key]
+    folder = os.environ.get(CACHE_ENV)
+    path = None
+    if folder:
+        digest = hashlib.sha256("\0".join(key).encode("utf-8", "surrogatepass")).hexdigest()
+        path = os.path.join(folder, digest)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = None
+    if path is None or data is None:
+        data = make()
+        if path is not None:
+            try:  # written whole, then renamed: a reader never sees half a picture
+                fd, partial = tempfile.mkstemp(dir=folder)
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(partial, path)
+            except OSError:
+                pass
+    _RENDERED[key] = data
+    size = sum(len(v) for v in _RENDERED.values())
+    while size > RENDERED_MAX_BYTES and len(_RENDERED) > 1:
+        size -= len(_RENDERED.popitem(last=False)[1])
+    return data
+
+
+def share_cache():
+    """Keep this process's pictures, and those of every process it starts from now on (kernels,
+    test workers), in one temporary directory, removed when this process exits; a no-op where
+    ``AUTOGRAD_LESSON_RENDER_CACHE`` is set already (a parent shares its own). A process that
+    stubs Graphviz out must unset the variable first, or its fakes are shared too."""
+    if os.environ.get(CACHE_ENV):
+        return os.environ[CACHE_ENV]
+    import atexit
+    import shutil
+    folder = tempfile.mkdtemp(prefix="autograd-lesson-render-")
+    os.environ[CACHE_ENV] = folder
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
 def render(dot_source, fmt, engine="dot"):
     """Render DOT source to ``fmt`` ('svg' or 'png') bytes with Graphviz (``dot`` by default;
     ``neato`` with ``-n2`` for pinned positions)."""
     if not isinstance(dot_source, str):
         raise TypeError(f"render() takes DOT text (a str, such as a view's .source), got "
                         f"{type(dot_source).__name__}")
+    return cached((engine, fmt, dot_source), lambda: _pipe(dot_source, fmt, engine))
+
+
+def _pipe(dot_source, fmt, engine):
     source = graphviz.Source(dot_source, engine=engine)
     try:
         if engine == "neato":  # quiet: a layout warning is no output for a notebook

@@ -12,6 +12,7 @@ out) with a line saying that running the cell gives the slider. Running the cell
 closes the previous run's widgets.
 """
 import base64
+import concurrent.futures
 import html
 import io
 import json
@@ -22,8 +23,8 @@ import graphviz
 
 from ..i18n import get_language, t
 from .dot import CJK_FONT, HANGUL, Change, compare, fold_plan, keep_set, legend_dot, picture_dot
-from .render import (AREA_PX, MIN_FONT_PT, PX_PER_PT, dot_missing, fit, fit_width, render,
-                     tag_png)
+from .render import (AREA_PX, MIN_FONT_PT, PX_PER_PT, cached, dot_missing, fit, fit_width,
+                     render, tag_png)
 
 MAX_STATIC_FRAMES = 12
 _PNG_END = b"IEND\xaeB`\x82"  # the last chunk of every PNG (its type and CRC)
@@ -131,16 +132,14 @@ class StepThrough:
         """``[frame_png(i) for i in indices]`` from one ``neato`` run: Graphviz draws every
         graph of its input in turn (the same bytes), and starting it once per frame cost
         about a third of a step-through's picture time."""
-        source = "".join(self.frame_dot(i, fold) for i in indices).encode("utf-8")
-        try:  # communicate(): Graphviz writes a frame's PNG before it has read the next graph
-            run = subprocess.run(_NEATO_PNG, input=source, capture_output=True)
-        except FileNotFoundError:
-            raise graphviz.ExecutableNotFound(_NEATO_PNG) from None
-        pngs = [part + _PNG_END for part in run.stdout.split(_PNG_END)[:-1]]
-        if run.returncode or len(pngs) != len(indices):  # draw them one by one (and fail as
-            # render() does)
+        return self._frame_pngs([self.frame_dot(i, fold) for i in indices], indices, fold)
+
+    def _frame_pngs(self, dots, indices, fold):
+        try:
+            joined = cached(("neato-frames", "png", "".join(dots)), lambda: _neato_pngs(dots))
+        except _Unsplit:  # draw them one by one (and fail as render() does)
             return [self.frame_png(i, fold) for i in indices]
-        return pngs
+        return [part + _PNG_END for part in joined.split(_PNG_END)[:-1]]
 
     def chosen(self):
         """The frames a static picture shows, and a note on the ones left out."""
@@ -154,8 +153,17 @@ class StepThrough:
     def static_png(self):
         """Every chosen frame at full size, in one column (two when narrow), under a header
         line saying that running the cell gives the slider."""
-        from PIL import Image, ImageDraw, ImageFont
         picked, note = self.chosen()
+        header = t("steps.static_header", shown=len(picked), n=len(self.frames),
+                   note=f" ({note})" if note else "")
+        dots = [self.frame_dot(i) for i in picked]
+        captions = "\n".join(self.frames[i].text for i in picked)
+        # the same frames, captions and header (in the same language) make the same strip
+        return cached(("static-frames", "png", get_language(), header, captions, "".join(dots)),
+                      lambda: self._static_png(picked, header, dots))
+
+    def _static_png(self, picked, header, dots):
+        from PIL import Image, ImageDraw, ImageFont
         font_px = round(MIN_FONT_PT * PX_PER_PT)
         try:
             font = ImageFont.truetype("DejaVuSans.ttf", font_px)
@@ -165,8 +173,8 @@ class StepThrough:
         header_font = _cjk_font(font_px) if HANGUL.search(t("steps.slider")) else font
         line = font_px + 6
         images = []
-        for i, png in zip(picked, self.frame_pngs(picked)):  # each frame under its caption
-            frame = Image.open(io.BytesIO(png)).convert("RGB")  # (wrapped to its width)
+        for i, png in zip(picked, self._frame_pngs(dots, picked, True)):  # each frame under
+            frame = Image.open(io.BytesIO(png)).convert("RGB")  # its caption (wrapped)
             words = self.frames[i].text.split(" ")
             lines, current = [], ""
             for word in words:
@@ -188,8 +196,6 @@ class StepThrough:
         width = max(i.width for i in images)
         columns = 2 if 2 * width <= AREA_PX else 1
         height = max(i.height for i in images)
-        header = t("steps.static_header", shown=len(picked), n=len(self.frames),
-                   note=f" ({note})" if note else "")
         top = line + 6 + legend.height
         rows = (len(images) + columns - 1) // columns
         sheet = Image.new("RGB", (max(width * columns, legend.width, 10),
@@ -264,6 +270,31 @@ class StepThrough:
         except graphviz.ExecutableNotFound:
             bundle["text/plain"] += "\n" + dot_missing()
         return bundle
+
+
+class _Unsplit(Exception):
+    """neato failed, or did not give one PNG per frame."""
+
+
+def _neato_pngs(dots):
+    """The PNGs neato draws for the graphs ``dots``, as one byte string. Two neato processes
+    draw the first and the second half at once (drawing is most of a step-through's time)."""
+    halves = [dots] if len(dots) < 4 else [dots[:len(dots) // 2], dots[len(dots) // 2:]]
+    if len(halves) == 1:
+        return _neato_run(dots)
+    with concurrent.futures.ThreadPoolExecutor(len(halves)) as pool:
+        return b"".join(pool.map(_neato_run, halves))
+
+
+def _neato_run(dots):
+    try:  # communicate(): Graphviz writes a frame's PNG before it has read the next graph
+        run = subprocess.run(_NEATO_PNG, input="".join(dots).encode("utf-8"),
+                             capture_output=True)
+    except FileNotFoundError:
+        raise graphviz.ExecutableNotFound(_NEATO_PNG) from None
+    if run.returncode or run.stdout.count(_PNG_END) != len(dots):
+        raise _Unsplit
+    return run.stdout
 
 
 def _cjk_font(size):

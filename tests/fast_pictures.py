@@ -1,0 +1,35 @@
+"""Graphviz and the real-PyTorch demos stubbed out, for the test runs of whole lessons that
+check words (the checkers' verdicts, the scores), not pictures.
+
+``tests/test_student.py`` (a first cell added for the run) and ``tests/test_course.py`` (an
+IPython startup file of the graded kernels) run ``FAST_RUN`` before a lesson:
+
+- every ``dot``/``neato`` call made through ``graphviz`` returns a 1-pixel picture (or an
+  empty layout), and a step-through's static strip of frames (drawn by ``neato`` directly,
+  then composed with Pillow) is that 1-pixel PNG too; the kernel leaves the test run's shared
+  render cache (``autograd_lesson.viz.render.share_cache``) alone, so no fake picture or
+  layout reaches the kernels that draw for real (nbval's);
+- ``lesson.on_real_torch(program, code)`` (a lesson's demonstration of the same code on real
+  PyTorch: never an exercise, never graded) does nothing, so a lesson that only shows torch
+  does not import it (about 1.3 s a kernel). ``lesson.real_torch()`` is left alone: lesson 11's
+  exercises run on torch.
+
+The pictures and the torch demos are checked by nbval on the lessons themselves.
+"""
+
+FAST_RUN = """\
+import os as _os
+_os.environ.pop("AUTOGRAD_LESSON_RENDER_CACHE", None)  # fakes stay in this kernel
+import io as _io, graphviz as _graphviz
+from PIL import Image as _Image
+_png = _io.BytesIO()
+_Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
+_FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
+         "json": b'{"bb": "0,0,1,1", "objects": []}'}
+_graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
+from autograd_lesson import lesson as _lesson
+from autograd_lesson.lesson import on_torch as _on_torch
+from autograd_lesson.viz import steps as _steps
+_steps.StepThrough.static_png = lambda self: _FAKE["png"]
+_lesson.on_real_torch = _on_torch.on_real_torch = lambda program, code: None
+"""
