@@ -68,14 +68,15 @@ def per_run(engine, name, runs=4):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workloads", nargs="*", default=list(WORKLOADS), choices=WORKLOADS)
+    parser.add_argument("workloads", nargs="*", choices=(*WORKLOADS, []),
+                        help="default: all of " + ", ".join(WORKLOADS))
     parser.add_argument("--engine", default="autograd_lesson",
                         choices=("autograd_lesson", "mygrad", "torch"))
     parser.add_argument("--runs", type=int, default=4)
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("instructions.py needs Valgrind: apt-get install valgrind")
-    for name in args.workloads:
+    for name in args.workloads or WORKLOADS:
         if args.engine == "mygrad" and name == "wgan":
             continue  # MyGrad has no higher-order gradients
         print(f"{name:6s} {args.engine:16s} {per_run(args.engine, name, args.runs) / 1e6:8.2f} "
