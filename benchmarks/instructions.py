@@ -11,6 +11,8 @@ indicative. About 15 s per workload and engine under Valgrind.
     .venv/bin/python benchmarks/instructions.py                  # ours, every workload
     .venv/bin/python benchmarks/instructions.py --engine mygrad rnn chain
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/instructions.py   # A/B
+
+Without PYTHONPATH the package comes from this checkout.
 """
 import argparse
 import os
@@ -48,10 +50,14 @@ def count(engine, name, runs):
     env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                MKL_NUM_THREADS="1")
     code = _CHILD.format(here=os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.abspath(__file__))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"),
+                                                      os.path.dirname(here)]))
     done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                            "--cachegrind-out-file=/dev/null", sys.executable, "-c", code,
                            engine, name, str(runs)],
-                          capture_output=True, text=True, env=env, check=True)
+                          capture_output=True, text=True, env=env, check=True,
+                          cwd=here)  # (not a checkout's root: PYTHONPATH picks the package)
     match = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     return int(match.group(1).replace(",", ""))
 
@@ -62,14 +68,15 @@ def per_run(engine, name, runs=4):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workloads", nargs="*", default=list(WORKLOADS), choices=WORKLOADS)
+    parser.add_argument("workloads", nargs="*", choices=(*WORKLOADS, []),
+                        help="default: all of " + ", ".join(WORKLOADS))
     parser.add_argument("--engine", default="autograd_lesson",
                         choices=("autograd_lesson", "mygrad", "torch"))
     parser.add_argument("--runs", type=int, default=4)
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("instructions.py needs Valgrind: apt-get install valgrind")
-    for name in args.workloads:
+    for name in args.workloads or WORKLOADS:
         if args.engine == "mygrad" and name == "wgan":
             continue  # MyGrad has no higher-order gradients
         print(f"{name:6s} {args.engine:16s} {per_run(args.engine, name, args.runs) / 1e6:8.2f} "
