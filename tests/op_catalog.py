@@ -220,6 +220,32 @@ CASES = [
     _case("mm_transposed_left", lambda lib, x, w: x.t().mm(w), Arg((4, 3)), W,
           ref=lambda x, w: x.T @ w),  # a column-major mat1: its gradient comes transposed
     _case("mv", lambda lib, x, v: lib.mv(x, v), X, V, ref=np.matmul),
+    _case("mv_method", lambda lib, x, v: x.mv(v), X, V, ref=np.matmul),
+    _case("dot", lambda lib, u, v: lib.dot(u, v), V, V, ref=np.dot),
+    _case("dot_method", lambda lib, u, v: u.dot(v), V, V, ref=np.dot),
+    _case("bmm", lambda lib, x, y: lib.bmm(x, y), Arg((2, 3, 4)), Arg((2, 4, 5)), ref=np.matmul),
+    _case("bmm_method", lambda lib, x, y: x.bmm(y), Arg((2, 3, 4)), Arg((2, 4, 5)),
+          ref=np.matmul),
+    # matmul of N-D operands: folded into one mm/mv, or expanded batches and one bmm, as
+    # ATen's matmul decides (by requires_grad and strides)
+    _case("matmul_3d_3d", lambda lib, x, y: x @ y, Arg((2, 3, 4)), Arg((2, 4, 5)), ref=np.matmul),
+    _case("matmul_3d_2d", lambda lib, x, w: x @ w, Arg((2, 3, 4)), W, ref=np.matmul),
+    _case("matmul_2d_3d", lambda lib, x, y: x @ y, X, Arg((2, 4, 5)), ref=np.matmul),
+    _case("matmul_3d_1d", lambda lib, x, v: x @ v, Arg((2, 3, 4)), V, ref=np.matmul),
+    _case("matmul_1d_3d", lambda lib, v, y: v @ y, V, Arg((2, 4, 5)), ref=np.matmul),
+    _case("matmul_4d_3d_broadcast", lambda lib, x, y: lib.matmul(x, y), Arg((2, 1, 3, 4)),
+          Arg((3, 4, 2)), ref=np.matmul),
+    _case("matmul_4d_4d_broadcast", lambda lib, x, y: x.matmul(y), Arg((2, 1, 3, 4)),
+          Arg((1, 2, 4, 2)), ref=np.matmul),
+    _case("matmul_1d_4d", lambda lib, v, y: v @ y, V, Arg((2, 3, 4, 5)), ref=np.matmul),
+    _case("matmul_4d_1d", lambda lib, x, v: x @ v, Arg((2, 3, 2, 4)), V, ref=np.matmul),
+    _case("matmul_2d_4d", lambda lib, x, y: x @ y, X, Arg((2, 1, 4, 5)), ref=np.matmul),
+    _case("matmul_noncontiguous_3d_1d", lambda lib, x, v: x.transpose(0, 1) @ v,
+          Arg((3, 2, 4)), V, ref=lambda x, v: x.transpose(1, 0, 2) @ v),
+    _case("matmul_noncontiguous_3d_2d", lambda lib, x, w: x.transpose(0, 1) @ w,
+          Arg((3, 2, 4)), W, ref=lambda x, w: x.transpose(1, 0, 2) @ w),
+    _case("matmul_expanded_3d_3d", lambda lib, x, y: x.expand(3, 3, 4) @ y,
+          Arg((1, 3, 4)), Arg((3, 4, 2)), ref=lambda x, y: np.broadcast_to(x, (3, 3, 4)) @ y),
     _case("addmm", lambda lib, b, x, w: lib.addmm(b, x, w), Arg((5,)), X, W,
           ref=lambda b, x, w: b + x @ w),
     _case("addmm_alpha_beta", lambda lib, b, x, w: lib.addmm(b, x, w, beta=0.5, alpha=2),
@@ -230,6 +256,8 @@ CASES = [
           ref=lambda x, w: x @ w.T),
     # shape ops -------------------------------------------------------------------------------
     _case("t", lambda lib, x: x.t(), X, ref=np.transpose),
+    _case("reshape_alias", lambda lib, x: x.t().reshape(2, 6), X,
+          ref=lambda x: x.T.reshape(2, 6)),  # non-contiguous, still viewable: _reshape_alias
     _case("T", lambda lib, x: x.T, X, ref=np.transpose),  # PermuteBackward0, not TBackward0
     _case("permute", lambda lib, x: x.permute(1, -1, 0), Arg((2, 3, 4)),
           ref=lambda x: x.transpose(1, 2, 0)),

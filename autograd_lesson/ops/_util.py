@@ -143,15 +143,24 @@ def cast(array, dtype):
 
 def tensor_arguments(name, *params):
     """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
-    that is not a Tensor): ``relu(): argument 'input' (position 1) must be Tensor, not int``."""
+    that is not a Tensor): ``relu(): argument 'input' (position 1) must be Tensor, not int``.
+    The wrapped function's ``.method`` is the Tensor method's twin (``x.dot(2)``: position 1)."""
+    def check(args, first):
+        for position, (param, value) in enumerate(zip(params, args), first):
+            if param is not None and not isinstance(value, Tensor):
+                raise TypeError(f"{name}(): argument '{param}' (position {position}) must be "
+                                f"Tensor, not {type(value).__name__}")
+
     def wrap(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            for position, (param, value) in enumerate(zip(params, args), 1):
-                if param is not None and not isinstance(value, Tensor):
-                    raise TypeError(f"{name}(): argument '{param}' (position {position}) must be "
-                                    f"Tensor, not {type(value).__name__}")
+            check(args, 1)
             return fn(*args, **kwargs)
+
+        def method(*args, **kwargs):  # ``x.dot(2)``: positions count after self
+            check(args, 0)
+            return fn(*args, **kwargs)
+        checked.method = method
         return checked
     return wrap
 

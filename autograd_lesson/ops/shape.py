@@ -72,6 +72,11 @@ class UnsafeViewBackward0(Op):
         return grad.reshape(ctx.input_shape)
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """out = self.reshape(shape) of a non-contiguous tensor whose strides still allow a view
+    (PyTorch's ``_reshape_alias``). A view; saves no tensor."""
+
+
 class CloneBackward0(Op):
     """out = a copy of self. Saves no tensor."""
 
@@ -135,10 +140,11 @@ class TransposeBackward0(Op):
     is_view = True
 
     def forward(ctx, x, dim0, dim1):
-        ctx.dims = (wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim))
+        dims = (wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim))
+        ctx.dims = (dim0, dim1)  # the backward transposes by the dims as given (-2, -1)
         ctx.save_value("dim0", dim0)
         ctx.save_value("dim1", dim1)
-        return np.swapaxes(x._data, *ctx.dims) if x.ndim else x._data
+        return np.swapaxes(x._data, *dims) if x.ndim else x._data
 
     def backward(ctx, grad):
         return grad.transpose(*ctx.dims) if grad.ndim else grad
@@ -726,10 +732,13 @@ def copy_from(x, src):
 
 
 def reshape(x, *shape):
-    """A view where the strides allow one (as ``view``), else a copy then ``_unsafe_view``."""
+    """A view of a contiguous tensor (``view``), else a view where the strides allow one
+    (``_reshape_alias``), else a copy then ``_unsafe_view``, as PyTorch decides."""
     shape = _infer_shape(shape, x.numel())
-    if _viewable(x._data, shape):
+    if x._data.flags.c_contiguous:
         return ViewBackward0.apply(x, shape)
+    if _viewable(x._data, shape):
+        return ReshapeAliasBackward0.apply(x, shape)
     return UnsafeViewBackward0.apply(CloneBackward0.apply(x), shape)
 
 
