@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .. import _node
 from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
@@ -336,37 +337,93 @@ class IndexBackward0(SavedIndexList, Op):
 
 
 class IndexPutBackward0(SavedIndexList, Op):
-    """out = self with values written at indices (``x[mask] = 0``, ``c[[1, 2]] = v``:
-    ``index_put_`` without accumulate). d/dself = grad with zeros at indices, d/dvalues =
-    grad[indices]. Saves indices (a tuple, as ``IndexPutImplBackward0``); no edge for them."""
+    """out = self with values written at indices (``x[mask] = 0``, ``c[[1, 2]] = v``,
+    ``index_put_``), or added there with ``accumulate``. d/dself = grad (accumulate) or grad
+    with zeros at indices, d/dvalues = grad[indices] (every duplicate gets its gradient, even
+    one overwritten by a later write, as PyTorch). Saves indices (a tuple, as
+    ``IndexPutImplBackward0``); no edge for them."""
 
     non_differentiable = (1,)
     scalar_edges = (2,)
     _indices_container = tuple
     any_dtype = True  # (x[mask] = v of an integer x with v requiring grad: as PyTorch)
 
-    def forward(ctx, x, indices, values):
+    def forward(ctx, x, indices, values, accumulate=False):
         save_indices(ctx, indices)
-        ctx.save_value("accumulate", False)
-        out = np.array(x._data, copy=True)
-        out[index_key(indices, out.shape)] = (
-            cast(values._data, x.dtype) if isinstance(values, Tensor)
-            else check_scalar(values, x.dtype))
-        return out
+        ctx.save_value("accumulate", accumulate)
+        ctx.accumulate = accumulate
+        values = (cast(values._data, x.dtype) if isinstance(values, Tensor)
+                  else check_scalar(values, x.dtype))
+        in_place = x is _node._inplace_self  # (only a write in place sees shared memory)
+        return put(x._data, index_key(indices, x.shape), values, accumulate, in_place)
 
     def backward(ctx, grad):
         indices = ctx.saved_indices()
-        grad_x = IndexPutBackward0.apply(grad, indices, 0.0) if ctx.needs_input_grad[0] else None
+        grad_x = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad if ctx.accumulate else IndexPutBackward0.apply(grad, indices, 0.0)
         grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
         return grad_x, grad_values
 
 
-def index_put(x, key, values):
+def put(target, key, values, accumulate=False, in_place=False):
+    """A dense copy of ``target`` after PyTorch's CPU index_put kernel wrote (or, with
+    ``accumulate``, added) ``values`` at ``key`` one element after the other, in index order:
+    for a duplicate index the last write wins. An expanded ``target`` (elements sharing memory)
+    written in place is written memory location by memory location, so every element aliasing
+    a location reads the location's final value."""
+    from .inplace import _offsets, has_internal_overlap
+    out = np.array(target, copy=True, order="C")
+    if not (in_place and has_internal_overlap(target)):
+        if accumulate:
+            np.add.at(out, key, values)
+        else:
+            out[key] = values
+        return out
+    positions = np.arange(out.size).reshape(out.shape)[key]  # the indexed elements, in order
+    values = np.broadcast_to(np.asarray(values, dtype=out.dtype), positions.shape).ravel()
+    positions = positions.ravel()
+    memory = _offsets(target).ravel()
+    written = memory[positions]
+    locations, first = np.unique(written, return_index=True)
+    if accumulate:  # each add reads what the previous one left there
+        final = out.ravel()[positions[first]]
+        np.add.at(final, np.searchsorted(locations, written), values)
+    else:
+        _, last = np.unique(written[::-1], return_index=True)
+        final = values[::-1][last]
+    where = np.minimum(np.searchsorted(locations, memory), len(locations) - 1)
+    hit = locations[where] == memory if len(locations) else np.zeros(memory.shape, bool)
+    flat = out.reshape(-1)
+    flat[hit] = final[where[hit]]
+    return out
+
+
+def index_put(x, key, values, accumulate=False):
     """``x.index_put(key, values)`` for an int list, int array or bool mask ``key``."""
-    if not isinstance(key, Tensor):
+    if not isinstance(key, (Tensor, tuple)):
         array = np.asarray(key)
         key = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
-    return IndexPutBackward0.apply(x, key, values)
+    return IndexPutBackward0.apply(x, key, values, accumulate)
+
+
+def index_put_indices(name, indices, values):
+    """``index_put_``/``index_put``'s argument parser: a tuple (or list) of Tensors, and a
+    Tensor of values, with PyTorch's TypeErrors."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    for t in indices:
+        if t.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return tuple(indices)
 
 
 def is_advanced_key(key):
@@ -420,9 +477,10 @@ def check_overlap(target, value, partial_only=False):
         raise RuntimeError(OVERLAP_INPUT_ERROR)
 
 
-def index_put_(x, key, value):
-    """``x[key] = value`` for an advanced ``key``, with PyTorch's checks in its order: the
-    basic indexing, the autograd checks, then masked_fill_ for a mask and one value, else
+def index_put_(x, key, value, accumulate=False, setitem=True):
+    """``x[key] = value`` for an advanced ``key`` (or, without ``setitem``, ``x.index_put_(key,
+    value, accumulate)``), with PyTorch's checks in its order: the basic indexing, the
+    autograd checks, then masked_fill_ for a mask and one value (``x[mask] = v`` only), else
     the value's overlap with x, the indices, the value's shape and dtype, the bounds."""
     from . import inplace
     keys = key if isinstance(key, tuple) else (key,)
@@ -436,13 +494,13 @@ def index_put_(x, key, value):
         warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
                       UserWarning, stacklevel=3)
     used = [t for t in entries if t is not None]
-    mask_fill = (x.ndim and len(used) == 1 and used[0].dtype == np.bool_
+    mask_fill = (setitem and x.ndim and len(used) == 1 and used[0].dtype == np.bool_
                  and (not isinstance(value, Tensor) or value.numel() == 1))
     if mask_fill and isinstance(value, Tensor):  # masked_fill_ reads one number
         value = value.item() if not value.requires_grad else value.reshape(())
     elif isinstance(value, Tensor):
         shape = value.shape
-        while shape and shape[0] == 1:
+        while setitem and shape and shape[0] == 1:
             shape = shape[1:]  # a view without the leading 1s (PyTorch's slicePrefix1sSize)
         value = value if shape == value.shape else value.reshape(shape)
         check_overlap(x, value)
@@ -450,11 +508,12 @@ def index_put_(x, key, value):
     if isinstance(value, Tensor):
         result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
             index_key(entries, x.shape)].shape
-        value = _index_put_value(value, result_shape, None if mask_fill else x.dtype)
+        value = _index_put_value(value, result_shape, None if mask_fill else x.dtype, setitem)
     _check_entries(x.shape, entries)  # the bounds, last (in the kernel)
     index = entries[0] if len(entries) == 1 else entries
-    _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value),
+    _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value, accumulate),
                    mask_fill=mask_fill and expanded)
+    return x
 
 
 EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
@@ -477,11 +536,12 @@ def _write_indexed(x, key, value, compute, mask_fill=False):
     x._inplace(compute, value, overlap=False, written=written)
 
 
-def _index_put_value(value, result_shape, dtype):
-    """The value of ``x[index] = value``: leading 1s dropped, then it must broadcast to the
-    indexed shape and (unless ``dtype`` is None) have x's dtype, with PyTorch's messages."""
+def _index_put_value(value, result_shape, dtype, strip=True):
+    """The value of ``x[index] = value``: leading 1s dropped (``strip``: item assignment only),
+    then it must broadcast to the indexed shape and (unless ``dtype`` is None) have x's dtype,
+    with PyTorch's messages."""
     shape = value.shape
-    while shape and shape[0] == 1:
+    while strip and shape and shape[0] == 1:
         shape = shape[1:]  # every leading 1 is dropped first (PyTorch's slicePrefix1sSize)
     if shape != value.shape and is_expandable_to(shape, result_shape):
         value = value.reshape(shape)
