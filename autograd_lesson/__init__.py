@@ -39,6 +39,22 @@ complex64 = cfloat = _np.dtype(_np.complex64)
 complex128 = cdouble = _np.dtype(_np.complex128)
 bool = _np.dtype(_np.bool_)
 
+
+class _BFloat16:
+    """``torch.bfloat16`` exists, so code naming it imports; NumPy has no bfloat16, so every use
+    (a factory's or ``.to``'s dtype, ``astype``) raises one line saying what to use instead."""
+
+    @property
+    def dtype(self):  # what NumPy asks any object it is given as a dtype
+        raise TypeError("autograd_lesson has no bfloat16 (NumPy has no such type): use "
+                        "torch.float16 or torch.float32 instead")
+
+    def __repr__(self):
+        return "autograd_lesson.bfloat16"
+
+
+bfloat16 = _BFloat16()
+
 __version__ = "0.1.0"
 
 
@@ -159,7 +175,7 @@ __all__ = [
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "autograd", "nn", "optim",
     "utils", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
-    "complex64", "complex128", "bool", "chunk", "unbind", "is_floating_point", "device",
+    "complex64", "complex128", "bool", "bfloat16", "chunk", "unbind", "is_floating_point", "device",
     "exp", "log", "tanh", "sigmoid", "relu", "relu_", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
     "norm", "matmul", "mm", "mv", "dot", "bmm", "argmax", "argmin", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",

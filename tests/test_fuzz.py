@@ -81,7 +81,7 @@ def expression(draw, names):
     x = draw(st.sampled_from(names))
     y = draw(st.sampled_from(names))
     d = draw(DIM)
-    kind = draw(st.integers(0, 33))
+    kind = draw(st.integers(0, 36))
     s = draw(st.sampled_from(SCALARS))
     if kind == 0:
         return f"{x}.{draw(st.sampled_from(UNARY))}()"
@@ -189,6 +189,32 @@ def expression(draw, names):
                                      f"{x}.size({d})", f"{x}.dim()", f"{x}.item()",
                                      f"{x}.tolist()", f"len({x})", f"{x}.any()", f"{x}.all()",
                                      f"~{x}", f"{x} & {y}", f"{x} | {y}", f"{x}.eq({y})"]))
+    if kind == 33:  # matmul of every rank (folded into mm/mv, or batched bmm), bmm, dot
+        k, j = draw(st.integers(-3, 2)), draw(st.integers(-3, 2))
+        return draw(st.sampled_from([
+            f"{x}.unsqueeze(0).expand(2, -1, -1) @ {y}", f"{x} @ {y}.unsqueeze(0).expand(2, -1, -1)",
+            f"{x}.unsqueeze({k}) @ {y}.unsqueeze({j})", f"{x}.reshape(-1, 1) @ {y}.reshape(1, -1)",
+            f"{x}.reshape(2, 1, -1) @ {y}.reshape(-1, 1)", f"{x}.reshape(-1) @ {y}.reshape(2, -1, 1)",
+            f"{x}.transpose(0, 1).unsqueeze(0) @ {y}", f"{x} @ {y}.t()", f"{x}.mT @ {y}",
+            f"lib.matmul({x}.unsqueeze(0), {y}.unsqueeze(1))", f"{x}.matmul({y}.unsqueeze(-1))",
+            f"lib.dot({x}, {y})", f"{x}.dot({y})", f"{x}.reshape(-1).dot({y}.reshape(-1))",
+            f"lib.bmm({x}, {y})", f"{x}.bmm({y})", f"lib.bmm({x}.unsqueeze(0), {y}.unsqueeze(0))",
+            f"lib.bmm({x}.expand(2, -1, -1), {y}.expand(2, -1, -1))", f"{x}.mv({y})",
+            f"{x}.mT", f"{x}.contiguous()", f"{x}.t().contiguous()"]))
+    if kind == 34:
+        return draw(st.sampled_from([
+            f"{x}.argmin()", f"{x}.argmin({d})", f"{x}.argmin({d}, keepdim=True)",
+            f"{x}.argmin(keepdim=True)", f"lib.argmin({x})", f"{x}.argmax(keepdim=True)",
+            f"lib.argmax({x}, {d})"]))
+    if kind == 35:  # index_put_ with duplicate indices, broadcast values, accumulate
+        idx = draw(st.sampled_from(["[0, 0]", "[1, 0, 1]", "[-1, 0, 2]", "[True, False]"]))
+        acc = draw(st.sampled_from(["", ", accumulate=True", ", True"]))
+        return draw(st.sampled_from([
+            f"{x}.clone().index_put_((lib.tensor({idx}),), {y}{acc})",
+            f"{x}.index_put((lib.tensor({idx}),), {y}{acc})",
+            f"({x} * 1).index_put_((lib.tensor({idx}),), {y}{acc})",
+            f"lib.zeros(1).expand(3).index_put_((lib.tensor({idx}),), {y}{acc})",
+            f"lib.zeros(2, 1).expand(2, 3).index_put_((lib.tensor({idx}),), {y}{acc})"]))
     return f"Scale.apply({x})"
 
 
@@ -232,7 +258,8 @@ def program(draw):
         if draw(st.integers(0, 9)) == 0:  # an item assignment statement
             x, y = draw(st.sampled_from(names)), draw(st.sampled_from(names))
             key = draw(st.sampled_from(["0", "[0, 1]", f"{x} > 0", "...", ":, 0", "1:",
-                                        ":, [0]", "[0, 1], [1, 0]"]))
+                                        ":, [0]", "[0, 1], [1, 0]", "[0, 0]", "[1, 0, 1]",
+                                        "[0, 0], [1, 1]"]))
             value = draw(st.sampled_from([y, "0.", "2", f"{y}.sum()"]))
             lines.append(f"{x}[{key}] = {value}")
             continue
