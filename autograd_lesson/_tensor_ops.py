@@ -207,11 +207,11 @@ class TensorOps:
     def index_put_(self, indices, values, accumulate=False):
         """``self[indices] = values`` (or ``+=`` with ``accumulate``) for a tuple of index
         tensors, in place: ``IndexPutBackward0``; a duplicate index's last write wins."""
-        indices = _ops.shape.index_put_indices("index_put_", indices, values)
+        indices = _ops.shape.index_put_indices("index_put_", self, indices, values)
         return _ops.shape.index_put_(self, indices, values, accumulate, setitem=False)
 
     def index_put(self, indices, values, accumulate=False):
-        indices = _ops.shape.index_put_indices("index_put", indices, values)
+        indices = _ops.shape.index_put_indices("index_put", self, indices, values)
         _, indices = _ops.shape.slicing(self, indices, check=False)
         _ops.shape._check_entries(self.shape, indices, bounds=False)
         result_shape = np.broadcast_to(np.empty((), self.dtype), self.shape)[

@@ -244,6 +244,10 @@ CASES = [
           Arg((3, 2, 4)), V, ref=lambda x, v: x.transpose(1, 0, 2) @ v),
     _case("matmul_noncontiguous_3d_2d", lambda lib, x, w: x.transpose(0, 1) @ w,
           Arg((3, 2, 4)), W, ref=lambda x, w: x.transpose(1, 0, 2) @ w),
+    _case("matmul_batch_of_one_3d", lambda lib, x, y: x @ y, Arg((1, 3, 4)), Arg((2, 4, 5)),
+          ref=np.matmul),  # squeezed to a matrix first when it requires grad
+    _case("matmul_3d_batch_of_one", lambda lib, x, y: x @ y, Arg((2, 3, 4)), Arg((1, 4, 5)),
+          ref=np.matmul),
     _case("matmul_expanded_3d_3d", lambda lib, x, y: x.expand(3, 3, 4) @ y,
           Arg((1, 3, 4)), Arg((3, 4, 2)), ref=lambda x, y: np.broadcast_to(x, (3, 3, 4)) @ y),
     _case("addmm", lambda lib, b, x, w: lib.addmm(b, x, w), Arg((5,)), X, W,

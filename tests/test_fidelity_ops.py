@@ -104,6 +104,12 @@ PROGRAMS = {
     "matmul 1-D @ 3-D size mismatch": ["a = lib.ones(3) @ lib.ones(5, 4, 4)"],
     "matmul 3-D @ 3-D size mismatch": ["a = lib.ones(5, 2, 3) @ lib.ones(5, 4, 4)"],
     "matmul batch dims that clash": ["a = lib.ones(6, 5, 2, 3) @ lib.ones(4, 3, 4)"],
+    "matmul: a batch of one that requires grad is squeezed first": [
+        "x = lib.ones(1, 2, 3, requires_grad=True)", "a = x @ lib.ones(2, 1, 3)"],
+    "matmul: the other side's batch of one": [
+        "y = lib.ones(1, 1, 3, requires_grad=True)", "a = lib.ones(2, 2, 3) @ y"],
+    "matmul: a batch of one squeezed, even under no_grad": [
+        "x = lib.ones(1, 2, 3, requires_grad=True)", "with lib.no_grad(): a = x @ lib.ones(2, 1, 3)"],
     "matmul 3-D of two dtypes": ["a = lib.ones(5, 2, 3) @ lib.ones(5, 3, 4, dtype=lib.float64)",],
     "matmul folded of two dtypes": ["a = lib.ones(5, 2, 3) @ lib.ones(3, 4, dtype=lib.float64)"],
     "matmul 3-D of bools": ["a = (lib.ones(5, 2, 3) > 0) @ (lib.ones(5, 3, 4) > 0)"],
@@ -299,3 +305,87 @@ def test_dtype_names_and_is_floating_point():
     assert al.int32 == np.dtype(np.int32) and al.int8 == np.dtype(np.int8)
     assert not al.tensor([1]).is_floating_point() and al.ones(1).is_floating_point()
     assert repr(al.ones(2).device) == "device(type='cpu')"
+
+
+BFLOAT16_USES = {
+    "zeros": lambda lib, b: lib.zeros(2, dtype=b),
+    "tensor": lambda lib, b: lib.tensor([1.], dtype=b),
+    "randn": lambda lib, b: lib.randn(2, dtype=b),
+    "full": lambda lib, b: lib.full((2,), 1., dtype=b),
+    "arange": lambda lib, b: lib.arange(3, dtype=b),
+    "zeros_like": lambda lib, b: lib.zeros_like(lib.ones(2), dtype=b),
+    "to": lambda lib, b: lib.ones(2).to(b),
+    "to(dtype=)": lambda lib, b: lib.ones(2, requires_grad=True).to(dtype=b),
+    "sum(dtype=)": lambda lib, b: lib.ones(2).sum(dtype=b),
+}
+
+
+@pytest.mark.parametrize("use", list(BFLOAT16_USES), ids=list(BFLOAT16_USES))
+def test_bfloat16_exists_and_every_use_says_what_to_use_instead(torch, use):
+    """NumPy has no bfloat16: ``torch.bfloat16`` exists (code naming it imports) and each use
+    raises one TypeError naming the dtypes to use instead (where torch runs the call)."""
+    assert str(BFLOAT16_USES[use](torch, torch.bfloat16).dtype) == "torch.bfloat16"
+    with pytest.raises(TypeError, match=r"^autograd_lesson has no bfloat16 \(NumPy has no such "
+                                        r"type\): use torch.float16 or torch.float32 instead$"):
+        BFLOAT16_USES[use](al, al.bfloat16)
+    assert "bfloat16" in al.__all__ and (al.ones(2).dtype == al.bfloat16) is False
+
+
+def _graph(root):
+    """(name, child positions) of each node, breadth-first: the structure of a graph."""
+    order, queue = [], [root]
+    while queue:
+        node = queue.pop(0)
+        if node is None or any(node is n for n in order):
+            continue
+        order.append(node)
+        queue.extend(child for child, _ in node.next_functions)
+    return [(n.name(), [None if c is None else next(i for i, m in enumerate(order) if m is c)
+                        for c, _ in n.next_functions]) for n in order]
+
+
+MATMUL_SHAPES = [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((5, 2, 3), (5, 3, 4)),
+                 ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (3,)), ((3,), (5, 3, 4)),
+                 ((2, 1, 2, 3), (5, 3, 4)), ((2, 5, 2, 3), (5, 3, 4)), ((7, 5, 2, 3), (3,)),
+                 ((3,), (7, 5, 3, 4)), ((1, 2, 3), (4, 3, 2)), ((2, 0, 3), (3, 0)), ((4, 2, 0), (0, 3)),
+                 ((5, 2, 3), (1, 3, 4)), ((1, 2, 3), (1, 3, 4)), ((1, 2, 3), (0, 3, 4)),
+                 ((1, 2, 3), (2, 5, 3, 4)), ((1, 1, 2, 3), (5, 3, 4)), ((1, 2, 3), (5, 3, 1))]
+
+
+@pytest.mark.parametrize("rg", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=[f"{a}@{b}" for a, b in MATMUL_SHAPES])
+def test_matmul_records_torchs_graph_for_every_rank(torch, shapes, rg):
+    """``a @ b`` decomposes as ATen's matmul does (dot/mv/mm, a fold into one mm or mv, or
+    expand + reshape + bmm + _unsafe_view, a transposed copy for 2-D @ N-D): the same node
+    names and edges as torch, the same values and gradients."""
+    rs = np.random.RandomState(sum(map(len, shapes)))
+    arrays = [rs.randn(*s) for s in shapes]
+    outs = []
+    for lib in (al, torch):
+        a, b = (lib.tensor(x, requires_grad=r) for x, r in zip(arrays, rg))
+        out = a @ b
+        out.backward(lib.ones_like(out))
+        outs.append((out, a, b))
+    (ours, a, b), (theirs, ta, tb) = outs
+    assert _graph(ours.grad_fn) == _graph(theirs.grad_fn)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), atol=1e-12)
+    for mine, real in ((a, ta), (b, tb)):
+        assert (mine.grad is None) == (real.grad is None)
+        if mine.grad is not None:
+            np.testing.assert_allclose(mine.grad.numpy(), real.grad.numpy(), atol=1e-12)
+
+
+def test_index_put_on_an_expanded_tensor_writes_each_memory_location_in_index_order(torch):
+    """Four elements share each row's memory: the writes land location by location, the last
+    one (in index order) winning, and accumulate adds every value to the shared location."""
+    for lib in (al, torch):
+        x = lib.zeros(3, 1).expand(3, 4)
+        with pytest.warns(UserWarning, match="Use of index_put_ on expanded tensors"):
+            x.index_put_((lib.tensor([2, 0, 2]), lib.tensor([0, 1, 3])),
+                         lib.tensor([1., 2., 3.]))
+        y = lib.zeros(3, 1).expand(3, 4)
+        with pytest.warns(UserWarning):
+            y.index_put_((lib.tensor([2, 0, 2]), lib.tensor([0, 1, 3])),
+                         lib.tensor([1., 2., 3.]), accumulate=True)
+        assert x.tolist() == [[2.] * 4, [0.] * 4, [3.] * 4]
+        assert y.tolist() == [[2.] * 4, [0.] * 4, [4.] * 4]

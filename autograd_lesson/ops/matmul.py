@@ -273,9 +273,10 @@ def _should_fold(x, y):
 
 @tensor_arguments("matmul", "input", "other")
 def matmul(x, y):
-    """``x @ y`` as ATen's ``matmul`` records it: dot, mv, mm for 1-D and 2-D operands; an
-    N-D operand folded into one mm or mv (``_should_fold``); else both operands expanded to
-    the broadcast batch shape, reshaped to 3-D, one bmm and an ``_unsafe_view``."""
+    """``x @ y`` as ATen's ``matmul`` records it: dot, mv, mm for 1-D and 2-D operands; a 3-D
+    batch of one that requires grad squeezed to a matrix when the other is a 3-D batch of
+    several; an N-D operand folded into one mm or mv (``_should_fold``); else both operands
+    expanded to the broadcast batch shape, reshaped to 3-D, one bmm and an ``_unsafe_view``."""
     dx, dy = x.ndim, y.ndim
     if not dx or not dy:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -289,6 +290,11 @@ def matmul(x, y):
         return SqueezeBackward4.apply(MmBackward0.apply(x.unsqueeze(0), y), 0)
     if dx == 2 and dy == 2:
         return MmBackward0.apply(x, y)
+    if dx == 3 and dy == 3:  # a batch of one that requires grad, against a real batch:
+        if x.shape[0] == 1 and y.shape[0] != 1 and x.requires_grad:  # one matrix, folded
+            x, dx = x.squeeze(0), 2
+        elif y.shape[0] == 1 and x.shape[0] != 1 and y.requires_grad:
+            y, dy = y.squeeze(0), 2
     if _should_fold(x, y):
         transpose = dy > dx
         t1 = y.mT if transpose else x

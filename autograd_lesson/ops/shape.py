@@ -407,9 +407,10 @@ def index_put(x, key, values, accumulate=False):
     return IndexPutBackward0.apply(x, key, values, accumulate)
 
 
-def index_put_indices(name, indices, values):
-    """``index_put_``/``index_put``'s argument parser: a tuple (or list) of Tensors, and a
-    Tensor of values, with PyTorch's TypeErrors."""
+def index_put_indices(name, x, indices, values):
+    """``index_put_``/``index_put``'s argument parser (a tuple or list of Tensors, and a
+    Tensor of values) and its first checks (the count of indices, their dtypes), with
+    PyTorch's errors in its order."""
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, "
                         f"not {type(indices).__name__}")
@@ -420,9 +421,15 @@ def index_put_indices(name, indices, values):
     if not isinstance(values, Tensor):
         raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not "
                         f"{type(values).__name__}")
+    if len(indices) > x.ndim:  # (native: x[...]'s parser words it without the count)
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {len(indices)})")
     for t in indices:
         if t.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if any(t.dtype == np.uint8 for t in indices):  # a byte tensor is a (deprecated) mask
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=3)
+        indices = [Tensor._make(t._data != 0) if t.dtype == np.uint8 else t for t in indices]
     return tuple(indices)
 
 
