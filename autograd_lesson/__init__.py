@@ -21,6 +21,7 @@ from ._tensor import Size, Tensor
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
 from .ops.reduce import argmax, argmin
+from .ops.shape import index_put
 from .ops._util import tensor_arguments as _tensor_arguments
 from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
@@ -177,6 +178,6 @@ __all__ = [
     "utils", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
     "complex64", "complex128", "bool", "bfloat16", "chunk", "unbind", "is_floating_point", "device",
     "exp", "log", "tanh", "sigmoid", "relu", "relu_", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
-    "norm", "matmul", "mm", "mv", "dot", "bmm", "argmax", "argmin", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
+    "norm", "matmul", "mm", "mv", "dot", "bmm", "argmax", "argmin", "index_put", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",
 ]

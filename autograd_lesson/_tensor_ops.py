@@ -211,14 +211,7 @@ class TensorOps:
         return _ops.shape.index_put_(self, indices, values, accumulate, setitem=False)
 
     def index_put(self, indices, values, accumulate=False):
-        indices = _ops.shape.index_put_indices("index_put", self, indices, values)
-        _, indices = _ops.shape.slicing(self, indices, check=False)
-        _ops.shape._check_entries(self.shape, indices, bounds=False)
-        result_shape = np.broadcast_to(np.empty((), self.dtype), self.shape)[
-            _ops.shape.index_key(indices, self.shape)].shape
-        values = _ops.shape._index_put_value(values, result_shape, self.dtype, strip=False)
-        _ops.shape._check_entries(self.shape, indices)
-        return _ops.shape.IndexPutBackward0.apply(self, indices, values, accumulate)
+        return _ops.shape.index_put(self, indices, values, accumulate)
 
     def reshape(self, *shape):
         return _ops.shape.reshape(self, *shape)

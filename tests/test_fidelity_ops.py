@@ -106,6 +106,9 @@ PROGRAMS = {
     "matmul batch dims that clash": ["a = lib.ones(6, 5, 2, 3) @ lib.ones(4, 3, 4)"],
     "matmul: a batch of one that requires grad is squeezed first": [
         "x = lib.ones(1, 2, 3, requires_grad=True)", "a = x @ lib.ones(2, 1, 3)"],
+    "matmul: a size-1 dim's stride is torch's, not NumPy's": [
+        "a = (lib.ones(1) > 0).unsqueeze(0).expand(2, -1, -1) @ (lib.ones(1) > 0)",
+        "b = lib.ones(1, 1).expand(2, 1, 1) @ lib.ones(1)"],
     "matmul: the other side's batch of one": [
         "y = lib.ones(1, 1, 3, requires_grad=True)", "a = lib.ones(2, 2, 3) @ y"],
     "matmul: a batch of one squeezed, even under no_grad": [
@@ -185,6 +188,13 @@ PROGRAMS = {
         "b = lib.zeros(4, requires_grad=True)", "v = lib.tensor([2.], requires_grad=True)",
         "a = b.index_put((lib.tensor([0, 0, 1]),), v, accumulate=True)",
         "c = b.index_put((lib.tensor([0, 0, 1]),), v)", "(a.sum() + (c * 3).sum()).backward()"],
+    "torch.index_put": ["b = lib.zeros(3, requires_grad=True)",
+                        "a = lib.index_put(b, (lib.tensor([2, 2]),), lib.tensor([1., 2.]))",
+                        "c = lib.index_put(b, [lib.tensor([0, 0])], lib.tensor(1.), True)",
+                        "(a * lib.tensor([1., 2., 3.]) + c).sum().backward()"],
+    "torch.index_put of a number": ["a = lib.index_put(3, (lib.tensor([0]),), lib.tensor(1.))"],
+    "Tensor.mm and Tensor.mv with a number count from 1": ["a = lib.ones(2, 2).mm(3)"],
+    "Tensor.mv with a number": ["a = lib.ones(2, 2).mv(3)"],
     "index_put_'s argument checks": ["x = lib.zeros(3)", "x.index_put_(lib.tensor([0]), lib.tensor(1.))"],
     "index_put_ of a number": ["x = lib.zeros(3)", "x.index_put_((lib.tensor([0]),), 1.0)"],
     "index_put_ of a list index": ["x = lib.zeros(3)", "x.index_put_(([0, 1],), lib.tensor([1., 2.]))"],

@@ -399,12 +399,19 @@ def put(target, key, values, accumulate=False, in_place=False):
     return out
 
 
-def index_put(x, key, values, accumulate=False):
-    """``x.index_put(key, values)`` for an int list, int array or bool mask ``key``."""
-    if not isinstance(key, (Tensor, tuple)):
-        array = np.asarray(key)
-        key = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
-    return IndexPutBackward0.apply(x, key, values, accumulate)
+def index_put(x, indices, values, accumulate=False):
+    """``x.index_put(indices, values, accumulate)``: a new tensor, ``IndexPutBackward0`` of x
+    itself (no clone node), with ``index_put_``'s checks."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"index_put(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    indices = index_put_indices("index_put", x, indices, values)
+    _, indices = slicing(x, indices, check=False)
+    _check_entries(x.shape, indices, bounds=False)
+    result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[index_key(indices, x.shape)].shape
+    values = _index_put_value(values, result_shape, x.dtype, strip=False)
+    _check_entries(x.shape, indices)
+    return IndexPutBackward0.apply(x, indices, values, accumulate)
 
 
 def index_put_indices(name, x, indices, values):
