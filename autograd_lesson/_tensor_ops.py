@@ -232,6 +232,11 @@ class TensorOps:
     @property
     def mT(self):
         """The last two dims swapped (``transpose(-2, -1)``), for a matrix or a batch of them."""
+        if not self.ndim:  # (PyTorch: deprecated, the identity)
+            import warnings
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the "
+                          "identity in these cases.", UserWarning, stacklevel=2)
+            return self
         if self.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self.ndim}-D tensor.")

@@ -136,6 +136,8 @@ PROGRAMS = {
         "g, = lib.autograd.grad((x @ y).pow(2).sum(), x, create_graph=True)",
         "g.sum().backward()"],
     "mT of a vector": ["a = lib.ones(3).mT"],
+    "mT of a 0-dim tensor: itself, with a warning": [
+        "x = lib.tensor(2., requires_grad=True)", "a = x.mT", "same = a is x"],
     # argmin, as argmax
     "argmin ties: the first": ["a = lib.tensor([3., 1., 1., 2.]).argmin()",
                                "b = lib.tensor([[3., 1., 1.], [0., 0., 2.]]).argmin(1, keepdim=True)",
