@@ -207,7 +207,7 @@ class TensorOps:
     def index_put_(self, indices, values, accumulate=False):
         """``self[indices] = values`` (or ``+=`` with ``accumulate``) for a tuple of index
         tensors, in place: ``IndexPutBackward0``; a duplicate index's last write wins."""
-        indices = _ops.shape.index_put_indices("index_put_", self, indices, values)
+        indices = _ops.shape.index_put_indices("index_put_", self, indices, values, accumulate)
         return _ops.shape.index_put_(self, indices, values, accumulate, setitem=False)
 
     def index_put(self, indices, values, accumulate=False):

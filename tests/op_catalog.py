@@ -41,7 +41,9 @@ class OpCase:
     ref: Optional[Callable] = None  # NumPy forward: ref(*arrays) -> array
     random: bool = False            # output depends on the RNG (dropout): compare structure only
     params: bool = False            # fn makes leaves of its own (nn.RNNCell's parameters)
-    tags: tuple = field(default=())  # "float32 output": too coarse for finite differences
+    tags: tuple = field(default=())  # "float32 output": too coarse for finite differences;
+    # "overwritten values": a value a later duplicate index overwrites still gets grad[index]
+    # (PyTorch's formula), which is no derivative: no finite differences
 
     def rg_combinations(self):
         """Every requires_grad pattern of the inputs with at least one leaf requiring grad."""
@@ -130,6 +132,22 @@ def _linear_module(lib, x):
 def _dropout_train(lib, x):
     lib.manual_seed(0)
     return lib.nn.functional.dropout(x, 0.5, training=True)
+
+
+def _put(x, key, v, accumulate=False):
+    """NumPy's index_put: ``out[key] = v`` (the last duplicate wins) or ``+=`` every value."""
+    out = x.copy()
+    if accumulate:
+        np.add.at(out, tuple(key) if isinstance(key, tuple) else key,
+                  np.broadcast_to(v, out[key].shape))
+    else:
+        out[key] = v
+    return out
+
+
+def _setitem(t, key, v):
+    t[key] = v
+    return t
 
 
 def _case(name, fn, *args, **kw):
@@ -294,6 +312,18 @@ CASES = [
     _case("index_column", lambda lib, x: x[:, 0], X, ref=lambda x: x[:, 0]),
     _case("index_int_slice", lambda lib, x: x[1, 1:3], X, ref=lambda x: x[1, 1:3]),
     _case("index_slice_int", lambda lib, x: x[0:2, 1], X, ref=lambda x: x[0:2, 1]),
+    # index_put_ with duplicate indices: the last write wins, every duplicate gets a gradient
+    _case("index_put_duplicates", lambda lib, x, v: (x * 1).index_put_((lib.tensor([2, 0, 2]),), v),
+          X, Arg((3, 4)), ref=lambda x, v: _put(x, [2, 0, 2], v), tags=("overwritten values",)),
+    _case("index_put_duplicates_broadcast", lambda lib, x, v: x.index_put((lib.tensor([1, 1]),), v),
+          X, V, ref=lambda x, v: _put(x, [1, 1], v), tags=("overwritten values",)),
+    _case("index_put_accumulate", lambda lib, x, v: (x * 1).index_put_(
+        (lib.tensor([2, 0, 2]),), v, accumulate=True), X, V, ref=lambda x, v: _put(x, [2, 0, 2], v, True)),
+    _case("index_put_accumulate_pairs", lambda lib, x, v: x.index_put(
+        (lib.tensor([0, 0]), lib.tensor([1, 1])), v, accumulate=True), X, Arg(()),
+        ref=lambda x, v: _put(x, ([0, 0], [1, 1]), v, True)),
+    _case("setitem_duplicates", lambda lib, x, v: _setitem(x * 1, [1, 1], v), X, V,
+          ref=lambda x, v: _put(x, [1, 1], v), tags=("overwritten values",)),
     _case("cat", lambda lib, x, y: lib.cat([x, y]), X, X, ref=lambda x, y: np.concatenate([x, y])),
     _case("cat_dim1", lambda lib, x, y: lib.cat([x, y], dim=1), X, Arg((3, 2)),
           ref=lambda x, y: np.concatenate([x, y], 1)),

@@ -197,6 +197,20 @@ PROGRAMS = {
     "torch.index_put of a number": ["a = lib.index_put(3, (lib.tensor([0]),), lib.tensor(1.))"],
     "Tensor.mm and Tensor.mv with a number count from 1": ["a = lib.ones(2, 2).mm(3)"],
     "Tensor.mv with a number": ["a = lib.ones(2, 2).mv(3)"],
+    "index_put_ of a mask and one value goes through masked_fill_": [
+        "x = lib.zeros(3)", "x.index_put_((lib.tensor([True, False, True]),), lib.tensor([[1]]))",
+        "y = lib.zeros(1).expand(3)", "y.index_put_((lib.tensor([True, False, True]),), lib.tensor(1.))",
+        "z = lib.zeros(3)", "z.index_put_((lib.tensor([1, 0, 1], dtype=lib.uint8),), lib.tensor([1., 2.]))"],
+    "index_put_ of a byte mask and one value": [
+        "x = lib.zeros(3)", "x.index_put_((lib.tensor([1, 0, 1], dtype=lib.uint8),), lib.tensor(1.))"],
+    "one value requiring grad through a mask": [
+        "b = lib.zeros(3, requires_grad=True)", "v = lib.tensor(2., requires_grad=True)",
+        "w = lib.ones(1, requires_grad=True)", "m = lib.tensor([True, False, True])",
+        "h = b * 1", "h.index_put_((m,), v)", "k = b * 1", "k[m] = w", "q = b.index_put((m,), v)",
+        "(h.sum() + k.sum() + q.sum()).backward()"],
+    "one (1, 1) value through a mask: its gradient cannot be summed back": [
+        "b = lib.zeros(3, requires_grad=True)", "v = lib.ones(1, 1, requires_grad=True)",
+        "h = b.index_put((lib.tensor([True, False, True]),), v)", "h.sum().backward()"],
     "index_put_'s argument checks": ["x = lib.zeros(3)", "x.index_put_(lib.tensor([0]), lib.tensor(1.))"],
     "index_put_ of a number": ["x = lib.zeros(3)", "x.index_put_((lib.tensor([0]),), 1.0)"],
     "index_put_ of a list index": ["x = lib.zeros(3)", "x.index_put_(([0, 1],), lib.tensor([1., 2.]))"],
@@ -401,3 +415,18 @@ def test_index_put_on_an_expanded_tensor_writes_each_memory_location_in_index_or
                          lib.tensor([1., 2., 3.]), accumulate=True)
         assert x.tolist() == [[2.] * 4, [0.] * 4, [3.] * 4]
         assert y.tolist() == [[2.] * 4, [0.] * 4, [4.] * 4]
+
+
+def test_one_value_through_a_mask_records_torchs_graph(torch):
+    """``index_put_``/``index_put`` of one value through a mask: the value's edge goes straight
+    to it; ``x[mask] = v`` drops v's leading 1s first (a ``ViewBackward0``), a 0-dim v not."""
+    for shape in [(), (1,), (1, 1)]:
+        graphs = []
+        for lib in (al, torch):
+            b, v = lib.zeros(3, requires_grad=True), lib.ones(shape, requires_grad=True)
+            m = lib.tensor([True, False, True])
+            h, k = b * 1, b * 1
+            h.index_put_((m,), v)
+            k[m] = v
+            graphs.append([_graph(t.grad_fn) for t in (h, k, b.index_put((m,), v))])
+        assert graphs[0] == graphs[1], shape

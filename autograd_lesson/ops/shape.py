@@ -352,8 +352,12 @@ class IndexPutBackward0(SavedIndexList, Op):
         save_indices(ctx, indices)
         ctx.save_value("accumulate", accumulate)
         ctx.accumulate = accumulate
-        values = (cast(values._data, x.dtype) if isinstance(values, Tensor)
-                  else check_scalar(values, x.dtype))
+        if isinstance(values, Tensor):
+            values = cast(values._data, x.dtype)
+            if values.size == 1 and values.ndim:  # (one value of any shape: masked_fill_'s)
+                values = values.reshape(())
+        else:
+            values = check_scalar(values, x.dtype)
         in_place = x is _node._inplace_self  # (only a write in place sees shared memory)
         return put(x._data, index_key(indices, x.shape), values, accumulate, in_place)
 
@@ -405,16 +409,20 @@ def index_put(x, indices, values, accumulate=False):
     if not isinstance(x, Tensor):
         raise TypeError(f"index_put(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(x).__name__}")
-    indices = index_put_indices("index_put", x, indices, values)
+    indices = index_put_indices("index_put", x, indices, values, accumulate)
     _, indices = slicing(x, indices, check=False)
     _check_entries(x.shape, indices, bounds=False)
-    result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[index_key(indices, x.shape)].shape
-    values = _index_put_value(values, result_shape, x.dtype, strip=False)
+    if not (not accumulate and len(indices) == 1 and indices[0].dtype == np.bool_
+            and values.numel() == 1):  # (else masked_fill_ reads one value, of any shape)
+        result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
+            index_key(indices, x.shape)].shape
+        values = _index_put_value(values, result_shape, x.dtype, strip=False)
     _check_entries(x.shape, indices)
-    return IndexPutBackward0.apply(x, indices, values, accumulate)
+    return IndexPutBackward0.apply(x, indices[0] if len(indices) == 1 else indices, values,
+                                   accumulate)
 
 
-def index_put_indices(name, x, indices, values):
+def index_put_indices(name, x, indices, values, accumulate=False):
     """``index_put_``/``index_put``'s argument parser (a tuple or list of Tensors, and a
     Tensor of values) and its first checks (the count of indices, their dtypes), with
     PyTorch's errors in its order."""
@@ -433,6 +441,10 @@ def index_put_indices(name, x, indices, values):
     for t in indices:
         if t.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if (not accumulate and len(indices) == 1 and indices[0].dtype == np.uint8
+            and values.numel() == 1):  # PyTorch's masked_fill_ path takes bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     if any(t.dtype == np.uint8 for t in indices):  # a byte tensor is a (deprecated) mask
         warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                       "torch.bool instead.", UserWarning, stacklevel=3)
@@ -494,7 +506,7 @@ def check_overlap(target, value, partial_only=False):
 def index_put_(x, key, value, accumulate=False, setitem=True):
     """``x[key] = value`` for an advanced ``key`` (or, without ``setitem``, ``x.index_put_(key,
     value, accumulate)``), with PyTorch's checks in its order: the basic indexing, the
-    autograd checks, then masked_fill_ for a mask and one value (``x[mask] = v`` only), else
+    autograd checks, then masked_fill_ for a mask and one value (not with accumulate), else
     the value's overlap with x, the indices, the value's shape and dtype, the bounds."""
     from . import inplace
     keys = key if isinstance(key, tuple) else (key,)
@@ -508,10 +520,14 @@ def index_put_(x, key, value, accumulate=False, setitem=True):
         warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
                       UserWarning, stacklevel=3)
     used = [t for t in entries if t is not None]
-    mask_fill = (setitem and x.ndim and len(used) == 1 and used[0].dtype == np.bool_
+    mask_fill = ((setitem or not accumulate) and x.ndim and len(used) == 1
+                 and used[0].dtype == np.bool_
                  and (not isinstance(value, Tensor) or value.numel() == 1))
     if mask_fill and isinstance(value, Tensor):  # masked_fill_ reads one number
-        value = value.item() if not value.requires_grad else value.reshape(())
+        if not value.requires_grad:
+            value = value.item()
+        elif setitem and value.ndim:  # (x[mask] = v: v's leading 1s dropped, a view)
+            value = value.reshape(())
     elif isinstance(value, Tensor):
         shape = value.shape
         while setitem and shape and shape[0] == 1:
@@ -519,10 +535,10 @@ def index_put_(x, key, value, accumulate=False, setitem=True):
         value = value if shape == value.shape else value.reshape(shape)
         check_overlap(x, value)
     _check_entries(x.shape, entries, bounds=False)
-    if isinstance(value, Tensor):
+    if isinstance(value, Tensor) and not mask_fill:  # (masked_fill_ reads one value)
         result_shape = np.broadcast_to(np.empty((), x.dtype), x.shape)[
             index_key(entries, x.shape)].shape
-        value = _index_put_value(value, result_shape, None if mask_fill else x.dtype, setitem)
+        value = _index_put_value(value, result_shape, x.dtype, setitem)
     _check_entries(x.shape, entries)  # the bounds, last (in the kernel)
     index = entries[0] if len(entries) == 1 else entries
     _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value, accumulate),
