@@ -35,6 +35,7 @@ pytestmark = pytest.mark.parity
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "400"))
 DERANDOMIZE = "FUZZ_EXAMPLES" not in os.environ
 TRIED = [0]
+LAST = os.environ.get("FUZZ_LAST")  # a file: each program is written there before it runs
 
 SHAPES = [(), (0,), (1,), (3,), (2, 3), (1, 3), (2, 1), (2, 0), (3, 1, 2)]
 DTYPES = ["float32", "float64", "int64", "int32", "bool"]
@@ -440,6 +441,9 @@ def _show(d):
 def test_fuzz_programs_match_torch(torch_module, lines):
     TRIED[0] += 1
     note("program:\n" + "\n".join(lines))
+    if LAST:  # a program that crashes the process (a segfault inside torch) is left here
+        with open(LAST, "w") as f:
+            f.write("\n".join(lines) + "\n")
     compare(torch_module, lines)
 
 
