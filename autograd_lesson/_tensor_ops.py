@@ -7,6 +7,8 @@ import numpy as np
 
 from . import ops as _ops
 
+_MT_WARNED = []  # PyTorch's TORCH_WARN_ONCE
+
 
 _ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge"}
 
@@ -232,10 +234,12 @@ class TensorOps:
     @property
     def mT(self):
         """The last two dims swapped (``transpose(-2, -1)``), for a matrix or a batch of them."""
-        if not self.ndim:  # (PyTorch: deprecated, the identity)
-            import warnings
-            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the "
-                          "identity in these cases.", UserWarning, stacklevel=2)
+        if not self.ndim:  # (PyTorch: deprecated, the identity; it warns once per process)
+            if not _MT_WARNED:
+                import warnings
+                _MT_WARNED.append(True)
+                warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the "
+                              "identity in these cases.", UserWarning, stacklevel=2)
             return self
         if self.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "

@@ -136,7 +136,7 @@ PROGRAMS = {
         "g, = lib.autograd.grad((x @ y).pow(2).sum(), x, create_graph=True)",
         "g.sum().backward()"],
     "mT of a vector": ["a = lib.ones(3).mT"],
-    "mT of a 0-dim tensor: itself, with a warning": [
+    "mT of a 0-dim tensor: itself (with a warning, once per process)": [
         "x = lib.tensor(2., requires_grad=True)", "a = x.mT", "same = a is x"],
     # argmin, as argmax
     "argmin ties: the first": ["a = lib.tensor([3., 1., 1., 2.]).argmin()",
