@@ -215,6 +215,10 @@ PROGRAMS = {
     "index_put_ of a number": ["x = lib.zeros(3)", "x.index_put_((lib.tensor([0]),), 1.0)"],
     "index_put_ of a list index": ["x = lib.zeros(3)", "x.index_put_(([0, 1],), lib.tensor([1., 2.]))"],
     "index_put_ keeps leading 1s": ["x = lib.zeros(3)", "x.index_put_((lib.tensor([0, 1]),), lib.ones(1, 2))"],
+    "out of bounds in two dims: the first bad element is reported": [
+        "x = lib.zeros(1, 1)", "x[[0, 1], [1, 0]] = 0.", ],
+    "out of bounds in two dims, read": ["a = lib.zeros(1, 1)[[0, 1], [1, 0]]",
+                                        "b = lib.zeros(2, 2)[[0, 5], [7, 0]]"],
     "index_put_ out of bounds": [  # (torch has written index 0 by then: not compared here)
         "lib.zeros(3).index_put_((lib.tensor([0, 5]),), lib.tensor([1., 2.]), accumulate=True)"],
     "index_put_ of a float index": ["x = lib.zeros(3)", "x.index_put_((lib.tensor([0., 1.]),), lib.tensor([1., 2.]))"],

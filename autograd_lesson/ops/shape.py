@@ -1027,15 +1027,21 @@ def _check_entries(shape, entries, bounds=True):
                          "shapes " + ", ".join(str(list(a.shape)) for _, a in arrays)) from None
     kept = [n for d, n in enumerate(shape) if d not in {d for d, _ in arrays}]
     empty = not (math.prod(indexed) and math.prod(kept))  # PyTorch's kernel never runs
-    for position, (d, a) in enumerate(arrays):
+    for d, a in arrays:
         if a.size and not shape[d]:
             raise IndexError("index is out of bounds for dimension with size 0")
-        if empty or not bounds:
-            continue
-        bad = a[(a >= shape[d]) | (a < -shape[d])]
-        if bad.size:
-            raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {position} "
-                             f"with size {shape[d]}")
+    if empty or not bounds or not arrays:
+        return
+    # The kernel checks element by element (each element's indices in order): the first bad
+    # element, not the first bad dim, is reported.
+    bad = np.stack([np.broadcast_to((a >= shape[d]) | (a < -shape[d]), indexed).ravel()
+                    for d, a in arrays])
+    if bad.any():
+        element = int(np.argmax(bad.any(axis=0)))
+        position = int(np.argmax(bad[:, element]))
+        d, a = arrays[position]
+        raise IndexError(f"index {int(np.broadcast_to(a, indexed).flat[element])} is out of "
+                         f"bounds for dimension {position} with size {shape[d]}")
 
 
 class AliasBackward0(Op):
