@@ -215,6 +215,10 @@ PROGRAMS = {
     "index_put_ of a number": ["x = lib.zeros(3)", "x.index_put_((lib.tensor([0]),), 1.0)"],
     "index_put_ of a list index": ["x = lib.zeros(3)", "x.index_put_(([0, 1],), lib.tensor([1., 2.]))"],
     "index_put_ keeps leading 1s": ["x = lib.zeros(3)", "x.index_put_((lib.tensor([0, 1]),), lib.ones(1, 2))"],
+    "log_softmax and softmax backward of inf - inf: nan, quietly": [
+        "x = lib.full((3, 1, 2), -2., requires_grad=True)", "a = x.log_softmax(1).log()",
+        "a.sum().backward()", "y = lib.full((3, 1), -2., requires_grad=True)",
+        "b = y.softmax(1).sub(1).log()", "b.sum().backward()"],
     "out of bounds in two dims: the first bad element is reported": [
         "x = lib.zeros(1, 1)", "x[[0, 1], [1, 0]] = 0.", ],
     "out of bounds in two dims, read": ["a = lib.zeros(1, 1)[[0, 1], [1, 0]]",
