@@ -22,7 +22,7 @@ from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _i
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
 from .ops.reduce import argmax, argmin
 from .ops.shape import index_put
-from .ops._util import tensor_arguments as _tensor_arguments
+from .ops._util import is_warn_always_enabled, set_warn_always, tensor_arguments as _tensor_arguments
 from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
                          rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
@@ -178,6 +178,6 @@ __all__ = [
     "utils", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
     "complex64", "complex128", "bool", "bfloat16", "chunk", "unbind", "is_floating_point", "device",
     "exp", "log", "tanh", "sigmoid", "relu", "relu_", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
-    "norm", "matmul", "mm", "mv", "dot", "bmm", "argmax", "argmin", "index_put", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
+    "norm", "matmul", "mm", "mv", "dot", "bmm", "argmax", "argmin", "index_put", "set_warn_always", "is_warn_always_enabled", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
     "allclose", "equal", "is_tensor", "numel",
 ]

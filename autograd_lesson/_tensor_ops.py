@@ -7,7 +7,7 @@ import numpy as np
 
 from . import ops as _ops
 
-_MT_WARNED = []  # PyTorch's TORCH_WARN_ONCE
+_MT_WARNED = [False]  # PyTorch's TORCH_WARN_ONCE, at this call site
 
 
 _ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge"}
@@ -235,11 +235,8 @@ class TensorOps:
     def mT(self):
         """The last two dims swapped (``transpose(-2, -1)``), for a matrix or a batch of them."""
         if not self.ndim:  # (PyTorch: deprecated, the identity; it warns once per process)
-            if not _MT_WARNED:
-                import warnings
-                _MT_WARNED.append(True)
-                warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the "
-                              "identity in these cases.", UserWarning, stacklevel=2)
+            _ops._util.warn_once(_MT_WARNED, "Tensor.mT is deprecated on 0-D tensors. This "
+                                 "function is the identity in these cases.")
             return self
         if self.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "

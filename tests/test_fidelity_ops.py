@@ -5,6 +5,8 @@ Each program is Python over ``lib`` (``autograd_lesson`` or ``torch``) and ``F``
 values, dtypes, shapes, ``requires_grad`` and leaf gradients. These are the behaviours the
 issue lists, written from the behaviour, so they stay pinned whatever the fuzzer draws.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -136,7 +138,7 @@ PROGRAMS = {
         "g, = lib.autograd.grad((x @ y).pow(2).sum(), x, create_graph=True)",
         "g.sum().backward()"],
     "mT of a vector": ["a = lib.ones(3).mT"],
-    "mT of a 0-dim tensor: itself (with a warning, once per process)": [
+    "mT of a 0-dim tensor: itself (with a warning, once per process, unless warn_always)": [
         "x = lib.tensor(2., requires_grad=True)", "a = x.mT", "same = a is x"],
     # argmin, as argmax
     "argmin ties: the first": ["a = lib.tensor([3., 1., 1., 2.]).argmin()",
@@ -438,3 +440,23 @@ def test_one_value_through_a_mask_records_torchs_graph(torch):
             k[m] = v
             graphs.append([_graph(t.grad_fn) for t in (h, k, b.index_put((m,), v))])
         assert graphs[0] == graphs[1], shape
+
+
+def test_once_per_process_warnings_come_every_time_after_set_warn_always(torch):
+    """As torch's TORCH_WARN_ONCE sites: after ``set_warn_always(True)`` each use warns."""
+    for lib in (al, torch):
+        before = lib.is_warn_always_enabled()
+        lib.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for _ in range(2):
+                    lib.tensor(1 + 2j).float()
+                    lib.tensor(2.).mT
+        finally:
+            lib.set_warn_always(before)
+        assert lib.is_warn_always_enabled() is before
+        assert [str(w.message).split(" (Triggered")[0] for w in caught] == [
+            "Casting complex values to real discards the imaginary part",
+            "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+            "cases."] * 2

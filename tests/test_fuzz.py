@@ -323,23 +323,36 @@ def _describe_or_error(value):
 
 def run(lib, lines):
     env = {"lib": lib, "F": lib.nn.functional}
-    error, caught = None, []
+    # Warnings that come once per process (per call site in torch) would make a program's
+    # outcome depend on the programs before it: every program sees them (a set, below).
+    warn_always = lib.is_warn_always_enabled()
+    lib.set_warn_always(True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for i, line in enumerate(lines):
-            try:
-                exec(line, env)
-            except Exception as exc:  # noqa: BLE001  (the outcome under comparison)
-                error = (i, _kind(exc), _missing_argument(_message(exc)))
-                if "] = " in line and isinstance(exc, IndexError):
-                    # torch writes the in-bounds entries of x[index] = v before it raises: the
-                    # values of x and its views are an accident of its kernel, not compared
-                    env = {k: v for k, v in env.items() if k in ("lib", "F")}
-                break
+        try:
+            error, env = _run_lines(env, lines)
+        finally:
+            lib.set_warn_always(warn_always)
     seen = sorted({(w.category.__name__, _message(w.message)) for w in caught})
     state = {k: _describe_or_error(v) for k, v in env.items()
              if k not in ("lib", "F", "h", "Scale") and not k.startswith("__")}
     return error, seen, state
+
+
+def _run_lines(env, lines):
+    """Run the lines until one raises: (its line, type and message) or None, and the names
+    left to compare."""
+    for i, line in enumerate(lines):
+        try:
+            exec(line, env)
+        except Exception as exc:  # noqa: BLE001  (the outcome under comparison)
+            error = (i, _kind(exc), _missing_argument(_message(exc)))
+            if "] = " in line and isinstance(exc, IndexError):
+                # torch writes the in-bounds entries of x[index] = v before it raises: the
+                # values of x and its views are an accident of its kernel, not compared
+                env = {k: v for k, v in env.items() if k in ("lib", "F")}
+            return error, env
+    return None, env
 
 
 def _same(a, b):

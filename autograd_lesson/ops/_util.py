@@ -120,6 +120,27 @@ def check_scalar(number, dtype):
     return number
 
 
+_WARN_ALWAYS = [False]
+
+
+def set_warn_always(b):
+    """PyTorch's ``set_warn_always``: warnings that come once per process come every time."""
+    _WARN_ALWAYS[0] = bool(b)
+
+
+def is_warn_always_enabled():
+    return _WARN_ALWAYS[0]
+
+
+def warn_once(flag, message, stacklevel=2):
+    """PyTorch's TORCH_WARN_ONCE: ``flag`` (a one-item list, one per call site) remembers that
+    it warned; after ``set_warn_always(True)`` it warns every time."""
+    if flag[0] and not _WARN_ALWAYS[0]:
+        return
+    flag[0] = True
+    warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+
+
 _complex_warned = [False]
 
 
@@ -130,10 +151,7 @@ def cast(array, dtype):
     if array.dtype.kind == "c" and dtype.kind != "c":
         if dtype.kind == "b":
             return array != 0
-        if not _complex_warned[0]:
-            _complex_warned[0] = True
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=2)
+        warn_once(_complex_warned, "Casting complex values to real discards the imaginary part")
         array = array.real
     if dtype.kind in "iub" and array.dtype.kind == "f":
         with np.errstate(invalid="ignore", over="ignore"):  # nan, inf: no warning in PyTorch
