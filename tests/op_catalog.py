@@ -306,6 +306,7 @@ CASES = [
     _case("index_slice_negative", lambda lib, x: x[-2:], X, ref=lambda x: x[-2:]),
     _case("index_slice_step", lambda lib, x: x[::2], X, ref=lambda x: x[::2]),
     _case("select", lambda lib, x: x.select(1, -2), X, ref=lambda x: x[:, -2]),
+    _case("select_negative_dim", lambda lib, x: x.select(-1, 1), X, ref=lambda x: x[:, 1]),
     _case("narrow", lambda lib, x: x.narrow(1, 1, 2), X, ref=lambda x: x[:, 1:3]),
     _case("index_int_list", lambda lib, x: x[[0, 2]], X, ref=lambda x: x[[0, 2]]),
     _case("index_bool_mask", lambda lib, x: x[x > 0], X, ref=lambda x: x[x > 0]),

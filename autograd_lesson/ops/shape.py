@@ -257,22 +257,22 @@ class SelectBackward0(Op):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
                              if indexing else "select() cannot be applied to a 0-dim tensor.")
-        dim = wrap_dim(dim, x.ndim, "select")
+        given, dim = dim, wrap_dim(dim, x.ndim, "select")  # (saved as given: -1, as PyTorch)
         size = x.shape[dim]
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}"
                              if indexing else f"select(): index {index} out of range for tensor "
                              f"of size {list(x.shape)} at dimension {dim}")
         ctx.dim, ctx.index, ctx.input_shape = dim, index % size, x.shape
-        ctx.given_index = index
-        ctx.save_value("dim", dim)
+        ctx.given_index, ctx.given_dim = index, given
+        ctx.save_value("dim", given)
         ctx.save_value("index", index)
         ctx.save_value("self_sym_sizes", list(x.shape))
         # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
         return x._data[(slice(None),) * dim + (ctx.index, Ellipsis)]
 
     def backward(ctx, grad):
-        return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.dim, ctx.given_index)
+        return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.given_dim, ctx.given_index)
 
 
 class SliceBackward0(Op):
