@@ -21,9 +21,11 @@ from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from ._random import manual_seed
 from ._tensor import Size, Tensor
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
-from .ops.matmul import addmm, matmul, mm, mv
+from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
+from .ops.reduce import argmax, argmin
+from .ops.shape import index_put
 from .ops import _util as _ops_util
-from .ops._util import tensor_arguments as _tensor_arguments
+from .ops._util import is_warn_always_enabled, set_warn_always, tensor_arguments as _tensor_arguments
 from . import _dtype as _dtype_module
 from .ops.nnops import log_softmax, softmax
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
@@ -32,8 +34,10 @@ from . import autograd, nn, optim, utils  # noqa: E402  (they need the ops above
 
 from ._dtype import (dtype, float16, half, float32, float, float64, double, complex32, chalf,
                      complex64, cfloat, complex128, cdouble, int8, int16, short, int32, int,
-                     int64, long, uint8, uint16, uint32, uint64, bool, finfo, iinfo,
+                     int64, long, uint8, uint16, uint32, uint64, bool, bfloat16, finfo, iinfo,
                      promote_types, get_default_dtype, set_default_dtype)
+
+
 
 __version__ = "0.1.0"
 
@@ -168,10 +172,11 @@ __all__ = [
     "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "autograd", "nn", "optim",
     "utils", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
-    "complex64", "complex128", "bool", "dtype", "half", "float", "double", "cfloat",
-    "cdouble", "short", "int", "long", "complex32", "chalf", "uint16", "uint32", "uint64", "chunk", "unbind", "is_floating_point", "device",
-    "exp", "log", "tanh", "sigmoid", "relu", "relu_", "sqrt", "abs", "clamp", "pow", "sum", "mean", "max",
-    "norm", "matmul", "mm", "mv", "addmm", "softmax", "log_softmax", "cat", "stack", "where",
-    "allclose", "equal", "is_tensor", "numel", "finfo", "iinfo", "promote_types", "result_type",
-    "get_default_dtype", "set_default_dtype",
+    "complex64", "complex128", "bool", "bfloat16", "dtype", "half", "float", "double", "cfloat",
+    "cdouble", "short", "int", "long", "complex32", "chalf", "uint16", "uint32", "uint64", "chunk",
+    "unbind", "is_floating_point", "device", "exp", "log", "tanh", "sigmoid", "relu", "relu_",
+    "sqrt", "abs", "clamp", "pow", "sum", "mean", "max", "norm", "matmul", "mm", "mv", "dot",
+    "bmm", "argmax", "argmin", "index_put", "set_warn_always", "is_warn_always_enabled", "addmm",
+    "softmax", "log_softmax", "cat", "stack", "where", "allclose", "equal", "is_tensor", "numel",
+    "finfo", "iinfo", "promote_types", "result_type", "get_default_dtype", "set_default_dtype",
 ]

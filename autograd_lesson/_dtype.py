@@ -77,6 +77,7 @@ _TYPES = [  # name, NumPy dtype, abbr, PyTorch's ScalarType name, kind, itemsize
     ("float16", np.float16, "f16", "Half", "f", 2),
     ("float32", np.float32, "f32", "Float", "f", 4),
     ("float64", np.float64, "f64", "Double", "f", 8),
+    ("bfloat16", None, "bf16", "BFloat16", "f", 2),  # (no NumPy type: no tensors of it)
     ("complex32", None, "c32", "ComplexHalf", "c", 4),  # (no NumPy type: no tensors of it)
     ("complex64", np.complex64, "c64", "ComplexFloat", "c", 8),
     ("complex128", np.complex128, "c128", "ComplexDouble", "c", 16),
@@ -176,8 +177,9 @@ def numpy_dtype(value, fn="tensor", param="dtype", invalid=None):
             raise invalid()
         raise TypeError(f"{fn}(): argument '{param}' must be torch.dtype, not {typename(value)}")
     if found._numpy is None:
-        raise TypeError(f"autograd_lesson has no {found} tensors (NumPy has no such type): "
-                        f"use torch.complex64")
+        instead = "torch.complex64" if found._kind == "c" else "torch.float16 or torch.float32"
+        raise TypeError(f"autograd_lesson has no {found._name} (NumPy has no such type): use "
+                        f"{instead} instead")
     return found._numpy
 
 

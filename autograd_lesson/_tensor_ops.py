@@ -7,6 +7,8 @@ import numpy as np
 
 from . import _dtype, ops as _ops
 
+_MT_WARNED = [False]  # PyTorch's TORCH_WARN_ONCE, at this call site
+
 
 _ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge"}
 
@@ -153,13 +155,19 @@ class TensorOps:
         return _ops.matmul.matmul(other, self)
 
     def matmul(self, other):
-        return _ops.matmul.matmul(self, other)
+        return _ops.matmul.matmul.method(self, other)
 
-    def mm(self, other):
-        return _ops.matmul.mm(self, other)
+    def mm(self, mat2):
+        return _ops.matmul.mm.method(self, mat2)
 
     def mv(self, vec):
-        return _ops.matmul.mv(self, vec)
+        return _ops.matmul.mv.method(self, vec)
+
+    def dot(self, tensor):
+        return _ops.matmul.dot.method(self, tensor)
+
+    def bmm(self, mat2):
+        return _ops.matmul.bmm.method(self, mat2)
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return _ops.matmul.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
@@ -217,23 +225,21 @@ class TensorOps:
         return _ops.reduce.norm(self, p, dim, keepdim)
 
     def argmax(self, dim=None, keepdim=False):
-        from ._tensor import Tensor
-        if self._data.dtype.kind in "cb":
-            raise RuntimeError(f"argmax(): does not support "
-                               f"{'complex' if self._data.dtype.kind == 'c' else 'bool'} input")
-        if dim is not None:
-            dim = _ops._util.wrap_dim(dim, self.ndim)
-        if not self.numel() and (dim is None or not self.ndim or not self.shape[dim]):
-            raise IndexError("argmax(): Expected reduction dim to be specified for "
-                             "input.numel() == 0." if dim is None else
-                             f"argmax(): Expected reduction dim {dim} to have non-zero size.")
-        if dim is not None and not self.ndim:
-            dim = None
-        index = np.argmax(self._data, axis=dim)
-        return Tensor._make(np.asarray(np.expand_dims(index, dim) if keepdim and dim is not None
-                                       else index, dtype=np.int64))
+        return _ops.reduce.arg_reduce(self, dim, keepdim, "argmax")
+
+    def argmin(self, dim=None, keepdim=False):
+        return _ops.reduce.arg_reduce(self, dim, keepdim, "argmin")
 
     # shape ------------------------------------------------------------------------------------
+    def index_put_(self, indices, values, accumulate=False):
+        """``self[indices] = values`` (or ``+=`` with ``accumulate``) for a tuple of index
+        tensors, in place: ``IndexPutBackward0``; a duplicate index's last write wins."""
+        indices = _ops.shape.index_put_indices("index_put_", self, indices, values, accumulate)
+        return _ops.shape.index_put_(self, indices, values, accumulate, setitem=False)
+
+    def index_put(self, indices, values, accumulate=False):
+        return _ops.shape.index_put(self, indices, values, accumulate)
+
     def reshape(self, *shape):
         return _ops.shape.reshape(self, *shape)
 
@@ -249,6 +255,25 @@ class TensorOps:
     @property
     def T(self):
         return _ops.shape.PermuteBackward0.apply(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        """The last two dims swapped (``transpose(-2, -1)``), for a matrix or a batch of them."""
+        if not self.ndim:  # (PyTorch: deprecated, the identity; it warns once per process)
+            _ops._util.warn_once(_MT_WARNED, "Tensor.mT is deprecated on 0-D tensors. This "
+                                 "function is the identity in these cases.")
+            return self
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.ndim}-D tensor.")
+        return _ops.shape.TransposeBackward0.apply(self, -2, -1)
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    def contiguous(self):
+        """``self`` if its memory is in C order, else a copy (``CloneBackward0``), as PyTorch."""
+        return self if self._data.flags.c_contiguous else _ops.shape.CloneBackward0.apply(self)
 
     def permute(self, *dims):
         dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims

@@ -41,7 +41,9 @@ class OpCase:
     ref: Optional[Callable] = None  # NumPy forward: ref(*arrays) -> array
     random: bool = False            # output depends on the RNG (dropout): compare structure only
     params: bool = False            # fn makes leaves of its own (nn.RNNCell's parameters)
-    tags: tuple = field(default=())  # "float32 output": too coarse for finite differences
+    tags: tuple = field(default=())  # "float32 output": too coarse for finite differences;
+    # "overwritten values": a value a later duplicate index overwrites still gets grad[index]
+    # (PyTorch's formula), which is no derivative: no finite differences
 
     def rg_combinations(self):
         """Every requires_grad pattern of the inputs with at least one leaf requiring grad."""
@@ -132,6 +134,22 @@ def _dropout_train(lib, x):
     return lib.nn.functional.dropout(x, 0.5, training=True)
 
 
+def _put(x, key, v, accumulate=False):
+    """NumPy's index_put: ``out[key] = v`` (the last duplicate wins) or ``+=`` every value."""
+    out = x.copy()
+    if accumulate:
+        np.add.at(out, tuple(key) if isinstance(key, tuple) else key,
+                  np.broadcast_to(v, out[key].shape))
+    else:
+        out[key] = v
+    return out
+
+
+def _setitem(t, key, v):
+    t[key] = v
+    return t
+
+
 def _case(name, fn, *args, **kw):
     return OpCase(name, fn, tuple(args), **kw)
 
@@ -220,6 +238,36 @@ CASES = [
     _case("mm_transposed_left", lambda lib, x, w: x.t().mm(w), Arg((4, 3)), W,
           ref=lambda x, w: x.T @ w),  # a column-major mat1: its gradient comes transposed
     _case("mv", lambda lib, x, v: lib.mv(x, v), X, V, ref=np.matmul),
+    _case("mv_method", lambda lib, x, v: x.mv(v), X, V, ref=np.matmul),
+    _case("dot", lambda lib, u, v: lib.dot(u, v), V, V, ref=np.dot),
+    _case("dot_method", lambda lib, u, v: u.dot(v), V, V, ref=np.dot),
+    _case("bmm", lambda lib, x, y: lib.bmm(x, y), Arg((2, 3, 4)), Arg((2, 4, 5)), ref=np.matmul),
+    _case("bmm_method", lambda lib, x, y: x.bmm(y), Arg((2, 3, 4)), Arg((2, 4, 5)),
+          ref=np.matmul),
+    # matmul of N-D operands: folded into one mm/mv, or expanded batches and one bmm, as
+    # ATen's matmul decides (by requires_grad and strides)
+    _case("matmul_3d_3d", lambda lib, x, y: x @ y, Arg((2, 3, 4)), Arg((2, 4, 5)), ref=np.matmul),
+    _case("matmul_3d_2d", lambda lib, x, w: x @ w, Arg((2, 3, 4)), W, ref=np.matmul),
+    _case("matmul_2d_3d", lambda lib, x, y: x @ y, X, Arg((2, 4, 5)), ref=np.matmul),
+    _case("matmul_3d_1d", lambda lib, x, v: x @ v, Arg((2, 3, 4)), V, ref=np.matmul),
+    _case("matmul_1d_3d", lambda lib, v, y: v @ y, V, Arg((2, 4, 5)), ref=np.matmul),
+    _case("matmul_4d_3d_broadcast", lambda lib, x, y: lib.matmul(x, y), Arg((2, 1, 3, 4)),
+          Arg((3, 4, 2)), ref=np.matmul),
+    _case("matmul_4d_4d_broadcast", lambda lib, x, y: x.matmul(y), Arg((2, 1, 3, 4)),
+          Arg((1, 2, 4, 2)), ref=np.matmul),
+    _case("matmul_1d_4d", lambda lib, v, y: v @ y, V, Arg((2, 3, 4, 5)), ref=np.matmul),
+    _case("matmul_4d_1d", lambda lib, x, v: x @ v, Arg((2, 3, 2, 4)), V, ref=np.matmul),
+    _case("matmul_2d_4d", lambda lib, x, y: x @ y, X, Arg((2, 1, 4, 5)), ref=np.matmul),
+    _case("matmul_noncontiguous_3d_1d", lambda lib, x, v: x.transpose(0, 1) @ v,
+          Arg((3, 2, 4)), V, ref=lambda x, v: x.transpose(1, 0, 2) @ v),
+    _case("matmul_noncontiguous_3d_2d", lambda lib, x, w: x.transpose(0, 1) @ w,
+          Arg((3, 2, 4)), W, ref=lambda x, w: x.transpose(1, 0, 2) @ w),
+    _case("matmul_batch_of_one_3d", lambda lib, x, y: x @ y, Arg((1, 3, 4)), Arg((2, 4, 5)),
+          ref=np.matmul),  # squeezed to a matrix first when it requires grad
+    _case("matmul_3d_batch_of_one", lambda lib, x, y: x @ y, Arg((2, 3, 4)), Arg((1, 4, 5)),
+          ref=np.matmul),
+    _case("matmul_expanded_3d_3d", lambda lib, x, y: x.expand(3, 3, 4) @ y,
+          Arg((1, 3, 4)), Arg((3, 4, 2)), ref=lambda x, y: np.broadcast_to(x, (3, 3, 4)) @ y),
     _case("addmm", lambda lib, b, x, w: lib.addmm(b, x, w), Arg((5,)), X, W,
           ref=lambda b, x, w: b + x @ w),
     _case("addmm_alpha_beta", lambda lib, b, x, w: lib.addmm(b, x, w, beta=0.5, alpha=2),
@@ -230,6 +278,8 @@ CASES = [
           ref=lambda x, w: x @ w.T),
     # shape ops -------------------------------------------------------------------------------
     _case("t", lambda lib, x: x.t(), X, ref=np.transpose),
+    _case("reshape_alias", lambda lib, x: x.t().reshape(2, 6), X,
+          ref=lambda x: x.T.reshape(2, 6)),  # non-contiguous, still viewable: _reshape_alias
     _case("T", lambda lib, x: x.T, X, ref=np.transpose),  # PermuteBackward0, not TBackward0
     _case("permute", lambda lib, x: x.permute(1, -1, 0), Arg((2, 3, 4)),
           ref=lambda x: x.transpose(1, 2, 0)),
@@ -256,12 +306,25 @@ CASES = [
     _case("index_slice_negative", lambda lib, x: x[-2:], X, ref=lambda x: x[-2:]),
     _case("index_slice_step", lambda lib, x: x[::2], X, ref=lambda x: x[::2]),
     _case("select", lambda lib, x: x.select(1, -2), X, ref=lambda x: x[:, -2]),
+    _case("select_negative_dim", lambda lib, x: x.select(-1, 1), X, ref=lambda x: x[:, 1]),
     _case("narrow", lambda lib, x: x.narrow(1, 1, 2), X, ref=lambda x: x[:, 1:3]),
     _case("index_int_list", lambda lib, x: x[[0, 2]], X, ref=lambda x: x[[0, 2]]),
     _case("index_bool_mask", lambda lib, x: x[x > 0], X, ref=lambda x: x[x > 0]),
     _case("index_column", lambda lib, x: x[:, 0], X, ref=lambda x: x[:, 0]),
     _case("index_int_slice", lambda lib, x: x[1, 1:3], X, ref=lambda x: x[1, 1:3]),
     _case("index_slice_int", lambda lib, x: x[0:2, 1], X, ref=lambda x: x[0:2, 1]),
+    # index_put_ with duplicate indices: the last write wins, every duplicate gets a gradient
+    _case("index_put_duplicates", lambda lib, x, v: (x * 1).index_put_((lib.tensor([2, 0, 2]),), v),
+          X, Arg((3, 4)), ref=lambda x, v: _put(x, [2, 0, 2], v), tags=("overwritten values",)),
+    _case("index_put_duplicates_broadcast", lambda lib, x, v: x.index_put((lib.tensor([1, 1]),), v),
+          X, V, ref=lambda x, v: _put(x, [1, 1], v), tags=("overwritten values",)),
+    _case("index_put_accumulate", lambda lib, x, v: (x * 1).index_put_(
+        (lib.tensor([2, 0, 2]),), v, accumulate=True), X, V, ref=lambda x, v: _put(x, [2, 0, 2], v, True)),
+    _case("index_put_accumulate_pairs", lambda lib, x, v: x.index_put(
+        (lib.tensor([0, 0]), lib.tensor([1, 1])), v, accumulate=True), X, Arg(()),
+        ref=lambda x, v: _put(x, ([0, 0], [1, 1]), v, True)),
+    _case("setitem_duplicates", lambda lib, x, v: _setitem(x * 1, [1, 1], v), X, V,
+          ref=lambda x, v: _put(x, [1, 1], v), tags=("overwritten values",)),
     _case("cat", lambda lib, x, y: lib.cat([x, y]), X, X, ref=lambda x, y: np.concatenate([x, y])),
     _case("cat_dim1", lambda lib, x, y: lib.cat([x, y], dim=1), X, Arg((3, 2)),
           ref=lambda x, y: np.concatenate([x, y], 1)),

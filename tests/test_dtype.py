@@ -10,10 +10,10 @@ import pytest
 import autograd_lesson as al
 from autograd_lesson import nn
 
-NAMES = ["float16", "float32", "float64", "complex32", "complex64", "complex128", "int8",
-         "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]
+NAMES = ["float16", "float32", "float64", "bfloat16", "complex32", "complex64", "complex128",
+         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]
 ALIASES = ["half", "float", "double", "chalf", "cfloat", "cdouble", "short", "int", "long"]
-TENSOR_NAMES = [n for n in NAMES if n != "complex32"]  # (NumPy has no complex32)
+TENSOR_NAMES = [n for n in NAMES if n not in ("complex32", "bfloat16")]  # (not in NumPy)
 # Not torch.dtype: strings, ints, NumPy's dtypes and scalar types, None; and the Python types
 # torch takes (float -> float64, int -> int64, bool, complex -> complex128).
 BAD = {"str": "float32", "int": 5, "np.float32": np.float32, "np.dtype": np.dtype("float32"),

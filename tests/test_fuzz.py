@@ -34,6 +34,7 @@ pytestmark = pytest.mark.parity
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "400"))
 DERANDOMIZE = "FUZZ_EXAMPLES" not in os.environ
 TRIED = [0]
+LAST = os.environ.get("FUZZ_LAST")  # a file: each program is written there before it runs
 
 SHAPES = [(), (0,), (1,), (3,), (2, 3), (1, 3), (2, 1), (2, 0), (3, 1, 2)]
 DTYPES = ["float32", "float64", "int64", "int32", "bool"]
@@ -80,7 +81,7 @@ def expression(draw, names):
     x = draw(st.sampled_from(names))
     y = draw(st.sampled_from(names))
     d = draw(DIM)
-    kind = draw(st.integers(0, 33))
+    kind = draw(st.integers(0, 36))
     s = draw(st.sampled_from(SCALARS))
     if kind == 0:
         return f"{x}.{draw(st.sampled_from(UNARY))}()"
@@ -188,6 +189,32 @@ def expression(draw, names):
                                      f"{x}.size({d})", f"{x}.dim()", f"{x}.item()",
                                      f"{x}.tolist()", f"len({x})", f"{x}.any()", f"{x}.all()",
                                      f"~{x}", f"{x} & {y}", f"{x} | {y}", f"{x}.eq({y})"]))
+    if kind == 33:  # matmul of every rank (folded into mm/mv, or batched bmm), bmm, dot
+        k, j = draw(st.integers(-3, 2)), draw(st.integers(-3, 2))
+        return draw(st.sampled_from([
+            f"{x}.unsqueeze(0).expand(2, -1, -1) @ {y}", f"{x} @ {y}.unsqueeze(0).expand(2, -1, -1)",
+            f"{x}.unsqueeze({k}) @ {y}.unsqueeze({j})", f"{x}.reshape(-1, 1) @ {y}.reshape(1, -1)",
+            f"{x}.reshape(2, 1, -1) @ {y}.reshape(-1, 1)", f"{x}.reshape(-1) @ {y}.reshape(2, -1, 1)",
+            f"{x}.transpose(0, 1).unsqueeze(0) @ {y}", f"{x} @ {y}.t()", f"{x}.mT @ {y}",
+            f"lib.matmul({x}.unsqueeze(0), {y}.unsqueeze(1))", f"{x}.matmul({y}.unsqueeze(-1))",
+            f"lib.dot({x}, {y})", f"{x}.dot({y})", f"{x}.reshape(-1).dot({y}.reshape(-1))",
+            f"lib.bmm({x}, {y})", f"{x}.bmm({y})", f"lib.bmm({x}.unsqueeze(0), {y}.unsqueeze(0))",
+            f"lib.bmm({x}.expand(2, -1, -1), {y}.expand(2, -1, -1))", f"{x}.mv({y})",
+            f"{x}.mT", f"{x}.contiguous()", f"{x}.t().contiguous()"]))
+    if kind == 34:
+        return draw(st.sampled_from([
+            f"{x}.argmin()", f"{x}.argmin({d})", f"{x}.argmin({d}, keepdim=True)",
+            f"{x}.argmin(keepdim=True)", f"lib.argmin({x})", f"{x}.argmax(keepdim=True)",
+            f"lib.argmax({x}, {d})"]))
+    if kind == 35:  # index_put_ with duplicate indices, broadcast values, accumulate
+        idx = draw(st.sampled_from(["[0, 0]", "[1, 0, 1]", "[-1, 0, 2]", "[True, False]"]))
+        acc = draw(st.sampled_from(["", ", accumulate=True", ", True"]))
+        return draw(st.sampled_from([
+            f"{x}.clone().index_put_((lib.tensor({idx}),), {y}{acc})",
+            f"{x}.index_put((lib.tensor({idx}),), {y}{acc})",
+            f"({x} * 1).index_put_((lib.tensor({idx}),), {y}{acc})",
+            f"lib.zeros(1).expand(3).index_put_((lib.tensor({idx}),), {y}{acc})",
+            f"lib.zeros(2, 1).expand(2, 3).index_put_((lib.tensor({idx}),), {y}{acc})"]))
     return f"Scale.apply({x})"
 
 
@@ -231,7 +258,8 @@ def program(draw):
         if draw(st.integers(0, 9)) == 0:  # an item assignment statement
             x, y = draw(st.sampled_from(names)), draw(st.sampled_from(names))
             key = draw(st.sampled_from(["0", "[0, 1]", f"{x} > 0", "...", ":, 0", "1:",
-                                        ":, [0]", "[0, 1], [1, 0]"]))
+                                        ":, [0]", "[0, 1], [1, 0]", "[0, 0]", "[1, 0, 1]",
+                                        "[0, 0], [1, 1]"]))
             value = draw(st.sampled_from([y, "0.", "2", f"{y}.sum()"]))
             lines.append(f"{x}[{key}] = {value}")
             continue
@@ -294,23 +322,36 @@ def _describe_or_error(value):
 
 def run(lib, lines):
     env = {"lib": lib, "F": lib.nn.functional}
-    error, caught = None, []
+    # Warnings that come once per process (per call site in torch) would make a program's
+    # outcome depend on the programs before it: every program sees them (a set, below).
+    warn_always = lib.is_warn_always_enabled()
+    lib.set_warn_always(True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for i, line in enumerate(lines):
-            try:
-                exec(line, env)
-            except Exception as exc:  # noqa: BLE001  (the outcome under comparison)
-                error = (i, _kind(exc), _missing_argument(_message(exc)))
-                if "] = " in line and isinstance(exc, IndexError):
-                    # torch writes the in-bounds entries of x[index] = v before it raises: the
-                    # values of x and its views are an accident of its kernel, not compared
-                    env = {k: v for k, v in env.items() if k in ("lib", "F")}
-                break
+        try:
+            error, env = _run_lines(env, lines)
+        finally:
+            lib.set_warn_always(warn_always)
     seen = sorted({(w.category.__name__, _message(w.message)) for w in caught})
     state = {k: _describe_or_error(v) for k, v in env.items()
              if k not in ("lib", "F", "h", "Scale") and not k.startswith("__")}
     return error, seen, state
+
+
+def _run_lines(env, lines):
+    """Run the lines until one raises: (its line, type and message) or None, and the names
+    left to compare."""
+    for i, line in enumerate(lines):
+        try:
+            exec(line, env)
+        except Exception as exc:  # noqa: BLE001  (the outcome under comparison)
+            error = (i, _kind(exc), _missing_argument(_message(exc)))
+            if "] = " in line and isinstance(exc, IndexError):
+                # torch writes the in-bounds entries of x[index] = v before it raises: the
+                # values of x and its views are an accident of its kernel, not compared
+                env = {k: v for k, v in env.items() if k in ("lib", "F")}
+            return error, env
+    return None, env
 
 
 def _same(a, b):
@@ -356,12 +397,19 @@ def _pending(ours, theirs):
 SEEN = {"limitation": 0, "pending": 0, "torch bug": 0}
 
 
+ZERO_DIM_SELECT = "select() cannot be applied to a 0-dim tensor."
+
+
 def _cut(ours, theirs):
     """The line to stop comparing at, for a documented limitation or a pending divergence
     (or a crash inside torch itself, which is no spec: ``True ** x`` asserts in its backward)."""
     if theirs[0] is not None and ("INTERNAL ASSERT FAILED" in theirs[0][2]
-                                  or theirs[0][2].startswith("Autograd not support dtype")):
-        # (the second: x.copy_(y) with y requiring grad makes an integer x require grad in torch)
+                                  or theirs[0][2].startswith("Autograd not support dtype")
+                                  or (theirs[0][2] == ZERO_DIM_SELECT and ours[0] is not None
+                                      and ours[0][2].startswith("index -"))):
+        # (the second: x.copy_(y) with y requiring grad makes an integer x require grad in torch;
+        # the third: x[-1] of a 0-dim x reads a size past the end of its empty sizes, so which
+        # message torch gives depends on memory: "index -1 is out of bounds ..." or this)
         SEEN["torch bug"] += 1
         return theirs[0][0]
     if _pending(ours[0], theirs[0]):
@@ -405,6 +453,9 @@ def _show(d):
 def test_fuzz_programs_match_torch(torch_module, lines):
     TRIED[0] += 1
     note("program:\n" + "\n".join(lines))
+    if LAST:  # a program that crashes the process (a segfault inside torch) is left here
+        with open(LAST, "w") as f:
+            f.write("\n".join(lines) + "\n")
     compare(torch_module, lines)
 
 

@@ -107,7 +107,8 @@ def gradgradcheck(case, directions=2):
 
 
 FORWARD = [c for c in CASES if c.ref is not None]
-SMOOTH = [c for c in CASES if c.name != "dropout_eval" and "float32 output" not in c.tags]
+SMOOTH = [c for c in CASES if c.name != "dropout_eval" and "float32 output" not in c.tags
+          and "overwritten values" not in c.tags]
 
 
 @pytest.mark.parametrize("case", FORWARD, ids=[c.name for c in FORWARD])

@@ -100,6 +100,10 @@ def our_tensor_saves(node, skipped_in_torch):
     """ours: the same, from ``saved_buffers()`` (checked against ``_saved_X`` itself)."""
     tensors = {}
     for buffer in node.saved_buffers():
+        if "[" in buffer.slot:  # ``indices[1]``: one entry of a list-valued save
+            slot = buffer.slot.split("[")[0]
+            tensors[slot] = _meta(getattr(node, "_saved_" + slot))
+            continue
         meta = tensors[buffer.slot] = _meta(getattr(node, "_saved_" + buffer.slot))
         single = meta[0] if isinstance(meta, list) else meta
         assert (tuple(buffer.shape), str(buffer.dtype)) == single

@@ -144,6 +144,27 @@ def check_scalar(number, dtype):
     return number
 
 
+_WARN_ALWAYS = [False]
+
+
+def set_warn_always(b):
+    """PyTorch's ``set_warn_always``: warnings that come once per process come every time."""
+    _WARN_ALWAYS[0] = bool(b)
+
+
+def is_warn_always_enabled():
+    return _WARN_ALWAYS[0]
+
+
+def warn_once(flag, message, stacklevel=2):
+    """PyTorch's TORCH_WARN_ONCE: ``flag`` (a one-item list, one per call site) remembers that
+    it warned; after ``set_warn_always(True)`` it warns every time."""
+    if flag[0] and not _WARN_ALWAYS[0]:
+        return
+    flag[0] = True
+    warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+
+
 _complex_warned = [False]
 
 
@@ -154,10 +175,7 @@ def cast(array, dtype):
     if array.dtype.kind == "c" and dtype.kind != "c":
         if dtype.kind == "b":
             return array != 0
-        if not _complex_warned[0]:
-            _complex_warned[0] = True
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          UserWarning, stacklevel=2)
+        warn_once(_complex_warned, "Casting complex values to real discards the imaginary part")
         array = array.real
     if dtype.kind in "iub" and array.dtype.kind == "f":
         with np.errstate(invalid="ignore", over="ignore"):  # nan, inf: no warning in PyTorch
@@ -167,18 +185,27 @@ def cast(array, dtype):
 
 def tensor_arguments(name, *params):
     """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
-    that is not a Tensor): ``relu(): argument 'input' (position 1) must be Tensor, not int``."""
+    that is not a Tensor): ``relu(): argument 'input' (position 1) must be Tensor, not int``.
+    The wrapped function's ``.method`` is the Tensor method's twin (``x.dot(2)``: position 1)."""
     checks = [(i, param) for i, param in enumerate(params) if param is not None]
+
+    def check(args, first):
+        for i, param in checks:
+            if i < len(args) and not isinstance(args[i], Tensor):
+                from .._dtype import typename
+                raise TypeError(f"{name}(): argument '{param}' (position {i + first}) must be "
+                                f"Tensor, not {typename(args[i])}")
 
     def wrap(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            for i, param in checks:
-                if i < len(args) and not isinstance(args[i], Tensor):
-                    from .._dtype import typename
-                    raise TypeError(f"{name}(): argument '{param}' (position {i + 1}) must be "
-                                    f"Tensor, not {typename(args[i])}")
+            check(args, 1)
             return fn(*args, **kwargs)
+
+        def method(*args, **kwargs):  # ``x.dot(2)``: positions count after self
+            check(args, 0)
+            return fn(*args, **kwargs)
+        checked.method = method
         return checked
     return wrap
 

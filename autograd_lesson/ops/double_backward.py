@@ -11,7 +11,7 @@ import numpy as np
 
 from .formula import AddBackward1, mul_scalar, zeros
 from ._op import Op
-from ._util import normalize_dims
+from ._util import ignore_fp_errors, normalize_dims
 
 
 class SigmoidBackwardBackward0(Op):
@@ -97,7 +97,8 @@ class SoftmaxBackwardDataBackward0(Op):
         ctx.save_value("dim", dim)
         ctx.given_dim, (ctx.dim,) = dim, normalize_dims(dim, output.ndim)
         g, y = grad_output._data, output._data
-        return y * (g - (g * y).sum(axis=ctx.dim, keepdims=True))
+        with ignore_fp_errors():  # inf - inf, 0 * inf: nan, silently, as PyTorch
+            return y * (g - (g * y).sum(axis=ctx.dim, keepdims=True))
 
     def backward(ctx, grad):
         grad_output, output, dim = ctx.saved("grad_output"), ctx.saved("output"), ctx.dim
@@ -121,7 +122,8 @@ class LogSoftmaxBackwardDataBackward0(Op):
         ctx.save_value("dim", dim)
         (ctx.dim,) = normalize_dims(dim, output.ndim)
         g = grad_output._data
-        return g - np.exp(output._data) * g.sum(axis=ctx.dim, keepdims=True)
+        with ignore_fp_errors():  # inf - inf: nan, silently, as PyTorch
+            return g - np.exp(output._data) * g.sum(axis=ctx.dim, keepdims=True)
 
     def backward(ctx, grad):
         grad_output, output, dim = ctx.saved("grad_output"), ctx.saved("output"), ctx.dim

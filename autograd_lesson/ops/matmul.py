@@ -1,14 +1,16 @@
-"""Matrix products: mm, mv, dot, addmm and the ``@`` dispatch.
+"""Matrix products: mm, mv, dot, bmm, addmm and the ``@`` dispatch.
 
 Each saves an operand only when the *other* operand requires grad, exactly as PyTorch does:
 ``x @ W`` with a data batch ``x`` saves only ``x`` (W's gradient needs it), never W.
 """
+import math
+
 import numpy as np
 
-from .._tensor import Tensor
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import expand_shape, ignore_fp_errors, tensor_arguments, torch_name
+from ._util import (broadcast_shape, expand_shape, ignore_fp_errors, result_type, tensor_arguments,
+                    torch_name)
 
 
 def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
@@ -191,6 +193,39 @@ class DotBackward0(Op):
         return (grad * y if y is not None else None), (grad * x if x is not None else None)
 
 
+class BmmBackward0(Op):
+    """out = self @ mat2, one matrix product per batch (3-D); d/dself = grad @ mat2^T,
+    d/dmat2 = self^T @ grad (per batch). Saves mat2 if self requires grad, and vice versa."""
+
+    def forward(ctx, x, y):
+        if x.ndim != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        if y.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+        if y.shape[:2] != (x.shape[0], x.shape[2]):
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{x.shape[0]}, {x.shape[2]}] but got: [{y.shape[0]}, "
+                               f"{y.shape[1]}].")
+        ctx.save("mat2", y if x.requires_grad else None)
+        ctx.save("self", x if y.requires_grad else None)
+        shape = (x.shape[0], x.shape[1], y.shape[2])
+        if not math.prod(shape) or not x.shape[2]:  # no kernel runs: no dtype check either
+            return np.zeros(shape, result_type(x, y))
+        if x._data.dtype == np.bool_:  # (the kernel dispatches on self's dtype, then checks mat2's)
+            raise NotImplementedError('"bmm" not implemented for \'Bool\'')
+        if x._data.dtype != y._data.dtype:
+            raise RuntimeError(f"expected scalar type {torch_name(x._data.dtype)} but found "
+                               f"{torch_name(y._data.dtype)}")
+        with np.errstate(over="ignore", invalid="ignore"):
+            return x._data @ y._data
+
+    def backward(ctx, grad):
+        y, x = ctx.saved("mat2"), ctx.saved("self")
+        grad_x = grad.bmm(y.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+        grad_y = x.transpose(1, 2).bmm(grad) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_y
+
+
 @tensor_arguments("mm", "input", "mat2")
 def mm(x, w):
     return MmBackward0.apply(x, w)
@@ -201,29 +236,104 @@ def mv(x, v):
     return MvBackward0.apply(x, v)
 
 
+@tensor_arguments("dot", "input", "tensor")
+def dot(x, y):
+    return DotBackward0.apply(x, y)
+
+
+@tensor_arguments("bmm", "input", "mat2")
+def bmm(x, y):
+    return BmmBackward0.apply(x, y)
+
+
 @tensor_arguments("addmm", "input", "mat1", "mat2")
 def addmm(bias, x, w, *, beta=1, alpha=1):
     return AddmmBackward0.apply(bias, x, w, beta=beta, alpha=alpha)
 
 
+def _unsafe_view(t, shape):
+    from .shape import UnsafeViewBackward0
+    return UnsafeViewBackward0.apply(t, tuple(shape))
+
+
+def _should_fold(x, y):
+    """ATen's ``should_fold``: an N-D (N >= 3) operand times a 1-D or 2-D one becomes one mm
+    or mv on the big operand folded to a matrix, when the small operand requires grad (its
+    gradient is then one product, not a batch summed) or the fold costs no copy."""
+    larger_first = x.ndim >= y.ndim
+    big, small = (x, y) if larger_first else (y, x)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if x.ndim == 2:  # 2-D @ N-D: the result would need a transposed copy
+        return False
+    if not big.numel():
+        return True
+    sizes, strides = list(big.shape), _torch_strides(big._data)
+    if not larger_first:  # big.mT
+        sizes[-2:], strides[-2:] = sizes[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(big.ndim - 2))
+
+
+def _torch_strides(array):
+    """The strides (in elements) PyTorch would most likely give: NumPy's stride of a size-1
+    dim is arbitrary (0 after ``broadcast_to``); PyTorch's is the contiguous one (as after
+    ``unsqueeze`` or ``view``)."""
+    strides = [s // array.itemsize for s in array.strides]
+    following = 1
+    for i in reversed(range(array.ndim)):
+        if array.shape[i] == 1:
+            strides[i] = following
+        following = strides[i] * array.shape[i]
+    return strides
+
+
+@tensor_arguments("matmul", "input", "other")
 def matmul(x, y):
-    """``x @ y`` for 1-D and 2-D operands, dispatched as PyTorch does (dot, mv, mm)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
-    if not isinstance(y, Tensor):
-        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(y).__name__}")
-    if not x.ndim or not y.ndim:
+    """``x @ y`` as ATen's ``matmul`` records it: dot, mv, mm for 1-D and 2-D operands; a 3-D
+    batch of one that requires grad squeezed to a matrix when the other is a 3-D batch of
+    several; an N-D operand folded into one mm or mv (``_should_fold``); else both operands
+    expanded to the broadcast batch shape, reshaped to 3-D, one bmm and an ``_unsafe_view``."""
+    dx, dy = x.ndim, y.ndim
+    if not dx or not dy:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{x.ndim}D and {y.ndim}D")
-    if x.ndim == 1 and y.ndim == 1:
+                           f"{dx}D and {dy}D")
+    if dx == 1 and dy == 1:
         return DotBackward0.apply(x, y)
-    if x.ndim == 2 and y.ndim == 1:
+    if dx == 2 and dy == 1:
         return MvBackward0.apply(x, y)
-    if x.ndim == 1 and y.ndim == 2:
+    if dx == 1 and dy == 2:
         from .shape import SqueezeBackward4
         return SqueezeBackward4.apply(MmBackward0.apply(x.unsqueeze(0), y), 0)
-    if x.ndim == 2 and y.ndim == 2:
+    if dx == 2 and dy == 2:
         return MmBackward0.apply(x, y)
-    raise NotImplementedError("autograd_lesson's matmul supports 1-D and 2-D operands; "
-                              "reshape batched inputs to 2-D first")
+    if dx == 3 and dy == 3:  # a batch of one that requires grad, against a real batch:
+        if x.shape[0] == 1 and y.shape[0] != 1 and x.requires_grad:  # one matrix, folded
+            x, dx = x.squeeze(0), 2
+        elif y.shape[0] == 1 and x.shape[0] != 1 and y.requires_grad:
+            y, dy = y.squeeze(0), 2
+    if _should_fold(x, y):
+        transpose = dy > dx
+        t1 = y.mT if transpose else x
+        t2 = (x.t() if dx == 2 else x) if transpose else y
+        output_shape = list(t1.shape[:-1])
+        folded = t1.reshape(math.prod(output_shape), t1.shape[-1])
+        if t2.ndim == 2:
+            output_shape.append(t2.shape[1])
+            out = _unsafe_view(MmBackward0.apply(folded, t2), output_shape)
+            return out.mT.contiguous() if transpose else out
+        return _unsafe_view(MvBackward0.apply(folded, t2), output_shape)
+    n = x.shape[-2] if dx > 1 else 1
+    m1, m2 = x.shape[-1], (y.shape[-2] if dy > 1 else y.shape[0])
+    p = y.shape[-1] if dy > 1 else 1
+    batch = list(broadcast_shape(x.shape[:max(dx - 2, 0)], y.shape[:max(dy - 2, 0)]))
+    product = math.prod(batch)
+    x3 = x.expand(*batch, n, m1).reshape(product, n, m1)
+    if dy == 1:
+        y3 = y.expand(*batch, m2).reshape(product, m2).unsqueeze(2)
+    else:
+        y3 = y.expand(*batch, m2, p).reshape(product, m2, p)
+    out = BmmBackward0.apply(x3, y3)
+    output_shape = batch + ([n] if dx > 1 else []) + ([p] if dy > 1 else [])
+    return _unsafe_view(out.squeeze(-1) if dy == 1 else out, output_shape)

@@ -230,3 +230,36 @@ def norm(x, p=2, dim=None, keepdim=False):
 
 
 __all__ = ["sum", "mean", "max", "norm", "Size"]
+
+
+def arg_reduce(x, dim, keepdim, name):
+    """``argmax``/``argmin``: the int64 index of the first largest/smallest element (nan
+    counts as both), over ``dim`` or over the flattened tensor; not differentiable. With
+    ``keepdim`` and no dim, every dim is kept as size 1. PyTorch's checks, in its order."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    if x._data.dtype.kind in "cb":
+        raise RuntimeError(f"{name}(): does not support "
+                           f"{'complex' if x._data.dtype.kind == 'c' else 'bool'} input")
+    if dim is not None:
+        dim = wrap_dim(dim, x.ndim, name)
+    if not x.numel() and (dim is None or not x.ndim or not x.shape[dim]):
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                         f"== 0." if dim is None else
+                         f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    find = np.argmax if name == "argmax" else np.argmin
+    if dim is None or not x.ndim:
+        index = np.asarray(find(x._data), dtype=np.int64)
+        return Tensor._make(index.reshape((1,) * x.ndim) if keepdim else index)
+    index = find(x._data, axis=dim)
+    return Tensor._make(np.asarray(np.expand_dims(index, dim) if keepdim else index,
+                                   dtype=np.int64))
+
+
+def argmax(input, dim=None, keepdim=False):
+    return arg_reduce(input, dim, keepdim, "argmax")
+
+
+def argmin(input, dim=None, keepdim=False):
+    return arg_reduce(input, dim, keepdim, "argmin")

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .. import _node
 from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
@@ -70,6 +71,11 @@ class UnsafeViewBackward0(Op):
 
     def backward(ctx, grad):
         return grad.reshape(ctx.input_shape)
+
+
+class ReshapeAliasBackward0(ViewBackward0):
+    """out = self.reshape(shape) of a non-contiguous tensor whose strides still allow a view
+    (PyTorch's ``_reshape_alias``). A view; saves no tensor."""
 
 
 class CloneBackward0(Op):
@@ -135,9 +141,10 @@ class TransposeBackward0(Op):
     is_view = True
 
     def forward(ctx, x, dim0, dim1):
-        ctx.dims = (wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim))
+        dims = (wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim))
+        ctx.dims = (dim0, dim1)  # the backward transposes by the dims as given (-2, -1)
         ctx.save_values(dim0=dim0, dim1=dim1)
-        return np.swapaxes(x._data, *ctx.dims) if x.ndim else x._data
+        return np.swapaxes(x._data, *dims) if x.ndim else x._data
 
     def backward(ctx, grad):
         return grad.transpose(*ctx.dims) if grad.ndim else grad
@@ -248,21 +255,21 @@ class SelectBackward0(Op):
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
                              if indexing else "select() cannot be applied to a 0-dim tensor.")
         shape = x._data.shape
-        dim = wrap_dim(dim, len(shape), "select")
+        given, dim = dim, wrap_dim(dim, len(shape), "select")  # (saved as given: -1, as PyTorch)
         size = shape[dim]
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}"
                              if indexing else f"select(): index {index} out of range for tensor "
                              f"of size {list(shape)} at dimension {dim}")
         ctx.dim, ctx.index, ctx.input_shape = dim, index % size, shape
-        ctx.given_index = index
+        ctx.given_index, ctx.given_dim = index, given
         if ctx.recording:
-            ctx.save_values(dim=dim, index=index, self_sym_sizes=list(shape))
+            ctx.save_values(dim=given, index=index, self_sym_sizes=list(shape))
         # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
         return x._data[(slice(None),) * dim + (ctx.index, Ellipsis)]
 
     def backward(ctx, grad):
-        return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.dim, ctx.given_index)
+        return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.given_dim, ctx.given_index)
 
 
 class SliceBackward0(Op):
@@ -327,37 +334,119 @@ class IndexBackward0(SavedIndexList, Op):
 
 
 class IndexPutBackward0(SavedIndexList, Op):
-    """out = self with values written at indices (``x[mask] = 0``, ``c[[1, 2]] = v``:
-    ``index_put_`` without accumulate). d/dself = grad with zeros at indices, d/dvalues =
-    grad[indices]. Saves indices (a tuple, as ``IndexPutImplBackward0``); no edge for them."""
+    """out = self with values written at indices (``x[mask] = 0``, ``c[[1, 2]] = v``,
+    ``index_put_``), or added there with ``accumulate``. d/dself = grad (accumulate) or grad
+    with zeros at indices, d/dvalues = grad[indices] (every duplicate gets its gradient, even
+    one overwritten by a later write, as PyTorch). Saves indices (a tuple, as
+    ``IndexPutImplBackward0``); no edge for them."""
 
     non_differentiable = (1,)
     scalar_edges = (2,)
     _indices_container = tuple
     any_dtype = True  # (x[mask] = v of an integer x with v requiring grad: as PyTorch)
 
-    def forward(ctx, x, indices, values):
+    def forward(ctx, x, indices, values, accumulate=False):
         save_indices(ctx, indices)
-        ctx.save_value("accumulate", False)
-        out = np.array(x._data, copy=True)
-        out[index_key(indices, out.shape)] = (
-            cast(values._data, x._data.dtype) if isinstance(values, Tensor)
-            else check_scalar(values, x._data.dtype))
-        return out
+        ctx.save_value("accumulate", accumulate)
+        ctx.accumulate = accumulate
+        if isinstance(values, Tensor):
+            values = cast(values._data, x._data.dtype)
+            if values.size == 1 and values.ndim:  # (one value of any shape: masked_fill_'s)
+                values = values.reshape(())
+        else:
+            values = check_scalar(values, x._data.dtype)
+        in_place = x is _node._inplace_self  # (only a write in place sees shared memory)
+        return put(x._data, index_key(indices, x.shape), values, accumulate, in_place)
 
     def backward(ctx, grad):
         indices = ctx.saved_indices()
-        grad_x = IndexPutBackward0.apply(grad, indices, 0.0) if ctx.needs_input_grad[0] else None
+        grad_x = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad if ctx.accumulate else IndexPutBackward0.apply(grad, indices, 0.0)
         grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
         return grad_x, grad_values
 
 
-def index_put(x, key, values):
-    """``x.index_put(key, values)`` for an int list, int array or bool mask ``key``."""
-    if not isinstance(key, Tensor):
-        array = np.asarray(key)
-        key = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
-    return IndexPutBackward0.apply(x, key, values)
+def put(target, key, values, accumulate=False, in_place=False):
+    """A dense copy of ``target`` after PyTorch's CPU index_put kernel wrote (or, with
+    ``accumulate``, added) ``values`` at ``key`` one element after the other, in index order:
+    for a duplicate index the last write wins. An expanded ``target`` (elements sharing memory)
+    written in place is written memory location by memory location, so every element aliasing
+    a location reads the location's final value."""
+    from .inplace import _offsets, has_internal_overlap
+    out = np.array(target, copy=True, order="C")
+    if not (in_place and has_internal_overlap(target)):
+        if accumulate:
+            np.add.at(out, key, values)
+        else:
+            out[key] = values
+        return out
+    positions = np.arange(out.size).reshape(out.shape)[key]  # the indexed elements, in order
+    values = np.broadcast_to(np.asarray(values, dtype=out.dtype), positions.shape).ravel()
+    positions = positions.ravel()
+    memory = _offsets(target).ravel()
+    written = memory[positions]
+    locations, first = np.unique(written, return_index=True)
+    if accumulate:  # each add reads what the previous one left there
+        final = out.ravel()[positions[first]]
+        np.add.at(final, np.searchsorted(locations, written), values)
+    else:
+        _, last = np.unique(written[::-1], return_index=True)
+        final = values[::-1][last]
+    where = np.minimum(np.searchsorted(locations, memory), len(locations) - 1)
+    hit = locations[where] == memory if len(locations) else np.zeros(memory.shape, bool)
+    flat = out.reshape(-1)
+    flat[hit] = final[where[hit]]
+    return out
+
+
+def index_put(x, indices, values, accumulate=False):
+    """``x.index_put(indices, values, accumulate)``: a new tensor, ``IndexPutBackward0`` of x
+    itself (no clone node), with ``index_put_``'s checks."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"index_put(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    indices = index_put_indices("index_put", x, indices, values, accumulate)
+    _, indices = slicing(x, indices, check=False)
+    _check_entries(x.shape, indices, bounds=False)
+    if not (not accumulate and len(indices) == 1 and indices[0]._data.dtype == np.bool_
+            and values.numel() == 1):  # (else masked_fill_ reads one value, of any shape)
+        result_shape = np.broadcast_to(np.empty((), x._data.dtype), x.shape)[
+            index_key(indices, x.shape)].shape
+        values = _index_put_value(values, result_shape, x._data.dtype, strip=False)
+    _check_entries(x.shape, indices)
+    return IndexPutBackward0.apply(x, indices[0] if len(indices) == 1 else indices, values,
+                                   accumulate)
+
+
+def index_put_indices(name, x, indices, values, accumulate=False):
+    """``index_put_``/``index_put``'s argument parser (a tuple or list of Tensors, and a
+    Tensor of values) and its first checks (the count of indices, their dtypes), with
+    PyTorch's errors in its order."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    if len(indices) > x.ndim:  # (native: x[...]'s parser words it without the count)
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {len(indices)})")
+    for t in indices:
+        if t._data.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if (not accumulate and len(indices) == 1 and indices[0]._data.dtype == np.uint8
+            and values.numel() == 1):  # PyTorch's masked_fill_ path takes bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
+    if any(t._data.dtype == np.uint8 for t in indices):  # a byte tensor is a (deprecated) mask
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=3)
+        indices = [Tensor._make(t._data != 0) if t._data.dtype == np.uint8 else t for t in indices]
+    return tuple(indices)
 
 
 def is_advanced_key(key):
@@ -411,9 +500,10 @@ def check_overlap(target, value, partial_only=False):
         raise RuntimeError(OVERLAP_INPUT_ERROR)
 
 
-def index_put_(x, key, value):
-    """``x[key] = value`` for an advanced ``key``, with PyTorch's checks in its order: the
-    basic indexing, the autograd checks, then masked_fill_ for a mask and one value, else
+def index_put_(x, key, value, accumulate=False, setitem=True):
+    """``x[key] = value`` for an advanced ``key`` (or, without ``setitem``, ``x.index_put_(key,
+    value, accumulate)``), with PyTorch's checks in its order: the basic indexing, the
+    autograd checks, then masked_fill_ for a mask and one value (not with accumulate), else
     the value's overlap with x, the indices, the value's shape and dtype, the bounds."""
     from . import inplace
     keys = key if isinstance(key, tuple) else (key,)
@@ -427,25 +517,30 @@ def index_put_(x, key, value):
         warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
                       UserWarning, stacklevel=3)
     used = [t for t in entries if t is not None]
-    mask_fill = (x.ndim and len(used) == 1 and used[0]._data.dtype == np.bool_
+    mask_fill = ((setitem or not accumulate) and x.ndim and len(used) == 1
+                 and used[0]._data.dtype == np.bool_
                  and (not isinstance(value, Tensor) or value.numel() == 1))
     if mask_fill and isinstance(value, Tensor):  # masked_fill_ reads one number
-        value = value.item() if not value.requires_grad else value.reshape(())
+        if not value.requires_grad:
+            value = value.item()
+        elif setitem and value.ndim:  # (x[mask] = v: v's leading 1s dropped, a view)
+            value = value.reshape(())
     elif isinstance(value, Tensor):
         shape = value.shape
-        while shape and shape[0] == 1:
+        while setitem and shape and shape[0] == 1:
             shape = shape[1:]  # a view without the leading 1s (PyTorch's slicePrefix1sSize)
         value = value if shape == value.shape else value.reshape(shape)
         check_overlap(x, value)
     _check_entries(x.shape, entries, bounds=False)
-    if isinstance(value, Tensor):
+    if isinstance(value, Tensor) and not mask_fill:  # (masked_fill_ reads one value)
         result_shape = np.broadcast_to(np.empty((), x._data.dtype), x.shape)[
             index_key(entries, x.shape)].shape
-        value = _index_put_value(value, result_shape, None if mask_fill else x._data.dtype)
+        value = _index_put_value(value, result_shape, x._data.dtype, setitem)
     _check_entries(x.shape, entries)  # the bounds, last (in the kernel)
     index = entries[0] if len(entries) == 1 else entries
-    _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value),
+    _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value, accumulate),
                    mask_fill=mask_fill and expanded)
+    return x
 
 
 EXPANDED_WARNING = ("Use of {op} on expanded tensors is deprecated. Please clone() the tensor "
@@ -468,11 +563,12 @@ def _write_indexed(x, key, value, compute, mask_fill=False):
     x._inplace(compute, value, overlap=False, written=written)
 
 
-def _index_put_value(value, result_shape, dtype):
-    """The value of ``x[index] = value``: leading 1s dropped, then it must broadcast to the
-    indexed shape and (unless ``dtype`` is None) have x's dtype, with PyTorch's messages."""
+def _index_put_value(value, result_shape, dtype, strip=True):
+    """The value of ``x[index] = value``: leading 1s dropped (``strip``: item assignment only),
+    then it must broadcast to the indexed shape and (unless ``dtype`` is None) have x's dtype,
+    with PyTorch's messages."""
     shape = value.shape
-    while shape and shape[0] == 1:
+    while strip and shape and shape[0] == 1:
         shape = shape[1:]  # every leading 1 is dropped first (PyTorch's slicePrefix1sSize)
     if shape != value.shape and is_expandable_to(shape, result_shape):
         value = value.reshape(shape)
@@ -723,10 +819,13 @@ def copy_from(x, src):
 
 
 def reshape(x, *shape):
-    """A view where the strides allow one (as ``view``), else a copy then ``_unsafe_view``."""
+    """A view of a contiguous tensor (``view``), else a view where the strides allow one
+    (``_reshape_alias``), else a copy then ``_unsafe_view``, as PyTorch decides."""
     shape = _infer_shape(shape, x.numel())
-    if _viewable(x._data, shape):
+    if x._data.flags.c_contiguous:
         return ViewBackward0.apply(x, shape)
+    if _viewable(x._data, shape):
+        return ReshapeAliasBackward0.apply(x, shape)
     return UnsafeViewBackward0.apply(CloneBackward0.apply(x), shape)
 
 
@@ -927,15 +1026,21 @@ def _check_entries(shape, entries, bounds=True):
                          "shapes " + ", ".join(str(list(a.shape)) for _, a in arrays)) from None
     kept = [n for d, n in enumerate(shape) if d not in {d for d, _ in arrays}]
     empty = not (math.prod(indexed) and math.prod(kept))  # PyTorch's kernel never runs
-    for position, (d, a) in enumerate(arrays):
+    for d, a in arrays:
         if a.size and not shape[d]:
             raise IndexError("index is out of bounds for dimension with size 0")
-        if empty or not bounds:
-            continue
-        bad = a[(a >= shape[d]) | (a < -shape[d])]
-        if bad.size:
-            raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {position} "
-                             f"with size {shape[d]}")
+    if empty or not bounds or not arrays:
+        return
+    # The kernel checks element by element (each element's indices in order): the first bad
+    # element, not the first bad dim, is reported.
+    bad = np.stack([np.broadcast_to((a >= shape[d]) | (a < -shape[d]), indexed).ravel()
+                    for d, a in arrays])
+    if bad.any():
+        element = int(np.argmax(bad.any(axis=0)))
+        position = int(np.argmax(bad[:, element]))
+        d, a = arrays[position]
+        raise IndexError(f"index {int(np.broadcast_to(a, indexed).flat[element])} is out of "
+                         f"bounds for dimension {position} with size {shape[d]}")
 
 
 class AliasBackward0(Op):
