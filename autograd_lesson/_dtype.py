@@ -98,6 +98,7 @@ for _real, _complex in (("float16", "complex32"), ("float32", "complex64"),
                         ("float64", "complex128")):
     BY_NAME[_real]._complex = BY_NAME[_complex]._complex = BY_NAME[_complex]
     BY_NAME[_complex]._real = BY_NAME[_real]
+BY_NAME["bfloat16"]._complex = BY_NAME["complex64"]  # (as PyTorch: no complex of its own)
 ALIASES = {"half": "float16", "float": "float32", "double": "float64", "chalf": "complex32",
            "cfloat": "complex64", "cdouble": "complex128", "short": "int16", "int": "int32",
            "long": "int64"}
