@@ -136,20 +136,14 @@ class Tensor(TensorOps):
     def __init__(self, data=(), *, requires_grad=False):
         array = np.asarray(data._data if isinstance(data, Tensor) else data,
                            dtype=_dtype.default_float())
-        self._init(array, None, 0, None, None, None)
+        self._become(Tensor._make(array))
         self.requires_grad = requires_grad
 
-    def _init(self, array, grad_fn, output_nr, storage, version_counter, base,
-              requires_grad=None):
-        self._data = array
-        self._requires_grad = grad_fn is not None if requires_grad is None else requires_grad
-        self._grad_fn = grad_fn
-        self._output_nr = output_nr
-        self._storage = Storage(array.nbytes) if storage is None else storage
-        self._version_counter = VersionCounter() if version_counter is None else version_counter
-        self._base = base
-        if base is not None:
-            self._attr_version = self._version_counter.value
+    def _become(self, other):
+        """Take ``other``'s autograd state (``Tensor(data)``: a fresh leaf, as ``_make`` builds)."""
+        for name in ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_storage",
+                     "_version_counter", "_base"):
+            setattr(self, name, getattr(other, name))
 
     @classmethod
     def _make(cls, array, requires_grad=False, grad_fn=None, output_nr=0, storage=None,

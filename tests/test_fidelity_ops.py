@@ -370,13 +370,8 @@ def test_bfloat16_exists_and_every_use_says_what_to_use_instead(torch, use):
 
 def _graph(root):
     """(name, child positions) of each node, breadth-first: the structure of a graph."""
-    order, queue = [], [root]
-    while queue:
-        node = queue.pop(0)
-        if node is None or any(node is n for n in order):
-            continue
-        order.append(node)
-        queue.extend(child for child, _ in node.next_functions)
+    from test_parity_ops import walk
+    order = walk(root)
     return [(n.name(), [None if c is None else next(i for i, m in enumerate(order) if m is c)
                         for c, _ in n.next_functions]) for n in order]
 
@@ -461,3 +456,31 @@ def test_once_per_process_warnings_come_every_time_after_set_warn_always(torch):
             "Casting complex values to real discards the imaginary part",
             "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
             "cases."] * 2
+
+
+def _byte_index_program(lib):
+    """Reading and writing through a uint8 index tensor, as a learner might (torch reads it as
+    a deprecated bool mask; writing one number goes through masked_fill_, which refuses it)."""
+    out = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        k = lib.tensor([1, 0, 1, 0], dtype=lib.uint8)
+        out.append(lib.arange(4.)[k].tolist())
+        out.append(lib.arange(6.).reshape(2, 3)[lib.tensor([1, 0], dtype=lib.uint8), 1:].tolist())
+        y = lib.arange(4.)
+        y[k] = lib.tensor([5., 6.])
+        out.append(y.tolist())
+        try:
+            lib.arange(4.)[k] = 9
+        except RuntimeError as error:
+            out.append(str(error))
+        a = lib.arange(4., requires_grad=True)
+        (a * 1)[k].sum().backward()
+        out.append(a.grad.tolist())
+    out.append(sorted({str(w.message).split(" (Triggered")[0] for w in caught}))
+    return out
+
+
+@pytest.mark.parity
+def test_a_byte_index_is_a_deprecated_mask_as_in_torch(torch):
+    assert _byte_index_program(al) == _byte_index_program(torch)

@@ -442,11 +442,20 @@ def index_put_indices(name, x, indices, values, accumulate=False):
             and values.numel() == 1):  # PyTorch's masked_fill_ path takes bool masks only
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            "unsigned char")
-    if any(t._data.dtype == np.uint8 for t in indices):  # a byte tensor is a (deprecated) mask
-        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                      "torch.bool instead.", UserWarning, stacklevel=3)
-        indices = [Tensor._make(t._data != 0) if t._data.dtype == np.uint8 else t for t in indices]
-    return tuple(indices)
+    return byte_masks(tuple(indices), stacklevel=3)
+
+
+def _is_byte(k):
+    return isinstance(k, Tensor) and k._data.dtype == np.uint8 and k._data.ndim
+
+
+def byte_masks(keys, stacklevel):
+    """A uint8 index tensor is read as a bool mask, with PyTorch's deprecation warning."""
+    if not any(_is_byte(k) for k in keys):
+        return keys
+    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                  "torch.bool instead.", UserWarning, stacklevel=stacklevel + 1)
+    return tuple(Tensor._make(k._data != 0) if _is_byte(k) else k for k in keys)
 
 
 def is_advanced_key(key):
@@ -507,6 +516,12 @@ def index_put_(x, key, value, accumulate=False, setitem=True):
     the value's overlap with x, the indices, the value's shape and dtype, the bounds."""
     from . import inplace
     keys = key if isinstance(key, tuple) else (key,)
+    if setitem and any(_is_byte(k) for k in keys):
+        if len(keys) == 1 and (not isinstance(value, Tensor) or value.numel() == 1):
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
+                               "dtype unsigned char")  # (PyTorch's masked_fill_ path)
+        keys = byte_masks(keys, stacklevel=3)
+        key = keys if isinstance(key, tuple) else keys[0]
     if (len(keys) == 1 and isinstance(key, Tensor) and key._data.dtype == np.bool_ and not x.ndim
             and x.is_leaf and x.requires_grad and inplace._grad_mode._recording()):
         raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
@@ -893,6 +908,9 @@ def index(x, key):
     if type(key) is int and x._data.ndim and -x._data.shape[0] <= key < x._data.shape[0]:
         return SelectBackward0.apply(x, 0, key, indexing=True)  # x[t]: what the rest decides
     keys = key if isinstance(key, tuple) else (key,)
+    if any(_is_byte(k) for k in keys):
+        keys = byte_masks(keys, stacklevel=3)
+        key = keys if isinstance(key, tuple) else keys[0]
     if sum(k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_))
            for k in keys) > x.ndim and any(isinstance(k, (float, str)) for k in keys):
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")  # counted first
