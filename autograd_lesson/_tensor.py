@@ -546,7 +546,7 @@ class Tensor(TensorOps):
             shape = value.shape
             while shape and shape[0] == 1:
                 shape = shape[1:]  # PyTorch's copy_to: a view without the leading 1s ...
-            _ops._util.expand_shape(shape, target.shape, value._data.dtype, prefix="")
+            _ops._util.expand_shape(shape, target.shape, value._data.dtype)
             value = value.reshape(shape)  # (ViewBackward0, as PyTorch's even if none dropped)
             if shape != target.shape:
                 value = value.expand(target.shape)  # ... expanded to the target's shape

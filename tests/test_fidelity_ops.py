@@ -484,3 +484,17 @@ def _byte_index_program(lib):
 @pytest.mark.parity
 def test_a_byte_index_is_a_deprecated_mask_as_in_torch(torch):
     assert _byte_index_program(al) == _byte_index_program(torch)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("value", ["lib.ones(2)", "x", "lib.ones(2, dtype=lib.int64)",
+                                   "lib.ones(2, dtype=lib.float64)", "lib.ones(2, dtype=lib.bool)"])
+def test_assigning_a_row_to_an_element_names_the_value_as_torch(torch, value):
+    """``x[0] = v`` with a 1-D v: expand's message names v's type, ``torch.`` prefix included."""
+    messages = []
+    for lib in (al, torch):
+        x = lib.zeros(3)
+        with pytest.raises(RuntimeError) as caught:
+            exec(f"x[0] = {value}", {"lib": lib, "x": x})
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
