@@ -396,21 +396,33 @@ class TensorOps:
 
     # comparisons (no gradient) ----------------------------------------------------------------
     def __lt__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python's fallback, as PyTorch: TypeError, or identity for ==
         return _compare(np.less, self, other)
 
     def __le__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python's fallback, as PyTorch: TypeError, or identity for ==
         return _compare(np.less_equal, self, other)
 
     def __gt__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python's fallback, as PyTorch: TypeError, or identity for ==
         return _compare(np.greater, self, other)
 
     def __ge__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # Python's fallback, as PyTorch: TypeError, or identity for ==
         return _compare(np.greater_equal, self, other)
 
     def __eq__(self, other):
+        if not isinstance(other, _EQ_OPERANDS):  # (PyTorch's == also takes an ndarray)
+            return NotImplemented  # Python's fallback, as PyTorch: identity
         return _compare(np.equal, self, other)
 
     def __ne__(self, other):
+        if not isinstance(other, _OPERANDS):  # (an ndarray too: PyTorch's != gives True)
+            return NotImplemented  # Python's fallback, as PyTorch: identity
         return _compare(np.not_equal, self, other)
 
     def __and__(self, other):
@@ -444,3 +456,4 @@ class TensorOps:
 
 
 _OPERANDS = (TensorOps, bool, int, float, complex, np.number)
+_EQ_OPERANDS = _OPERANDS + (np.ndarray,)

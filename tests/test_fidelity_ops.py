@@ -498,3 +498,23 @@ def test_assigning_a_row_to_an_element_names_the_value_as_torch(torch, value):
             exec(f"x[0] = {value}", {"lib": lib, "x": x})
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("other", ["[1.0, 2.0]", "(1.0, 2.0)", "'a'", "None", "object()",
+                                   "np.array([1.0, 2.0])", "np.float64(0.5)", "True"])
+def test_comparisons_with_what_is_not_a_number_fall_back_to_python_as_torch(torch, other):
+    """A list, str, None... is no operand: the ordered comparisons raise Python's TypeError,
+    == and != compare identity (== takes an ndarray, != does not, as in torch 2.13)."""
+    outcomes = []
+    for lib in (al, torch):
+        t, value = lib.ones(2), eval(other)  # noqa: S307  (the parametrized literals above)
+        row = []
+        for op in ("<", "<=", ">", ">=", "==", "!="):
+            try:
+                result = eval(f"t {op} value")  # noqa: S307
+                row.append(result if isinstance(result, bool) else result.tolist())
+            except TypeError as error:
+                row.append(str(error))
+        outcomes.append(row)
+    assert outcomes[0] == outcomes[1]
