@@ -270,23 +270,10 @@ def _should_fold(x, y):
         return False
     if not big.numel():
         return True
-    sizes, strides = list(big.shape), _torch_strides(big._data)
+    sizes, strides = list(big.shape), [s // big._data.itemsize for s in big._data.strides]
     if not larger_first:  # big.mT
         sizes[-2:], strides[-2:] = sizes[:-3:-1], strides[:-3:-1]
     return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(big.ndim - 2))
-
-
-def _torch_strides(array):
-    """The strides (in elements) PyTorch would most likely give: NumPy's stride of a size-1
-    dim is arbitrary (0 after ``broadcast_to``); PyTorch's is the contiguous one (as after
-    ``unsqueeze`` or ``view``)."""
-    strides = [s // array.itemsize for s in array.strides]
-    following = 1
-    for i in reversed(range(array.ndim)):
-        if array.shape[i] == 1:
-            strides[i] = following
-        following = strides[i] * array.shape[i]
-    return strides
 
 
 @tensor_arguments("matmul", "input", "other")

@@ -158,9 +158,17 @@ class ExpandBackward0(Op):
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
         ctx.save_value("self_sym_sizes", list(x.shape))
-        out = np.broadcast_to(x._data, expand_shape(x.shape, shape, x._data.dtype))
-        if x._data.flags.writeable:  # a view PyTorch can write through (fill_, x[0] = v)
-            out = np.lib.stride_tricks.as_strided(x._data, out.shape, out.strides)
+        a = x._data
+        target = expand_shape(x.shape, shape, a.dtype)
+        out = np.broadcast_to(a, target)
+        # PyTorch's strides: 0 where a dim is new or grows, the input's where it is kept (NumPy
+        # gives a kept size-1 dim 0 too; matmul's fold decision reads these strides)
+        lead = len(target) - a.ndim
+        strides = tuple(0 if i < lead or a.shape[i - lead] != n else a.strides[i - lead]
+                        for i, n in enumerate(target))
+        if a.flags.writeable or strides != out.strides:  # (writeable: PyTorch writes through)
+            out = np.lib.stride_tricks.as_strided(a, target, strides,
+                                                  writeable=a.flags.writeable)
         return out
 
     def backward(ctx, grad):
@@ -176,7 +184,13 @@ class UnsqueezeBackward0(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         ctx.save_value("dim", dim)
-        return np.expand_dims(x._data, wrap_dim(dim, x.ndim + 1, "unsqueeze"))
+        a = x._data
+        d = wrap_dim(dim, a.ndim + 1, "unsqueeze")
+        # PyTorch's strides: the others kept, the new dim's the next dim's extent (NumPy's
+        # expand_dims may re-stride the size-1 dims, which matmul's fold decision reads)
+        stride = a.strides[d] * a.shape[d] if d < a.ndim else a.itemsize
+        return np.lib.stride_tricks.as_strided(a, a.shape[:d] + (1,) + a.shape[d:],
+                                               a.strides[:d] + (stride,) + a.strides[d:])
 
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim)
