@@ -145,12 +145,12 @@ class TensorOps:
         return _ops.elementwise.NegBackward0.apply(self)
 
     def __matmul__(self, other):
-        if not _operand(self, other):
+        if not isinstance(other, TensorOps):  # (a number too: Python's TypeError, as PyTorch)
             return NotImplemented
         return _ops.matmul.matmul(self, other)
 
     def __rmatmul__(self, other):
-        if not _operand(self, other):
+        if not isinstance(other, TensorOps):
             return NotImplemented
         return _ops.matmul.matmul(other, self)
 

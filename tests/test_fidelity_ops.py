@@ -521,3 +521,16 @@ def test_comparisons_with_what_is_not_a_number_fall_back_to_python_as_torch(torc
                 row.append(str(error))
         outcomes.append(row)
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("expression", ["t @ 1", "1 @ t", "t @ 2.5", "t @ [1, 2]",
+                                        "np.ones(2) @ t"])
+def test_matmul_operator_with_a_non_tensor_is_pythons_type_error_as_torch(torch, expression):
+    """``@`` takes tensors only: anything else, numbers too, falls back to Python's TypeError."""
+    messages = []
+    for lib in (al, torch):
+        with pytest.raises(TypeError) as caught:
+            eval(expression, {"t": lib.ones(2), "np": np})  # noqa: S307
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
