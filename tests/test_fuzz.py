@@ -290,7 +290,7 @@ def _message(text):
     text = re.sub(r" \(Triggered internally at .*", "", text, flags=re.S)
     if "received an invalid combination of arguments" in text:
         text = text.split("\n")[0]  # the parser's per-signature notes are not reproduced
-    return text.replace("torch.", "")
+    return text  # (exactly: the "torch." of a type name included)
 
 
 def _describe(value):
