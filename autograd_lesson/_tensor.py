@@ -540,7 +540,8 @@ class Tensor(TensorOps):
         if isinstance(value, Tensor) and not value.ndim and target.ndim:
             # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
             # FillBackward3 records whatever the dtype, so an int tensor can require grad
-            target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value)
+            target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value,
+                            overlap=False)  # (fill_ checks no overlap: x[0] = x[0, 0] works)
             return
         if isinstance(value, Tensor) and value.shape != target.shape:
             shape = value.shape

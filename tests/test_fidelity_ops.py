@@ -534,3 +534,25 @@ def test_matmul_operator_with_a_non_tensor_is_pythons_type_error_as_torch(torch,
             eval(expression, {"t": lib.ones(2), "np": np})  # noqa: S307
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("program", [
+    "t = lib.ones(1, 1); t[0] = t",                          # the 0-dim view is expanded: partial
+    "t = lib.ones(1, 3) @ lib.ones(3, 1); t[0] = t",
+    "t = lib.ones(1, 2); t[0] = t",                          # the same elements, same strides
+    "s = lib.tensor([]).sum(); t = s.reshape((1, -1)); t[0] = s",  # a fill: no overlap check
+    "t = lib.zeros(2, 2); t[0] = t[0, 0]",
+])
+def test_item_assignment_from_itself_overlaps_as_in_torch(torch, program):
+    """``x[key] = x...``: copy_to strips the value's leading 1s and expands it; copy_ then
+    refuses a partial overlap (strides of size-1 dims included), a 0-dim value fills."""
+    outcomes = []
+    for lib in (al, torch):
+        scope = {"lib": lib}
+        try:
+            exec(program, scope)  # noqa: S102  (the parametrized programs above)
+            outcomes.append(scope["t"].tolist())
+        except RuntimeError as error:
+            outcomes.append(str(error))
+    assert outcomes[0] == outcomes[1]

@@ -507,10 +507,8 @@ def overlap_status(a, b):
         return "too hard"
     a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
     a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
-    if (a0, a1) == (b0, b1):  # (NumPy's strides of size-1 dims are arbitrary: not compared)
-        same = a.shape == b.shape and all(s == t for n, s, t in zip(a.shape, a.strides, b.strides)
-                                          if n != 1)
-        return "full" if same else "partial"
+    if (a0, a1) == (b0, b1):  # (views carry PyTorch's strides, size-1 dims' too)
+        return "full" if a.strides == b.strides else "partial"
     return "partial" if a0 < b1 and b0 < a1 else None
 
 
