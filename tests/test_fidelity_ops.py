@@ -556,3 +556,17 @@ def test_item_assignment_from_itself_overlaps_as_in_torch(torch, program):
         except RuntimeError as error:
             outcomes.append(str(error))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parity
+def test_linear_adds_a_bias_of_another_shape_in_place_as_torch(torch):
+    """Off addmm's path ``linear`` is ``matmul`` then ``add_(bias)`` in place: an int output
+    refuses a float bias with the in-place cast error (fuzzer)."""
+    messages = []
+    for lib in (al, torch):
+        t = lib.tensor([], dtype=lib.int64)
+        with pytest.raises(RuntimeError) as caught:
+            lib.nn.functional.linear(t, t, lib.tensor(-2.0))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] == ("result type Float can't be cast to the desired "
+                                          "output type Long")

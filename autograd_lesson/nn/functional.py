@@ -39,7 +39,7 @@ def linear(input, weight, bias=None):
     if broadcast_shape(out.shape, bias.shape) != out.shape:  # PyTorch adds the bias in place
         raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
                            f"shape {list(broadcast_shape(out.shape, bias.shape))}")
-    return out + bias
+    return out.add_(bias)
 
 
 @tensor_arguments("relu", "input")
