@@ -570,3 +570,21 @@ def test_linear_adds_a_bias_of_another_shape_in_place_as_torch(torch):
         messages.append(str(caught.value))
     assert messages[0] == messages[1] == ("result type Float can't be cast to the desired "
                                           "output type Long")
+
+
+@pytest.mark.parity
+def test_casting_an_empty_complex_tensor_to_real_does_not_warn_as_torch(torch):
+    """The complex-to-real warning comes from the copy kernel, which an empty tensor never runs."""
+    counts = []
+    for lib in (al, torch):
+        lib.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                (1j + lib.tensor([], dtype=lib.int64)).to(lib.float32)
+                empty = len(caught)
+                (1j + lib.tensor([1], dtype=lib.int64)).to(lib.float32)
+            counts.append((empty, len(caught)))
+        finally:
+            lib.set_warn_always(False)
+    assert counts[0] == counts[1] == (0, 1)

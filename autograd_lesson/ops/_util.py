@@ -170,12 +170,14 @@ _complex_warned = [False]
 
 def cast(array, dtype):
     """``array`` in ``dtype``. Complex to real keeps the real part and, as PyTorch's ``copy_``,
-    warns once per process (TORCH_WARN_ONCE)."""
+    warns once per process (TORCH_WARN_ONCE) when there is a value to copy."""
     dtype = np.dtype(dtype)
     if array.dtype.kind == "c" and dtype.kind != "c":
         if dtype.kind == "b":
             return array != 0
-        warn_once(_complex_warned, "Casting complex values to real discards the imaginary part")
+        if array.size:  # (an empty copy runs no kernel, so PyTorch does not warn)
+            warn_once(_complex_warned, "Casting complex values to real discards the imaginary "
+                                       "part")
         array = array.real
     if dtype.kind in "iub" and array.dtype.kind == "f":
         with np.errstate(invalid="ignore", over="ignore"):  # nan, inf: no warning in PyTorch
