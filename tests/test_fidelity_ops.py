@@ -111,6 +111,8 @@ PROGRAMS = {
     "matmul: a size-1 dim's stride is torch's, not NumPy's": [
         "a = (lib.ones(1) > 0).unsqueeze(0).expand(2, -1, -1) @ (lib.ones(1) > 0)",
         "b = lib.ones(1, 1).expand(2, 1, 1) @ lib.ones(1)"],
+    "dot: the sizes are checked before a bool kernel is refused (fuzzer)": [
+        "a = lib.tensor([True]) @ lib.tensor([True, True, True])"],
     "matmul: unsqueeze keeps a transposed size-1 dim's stride, so no fold (fuzzer)": [
         "t = lib.arange(6.).reshape(3, 1, 2).transpose(0, 1).unsqueeze(0)",
         "a = t @ lib.ones(2)", "b = t @ lib.ones(1, dtype=lib.int64)"],

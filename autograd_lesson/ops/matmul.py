@@ -176,12 +176,12 @@ class DotBackward0(Op):
         if x._data.dtype != y._data.dtype:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                                f"{torch_name(x._data.dtype)} and {torch_name(y._data.dtype)}")
-        if x._data.dtype == np.bool_:
-            raise NotImplementedError('"dot" not implemented for \'Bool\'')
-        if x.shape != y.shape:
+        if x.shape != y.shape:  # (dot_check's, before the kernel's dtype dispatch)
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src "
                                f"[{y.shape[0]}] to have the same number of elements, but got "
                                f"{x.shape[0]} and {y.shape[0]} elements respectively")
+        if x._data.dtype == np.bool_:
+            raise NotImplementedError('"dot" not implemented for \'Bool\'')
         _check_dtypes(x, y)
         ctx.save("self", x if y.requires_grad else None)
         ctx.save("tensor", y if x.requires_grad else None)
