@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _dtype, _grad_mode, ops as _ops
 from ._node import AccumulateGrad, _RemovableHandle
-from ._tensor_ops import TensorOps
+from ._tensor_ops import _OPERANDS, TensorOps, _other
 
 DEFAULT_DTYPE = np.dtype(np.float32)  # (the initial default: set_default_dtype changes _dtype's)
 
@@ -427,15 +427,19 @@ class Tensor(TensorOps):
             raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
 
     def add_(self, other, *, alpha=1):
+        other = _other("add_", other)
         return self._inplace(lambda x: x.add(other, alpha=alpha), other)
 
     def sub_(self, other, *, alpha=1):
+        other = _other("sub_", other)
         return self._inplace(lambda x: x.sub(other, alpha=alpha), other)
 
     def mul_(self, other):
+        other = _other("mul_", other)
         return self._inplace(lambda x: x * other, other)
 
     def div_(self, other):
+        other = _other("div_", other)
         return self._inplace(lambda x: x / other, other)
 
     def pow_(self, exponent):
@@ -510,15 +514,23 @@ class Tensor(TensorOps):
                 (generator().standard_normal(self.shape) * std + mean).astype(self._data.dtype)))
 
     def __iadd__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # (Python's TypeError, as PyTorch)
         return self.add_(other)
 
     def __isub__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # (Python's TypeError, as PyTorch)
         return self.sub_(other)
 
     def __imul__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # (Python's TypeError, as PyTorch)
         return self.mul_(other)
 
     def __itruediv__(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # (Python's TypeError, as PyTorch)
         return self.div_(other)
 
     def __setitem__(self, key, value):

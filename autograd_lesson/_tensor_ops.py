@@ -30,6 +30,15 @@ def _operand(x, other):
     return isinstance(other, _OPERANDS)
 
 
+def _other(name, other):
+    """PyTorch's argument parser for the ``other`` of ``x.add(other)`` and its kin: a Tensor
+    or a number (``add(): argument 'other' (position 1) must be Tensor, not list``)."""
+    if not isinstance(other, _OPERANDS):
+        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{_dtype.typename(other)}")
+    return other
+
+
 def _bitwise(fn, name, x, y):
     """``&``, ``|``, ``^``: logical on bools, bitwise on integers, refused on floats."""
     from ._tensor import Tensor
@@ -74,16 +83,16 @@ class TensorOps:
 
     # arithmetic -------------------------------------------------------------------------------
     def add(self, other, *, alpha=1):
-        return _ops.elementwise.add(self, other, alpha=alpha)
+        return _ops.elementwise.add(self, _other("add", other), alpha=alpha)
 
     def sub(self, other, *, alpha=1):
-        return _ops.elementwise.sub(self, other, alpha=alpha)
+        return _ops.elementwise.sub(self, _other("sub", other), alpha=alpha)
 
     def mul(self, other):
-        return _ops.elementwise.mul(self, other)
+        return _ops.elementwise.mul(self, _other("mul", other))
 
     def div(self, other):
-        return _ops.elementwise.div(self, other)
+        return _ops.elementwise.div(self, _other("div", other))
 
     def pow(self, exponent):
         return _ops.elementwise.pow(self, exponent)

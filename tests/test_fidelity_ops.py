@@ -590,3 +590,18 @@ def test_casting_an_empty_complex_tensor_to_real_does_not_warn_as_torch(torch):
         finally:
             lib.set_warn_always(False)
     assert counts[0] == counts[1] == (0, 1)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("statement", ["t.add_([1, 2])", "t.sub_('a')", "t.mul_(None)",
+                                       "t.div_([1])", "t.add([1, 2])", "t.mul([1])",
+                                       "t.sub(object())", "t += [1, 2]", "t *= None"])
+def test_arithmetic_with_what_is_not_a_number_is_refused_as_torch(torch, statement):
+    """add/sub/mul/div (and their in-place forms) take a Tensor or a number: anything else is
+    torch's argument-parser TypeError; ``+=`` and the other operators fall back to Python's."""
+    messages = []
+    for lib in (al, torch):
+        with pytest.raises(TypeError) as caught:
+            exec(statement, {"t": lib.ones(2)})  # noqa: S102  (the parametrized statements)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
