@@ -41,6 +41,10 @@ ASSIGNMENTS = [(p.stem, p) for p in NOTEBOOKS] + [(f"ko-{p.stem}", p) for p in K
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*$",
                    re.MULTILINE | re.DOTALL)
 STUDENTS = ("untouched", "solved", "wrong")
+# jupyter_client picks a kernel's ports free, then the kernel binds them: a kernel started at
+# the same moment elsewhere (another student's, another worker's) can take one first. The
+# kernel then dies before running a cell; grading that submission again is a fresh start.
+KERNEL_START_RACE = ("Kernel died before replying to kernel_info", "Address already in use")
 # nbgrader 0.9.6's gradebook warns about its own SQLAlchemy session use; nothing to act on here
 pytestmark = pytest.mark.filterwarnings("ignore:Object of type .* not in session")
 
@@ -131,6 +135,8 @@ def grade(student, generated, tmp):
                     cell.source = BLOCK.sub(wrong_answer, cell.source)
             nbformat.write(wrong, target)
         result = api.autograde(assignment, student)
+        if not result["success"] and any(m in result["log"] for m in KERNEL_START_RACE):
+            result = api.autograde(assignment, student)  # once more: the kernel never started
         assert result["success"], f"autograde {assignment} for {student}:\n{result['log']}"
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
         return {assignment: {g.name: g.score for g in
