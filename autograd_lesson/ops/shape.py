@@ -13,8 +13,8 @@ from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, index_key, save_indices, zeros)
-from ._util import (broadcast_shape, cast, check_scalar, expand_shape, is_expandable_to,
-                    normalize_dims, result_type, torch_name, wrap_dim)
+from ._util import (cast, check_scalar, expand_shape, is_expandable_to, normalize_dims,
+                    result_type, torch_name, wrap_dim)
 
 
 def _infer_shape(shape, numel, name="reshape"):
