@@ -172,11 +172,17 @@ class Tensor(TensorOps):
         return Size(self._data.shape)
 
     def size(self, dim=None):
-        if dim is None:
-            return self.shape
-        if not self.ndim:
+        return self.shape if dim is None else self.shape[self._dim_index("size", dim)]
+
+    def stride(self, dim=None):
+        """Steps in elements between neighbours along each dim (0 along an expanded one)."""
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[self._dim_index("stride", dim)]
+
+    def _dim_index(self, method, dim):
+        if not self.ndim and isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        return self._data.shape[_ops._util.wrap_dim(dim, self.ndim)]
+        return _ops._util.wrap_dim(dim, self.ndim, method)
 
     @property
     def dtype(self):

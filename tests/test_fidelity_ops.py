@@ -30,6 +30,11 @@ PROGRAMS = {
     "float16 with int64 stays float16": [
         "a = lib.ones(2, dtype=lib.float16) + lib.tensor([1, 2])"],
     "int8 with int32 is int32": ["a = lib.ones(2, dtype=lib.int8) + lib.ones(2, dtype=lib.int32)"],
+    "advanced indexing after a slice is contiguous, so it views": [
+        "t = lib.arange(12.).reshape(3, 4)", "a = t[:, [0, 1]].view(-1)",
+        "b = lib.arange(24.).reshape(2, 3, 4)[[0, 1], :, [0, 1]].view(-1)",
+        "c = t[:, lib.tensor([True, False, True, False])].view(-1)",
+        "d = (t[:, [0, 1]].is_contiguous(), t[:, [0, 1]].stride())"],
     # integer tensors
     "sigmoid of ints": ["a = lib.tensor([0, 1, 2]).sigmoid()"],
     "clamp(1.5, 3.5) of ints is float": ["a = lib.tensor([1, 2, 5]).clamp(1.5, 3.5)"],

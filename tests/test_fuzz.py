@@ -188,7 +188,9 @@ def expression(draw, names):
                                      f"{x}.argmax({d})", f"{x}.split(1)[0]", f"{x}.numel()",
                                      f"{x}.size({d})", f"{x}.dim()", f"{x}.item()",
                                      f"{x}.tolist()", f"len({x})", f"{x}.any()", f"{x}.all()",
-                                     f"~{x}", f"{x} & {y}", f"{x} | {y}", f"{x}.eq({y})"]))
+                                     f"~{x}", f"{x} & {y}", f"{x} | {y}", f"{x}.eq({y})",
+                                     f"{x}.stride()", f"{x}.stride({d})",
+                                     f"{x}.is_contiguous()"]))
     if kind == 33:  # matmul of every rank (folded into mm/mv, or batched bmm), bmm, dot
         k, j = draw(st.integers(-3, 2)), draw(st.integers(-3, 2))
         return draw(st.sampled_from([

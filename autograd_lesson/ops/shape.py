@@ -326,7 +326,7 @@ class IndexBackward0(SavedIndexList, Op):
         ctx.save_value("self_sym_sizes", list(x.shape))
         if isinstance(index, tuple):  # from index(): already checked, one entry per dim
             save_indices(ctx, index)
-            return np.array(x._data[index_key(index, x.shape)])
+            return np.array(x._data[index_key(index, x.shape)], order="C")
         if not isinstance(index, Tensor):  # an int list becomes a new int64 tensor
             array = np.asarray(index)
             index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
@@ -339,7 +339,7 @@ class IndexBackward0(SavedIndexList, Op):
         if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
             _check_entries(x.shape, (index,))  # raises, naming the first dim that differs
         try:
-            return np.array(x._data[index_key(index, x.shape)])
+            return np.array(x._data[index_key(index, x.shape)], order="C")
         except IndexError as e:
             raise IndexError(str(e)) from None
 
