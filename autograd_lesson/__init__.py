@@ -20,6 +20,7 @@ from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                          is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._random import manual_seed
 from ._tensor import Size, Tensor
+from ._tensor_ops import _OPERANDS
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
 from .ops.reduce import argmax, argmin
@@ -80,6 +81,107 @@ def sqrt(x):
 @_tensor_arguments("abs", "input")
 def abs(x):
     return x.abs()
+
+
+def _operands(name, input, other):
+    """``torch.add(input, other)`` and its kin take Tensors or numbers (PyTorch's parser errors
+    name positions 1 and 2); a number ``input`` becomes a 0-dim tensor of the dtype the op
+    computes in, as PyTorch wraps it."""
+    for position, (param, value) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(value, _OPERANDS):
+            raise TypeError(f"{name}(): argument '{param}' (position {position}) must be Tensor, "
+                            f"not {_dtype_module.typename(value)}")
+    if not isinstance(input, Tensor):  # (a bool stays one: ``sub(True, x)`` is refused)
+        dtype = (_ops_util.result_type(input, other) if isinstance(other, Tensor)
+                 and not isinstance(input, (_bi.bool, _np.bool_)) else None)
+        input = tensor(input, dtype=None if dtype is None else _dtype_module.from_numpy(dtype))
+    return input, other
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other``."""
+    input, other = _operands("add", input, other)
+    return input.add(other, alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``."""
+    input, other = _operands("sub", input, other)
+    return input.sub(other, alpha=alpha)
+
+
+def mul(input, other):
+    input, other = _operands("mul", input, other)
+    return input.mul(other)
+
+
+def div(input, other):
+    input, other = _operands("div", input, other)
+    return input.div(other)
+
+
+@_tensor_arguments("neg", "input")
+def neg(x):
+    return x.neg()
+
+
+@_tensor_arguments("reshape", "input")
+def reshape(x, shape):
+    return x.reshape(shape)
+
+
+@_tensor_arguments("flatten", "input")
+def flatten(x, start_dim=0, end_dim=-1):
+    return x.flatten(start_dim, end_dim)
+
+
+@_tensor_arguments("transpose", "input")
+def transpose(x, dim0, dim1):
+    return x.transpose(dim0, dim1)
+
+
+@_tensor_arguments("t", "input")
+def t(x):
+    return x.t()
+
+
+@_tensor_arguments("permute", "input")
+def permute(x, dims):
+    return x.permute(dims)
+
+
+@_tensor_arguments("squeeze", "input")
+def squeeze(x, dim=None):
+    return x.squeeze() if dim is None else x.squeeze(dim)
+
+
+@_tensor_arguments("unsqueeze", "input")
+def unsqueeze(x, dim):
+    return x.unsqueeze(dim)
+
+
+@_tensor_arguments("select", "input")
+def select(x, dim, index):
+    return x.select(dim, index)
+
+
+@_tensor_arguments("narrow", "input")
+def narrow(x, dim, start, length):
+    return x.narrow(dim, start, length)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    return tensor.split(split_size_or_sections, dim)
+
+
+@_tensor_arguments("detach", "input")
+def detach(x):
+    return x.detach()
+
+
+@_tensor_arguments("clone", "input")
+def clone(x):
+    return x.clone()
 
 
 def clamp(x, min=None, max=None):
@@ -179,4 +281,6 @@ __all__ = [
     "bmm", "argmax", "argmin", "index_put", "set_warn_always", "is_warn_always_enabled", "addmm",
     "softmax", "log_softmax", "cat", "stack", "where", "allclose", "equal", "is_tensor", "numel",
     "finfo", "iinfo", "promote_types", "result_type", "get_default_dtype", "set_default_dtype",
+    "add", "sub", "mul", "div", "neg", "reshape", "flatten", "transpose", "t", "permute",
+    "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone",
 ]

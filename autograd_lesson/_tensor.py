@@ -4,6 +4,7 @@ Operator methods are one-liners that call the ops in ``autograd_lesson.ops``; th
 state here is what PyTorch keeps per tensor: the version counter shared with views, the
 lazily created ``AccumulateGrad`` of a leaf, tensor hooks and ``retain_grad``.
 """
+import math
 import warnings
 import weakref
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from . import _dtype, _grad_mode, ops as _ops
 from ._node import AccumulateGrad, _RemovableHandle
-from ._tensor_ops import _OPERANDS, TensorOps, _other
+from ._tensor_ops import _OPERANDS, TensorOps, _alpha, _other
 
 DEFAULT_DTYPE = np.dtype(np.float32)  # (the initial default: set_default_dtype changes _dtype's)
 
@@ -175,8 +176,14 @@ class Tensor(TensorOps):
         return self.shape if dim is None else self.shape[self._dim_index("size", dim)]
 
     def stride(self, dim=None):
-        """Steps in elements between neighbours along each dim (0 along an expanded one)."""
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        """Steps in elements between neighbours along each dim (0 along an expanded one).
+        NumPy keeps no strides for an empty array: it gets the C-ordered ones PyTorch gives a
+        new empty tensor (a view of one, such as ``.t()``, may differ from PyTorch's)."""
+        if self._data.size:
+            strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        else:
+            strides = tuple(math.prod(max(n, 1) for n in self.shape[i + 1:])
+                            for i in range(self.ndim))
         return strides if dim is None else strides[self._dim_index("stride", dim)]
 
     def _dim_index(self, method, dim):
@@ -413,7 +420,7 @@ class Tensor(TensorOps):
         return (None, 0)
 
     # -- in-place ops (the rules live in ops/inplace.py) ------------------------------------------
-    def _inplace(self, compute, *others, **options):
+    def _inplace(self, compute, *others, **options):  # (options: see ops.inplace.apply)
         return _ops.inplace.apply(self, compute, others, **options)
 
     @property
@@ -433,12 +440,12 @@ class Tensor(TensorOps):
             raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
 
     def add_(self, other, *, alpha=1):
-        other = _other("add_", other)
-        return self._inplace(lambda x: x.add(other, alpha=alpha), other)
+        other, alpha = _other("add_", other), _alpha("add_", alpha)
+        return self._inplace(lambda x: x.add(other, alpha=alpha), other, alpha=alpha)
 
     def sub_(self, other, *, alpha=1):
-        other = _other("sub_", other)
-        return self._inplace(lambda x: x.sub(other, alpha=alpha), other)
+        other, alpha = _other("sub_", other), _alpha("sub_", alpha)
+        return self._inplace(lambda x: x.sub(other, alpha=alpha), other, alpha=alpha)
 
     def mul_(self, other):
         other = _other("mul_", other)

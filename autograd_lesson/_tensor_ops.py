@@ -3,6 +3,8 @@
 The op modules are reached through the ``ops`` package at call time, so this module and
 ``_tensor`` can be imported before the ops (which themselves import ``Tensor``).
 """
+import math
+
 import numpy as np
 
 from . import _dtype, ops as _ops
@@ -37,6 +39,20 @@ def _other(name, other):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
                         f"{_dtype.typename(other)}")
     return other
+
+
+def _alpha(name, alpha):
+    """The ``alpha`` of ``add``/``sub``: a number (or a 0-dim tensor's value), as PyTorch's
+    parser reads a Scalar."""
+    if type(alpha) is int:
+        return alpha
+    from ._tensor import Tensor
+    if isinstance(alpha, Tensor) and not alpha.ndim:
+        return alpha.item()
+    if isinstance(alpha, Tensor) or not isinstance(alpha, (bool, int, float, complex, np.number)):
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not "
+                        f"{_dtype.typename(alpha)}")
+    return alpha
 
 
 def _bitwise(fn, name, x, y):
@@ -83,10 +99,10 @@ class TensorOps:
 
     # arithmetic -------------------------------------------------------------------------------
     def add(self, other, *, alpha=1):
-        return _ops.elementwise.add(self, _other("add", other), alpha=alpha)
+        return _ops.elementwise.add(self, _other("add", other), alpha=_alpha("add", alpha))
 
     def sub(self, other, *, alpha=1):
-        return _ops.elementwise.sub(self, _other("sub", other), alpha=alpha)
+        return _ops.elementwise.sub(self, _other("sub", other), alpha=_alpha("sub", alpha))
 
     def mul(self, other):
         return _ops.elementwise.mul(self, _other("mul", other))
@@ -255,8 +271,21 @@ class TensorOps:
     def view(self, *shape):
         return _ops.shape.view(self, *shape)
 
-    def flatten(self):
-        return self if self.ndim == 1 else _ops.shape.reshape(self, -1)  # PyTorch returns self
+    def flatten(self, start_dim=0, end_dim=-1):
+        """Dims ``start_dim`` to ``end_dim`` merged into one, as ``reshape`` (a view when the
+        memory allows); ``self`` itself when that is one dim already, as PyTorch."""
+        wrap = _ops._util.wrap_dim
+        start = wrap(start_dim, self.ndim, "flatten", "start_dim", 1)
+        end = wrap(end_dim, self.ndim, "flatten", "end_dim", 2)
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if not self.ndim:
+            return _ops.shape.reshape(self, 1)
+        if start == end:
+            return self
+        shape = self.shape
+        return _ops.shape.reshape(self, shape[:start] + (math.prod(shape[start:end + 1]),)
+                                  + shape[end + 1:])
 
     def t(self):
         return _ops.shape.TBackward0.apply(self)

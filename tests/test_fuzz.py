@@ -127,6 +127,8 @@ def expression(draw, names):
         lo, hi = draw(st.sampled_from([("0", "1"), ("1.5", "3.5"), ("None", "0"), ("-1", "None")]))
         return f"{x}.clamp({lo}, {hi})"
     if kind == 17:
+        if draw(st.booleans()):
+            return f"{x}.flatten({draw(st.sampled_from(['', str(d), f'{d}, {draw(DIM)}', 'end_dim=0']))})"
         return f"{x}.reshape({draw(st.sampled_from(['-1', '(1, -1)', '(-1, 1)', '2, -1', '()']))})"
     if kind == 18:
         if draw(st.integers(0, 3)) == 0:
@@ -142,7 +144,16 @@ def expression(draw, names):
             "lib.linspace(0, 1, 3)", "lib.tensor([]).sum()", "lib.tensor(2.5).int()"]))
         return factory
     if kind == 20:
-        return f"{x}.{draw(st.sampled_from(['add_', 'mul_', 'sub_', 'div_']))}({draw(st.sampled_from([y, s]))})"
+        other = draw(st.sampled_from([y, s]))
+        if draw(st.integers(0, 2)) == 0:  # alpha (checked against the result dtype)
+            alpha = draw(st.sampled_from(["2", "0.5", "True", "1j", "-1", "'a'", "lib.tensor(2.)"]))
+            return draw(st.sampled_from([f"{x}.add_({other}, alpha={alpha})",
+                                         f"{x}.sub({other}, alpha={alpha})",
+                                         f"lib.add({other}, {x}, alpha={alpha})",
+                                         f"lib.sub({x}, {other}, alpha={alpha})"]))
+        if draw(st.integers(0, 2)) == 0:  # the functions, a number first included
+            return f"lib.{draw(st.sampled_from(['add', 'sub', 'mul', 'div']))}({other}, {x})"
+        return f"{x}.{draw(st.sampled_from(['add_', 'mul_', 'sub_', 'div_']))}({other})"
     if kind == 21:
         return f"{x}.{draw(st.sampled_from(INPLACE_UNARY))}()"
     if kind == 22:
@@ -189,7 +200,9 @@ def expression(draw, names):
                                      f"{x}.size({d})", f"{x}.dim()", f"{x}.item()",
                                      f"{x}.tolist()", f"len({x})", f"{x}.any()", f"{x}.all()",
                                      f"~{x}", f"{x} & {y}", f"{x} | {y}", f"{x}.eq({y})",
-                                     f"{x}.stride()", f"{x}.stride({d})",
+                                     # (an empty view's strides are documented to differ)
+                                     f"({x}.stride() if {x}.numel() else None)",
+                                     f"({x}.stride({d}) if {x}.numel() else {x}.size({d}))",
                                      f"{x}.is_contiguous()"]))
     if kind == 33:  # matmul of every rank (folded into mm/mv, or batched bmm), bmm, dot
         k, j = draw(st.integers(-3, 2)), draw(st.integers(-3, 2))

@@ -1,9 +1,9 @@
 """``nn``: modules, layers and losses with the graphs PyTorch records for them."""
 from . import functional, init, utils
-from .layers import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Identity, LeakyReLU,
-                     Linear, MSELoss, ReLU, RNNCell, Sequential, Sigmoid, Tanh)
+from .layers import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Flatten, Identity,
+                     LeakyReLU, Linear, MSELoss, ReLU, RNNCell, Sequential, Sigmoid, Tanh)
 from .module import Module, Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Sequential", "ReLU", "LeakyReLU", "Tanh", "Sigmoid",
-           "Dropout", "Identity", "RNNCell", "MSELoss", "BCELoss", "BCEWithLogitsLoss",
+           "Dropout", "Flatten", "Identity", "RNNCell", "MSELoss", "BCELoss", "BCEWithLogitsLoss",
            "CrossEntropyLoss", "functional", "init", "utils"]

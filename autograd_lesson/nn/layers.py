@@ -167,6 +167,20 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+class Flatten(Module):
+    """``input.flatten(start_dim, end_dim)``; by default every dim but the batch dim."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
 class _Loss(Module):
     fn = None
 

@@ -303,18 +303,30 @@ def sum_to(grad, shape):
     return grad
 
 
-def wrap_dim(dim, ndim, op=None):
+def wrap_dim(dim, ndim, op=None, param="dim", position=1):
     """One dim in ``[0, ndim)``; a 0-dim tensor accepts 0 and -1 (as PyTorch's maybe_wrap_dim).
-    The one place dims are checked: every op that takes a dim calls this (``op`` names it in
-    PyTorch's argument error)."""
+    The one place dims are checked: every op that takes a dim calls this (``op``, ``param`` and
+    ``position`` name it in PyTorch's argument error)."""
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        where = f"{op}(): argument 'dim' (position 1)" if op else "dim"
+        where = f"{op}(): argument '{param}' (position {position})" if op else "dim"
         raise TypeError(f"{where} must be int, not {type(dim).__name__}")
     size = max(ndim, 1)
     if not -size <= dim < size:
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-size}, {size - 1}], but got {dim})")
     return int(dim) % size
+
+
+def check_alpha(alpha, dtype):
+    """PyTorch's alpha_check for ``add``/``sub`` computing in ``dtype`` (a NumPy dtype)."""
+    if isinstance(alpha, (bool, np.bool_)) and dtype.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dtype.kind not in "fc" and not isinstance(alpha, (int, np.integer, np.bool_)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if dtype.kind != "c" and isinstance(alpha, (complex, np.complexfloating)):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
 
 
 def normalize_dims(dim, ndim):

@@ -12,8 +12,8 @@ from ._op import Op
 from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
-from ._util import (as_float, cast, check_broadcast, check_scalar, ignore_fp_errors, result_type,
-                    torch_name, value)
+from ._util import (as_float, cast, check_alpha, check_broadcast, check_scalar, ignore_fp_errors,
+                    result_type, torch_name, value)
 
 
 def _binary(x, y, ufunc, alpha=1):
@@ -29,7 +29,8 @@ def _binary(x, y, ufunc, alpha=1):
                 other = other.item()
         elif x._data.ndim and other.shape != x._data.shape:
             check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
-    if alpha != 1:
+    if type(alpha) is not int or alpha != 1:  # (True == 1, and PyTorch refuses a bool alpha)
+        check_alpha(alpha, dtype)  # (in place, inplace.apply has checked it after the cast)
         other = alpha * other
     with ignore_fp_errors():  # inf - inf is nan, 0 * inf too: silently, in PyTorch
         out = ufunc(x._data, other)
@@ -75,7 +76,9 @@ class RsubBackward1(Op):
     def forward(ctx, x, scalar, alpha=1):
         ctx.save_value("alpha", alpha)
         ctx.alpha = alpha
-        return np.asarray(scalar - alpha * x._data).astype(result_type(x, scalar), copy=False)
+        dtype = result_type(x, scalar)
+        check_alpha(alpha, dtype)
+        return np.asarray(scalar - alpha * x._data).astype(dtype, copy=False)
 
     def backward(ctx, grad):
         return maybe_multiply(-grad, ctx.alpha)

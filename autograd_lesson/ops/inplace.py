@@ -21,7 +21,7 @@ from .. import _grad_mode, _node
 from .._node import FREED_MESSAGE, Node
 from .._tensor import Tensor
 from ._op import Op
-from ._util import check_castable
+from ._util import broadcast_shape, check_alpha, check_castable, result_type
 
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
@@ -97,12 +97,14 @@ def has_internal_overlap(array):
     return array.size and any(s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
 
 
-def apply(x, compute, others=(), overlap=True, written=None):
+def apply(x, compute, others=(), overlap=True, written=None, alpha=1):
     """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``.
 
     With ``overlap`` (TensorIterator's checks, before the op runs) x may not be expanded nor
     partly share memory with another operand; ``fill_``/``zero_`` skip them, as PyTorch.
-    ``written``: a mask of the elements to write (``index_put_`` on an expanded tensor)."""
+    ``written``: a mask of the elements to write (``index_put_`` on an expanded tensor).
+    ``alpha`` (``add_``/``sub_``) is checked after the shapes and the cast, TensorIterator's
+    order, and before the op runs (which would check it first)."""
     check_inplace(x, others)
     if overlap:
         if has_internal_overlap(x._data):
@@ -111,15 +113,17 @@ def apply(x, compute, others=(), overlap=True, written=None):
         for other in others:
             if isinstance(other, Tensor):
                 check_overlap(x, other, partial_only=True)
+    if type(alpha) is not int or alpha != 1:  # before the kernel, which would check it first
+        (other,) = others
+        _check_output(x, broadcast_shape(x.shape, other.shape if isinstance(other, Tensor) else ()),
+                      result_type(x, other))
+        check_alpha(alpha, result_type(x, other))
     _node._inplace_self = x  # while it is set, a save of ``self`` is a clone of x
     try:
         result = compute(x)
     finally:
         _node._inplace_self = None
-    if x._data.shape != result._data.shape:
-        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
-                           f"shape {list(result.shape)}")
-    check_castable(result._data.dtype, x._data.dtype)
+    _check_output(x, result.shape, result._data.dtype)
     np.copyto(x._data, result._data, casting="unsafe", where=True if written is None else written)
     x._version_counter.value += 1
     node = result.grad_fn
@@ -130,6 +134,14 @@ def apply(x, compute, others=(), overlap=True, written=None):
             if x._base is not None:  # PyTorch keeps the view's grad_fn weakly, for messages
                 node._saved_slots[slot].view_fn = weakref.ref(x.grad_fn)
     return x
+
+
+def _check_output(x, shape, dtype):
+    """TensorIterator's checks of an in-place op's output: x's shape, then the cast."""
+    if x._data.shape != tuple(shape):
+        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    check_castable(dtype, x._data.dtype)
 
 
 def rebase_history(x, node):
