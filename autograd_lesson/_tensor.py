@@ -339,6 +339,12 @@ class Tensor(TensorOps):
     def __int__(self):
         return int(self.item())
 
+    def __format__(self, format_spec):
+        """A 0-dim tensor formats as its number (``f"{loss:.3f}"``), as PyTorch."""
+        if not self._data.ndim and type(self) is Tensor:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")

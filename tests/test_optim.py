@@ -97,6 +97,10 @@ BAD = [
     ("Adam", dict(weight_decay=-1)), ("AdamW", dict(betas=(0.9, 1.5))),
     ("AdamW", dict(weight_decay=-0.1)), ("Adagrad", dict(lr_decay=-1)),
     ("Adagrad", dict(initial_accumulator_value=-1)), ("Adagrad", dict(eps=-1)),
+    # torch tests each value as that optimizer's source does, so a bad type fails alike
+    ("Adam", dict(betas=(0.9,))), ("Adam", dict(betas=0.9)), ("Adam", dict(betas=(0, 0.99))),
+    ("Adam", dict(betas=("a", 0.9))), ("Adam", dict(eps="a")), ("SGD", dict(lr="a")),
+    ("SGD", dict(lr=0.1, momentum="a")), ("Adagrad", dict(lr="a")),
 ] + [(n, dict(lr=0.1, foreach=True, fused=True)) for n in ("SGD", "Adam", "AdamW", "Adagrad")] + [
     (n, dict(lr=0.1, foreach=True, fused=True, differentiable=True)) for n in ("SGD", "Adam")]
 
@@ -105,8 +109,39 @@ BAD = [
 @pytest.mark.parametrize("name, kwargs", BAD, ids=[f"{n}{k}" for n, k in BAD])
 def test_bad_hyperparameters_raise_torchs_error(torch, name, kwargs):
     def run(lib):
-        with pytest.raises((ValueError, RuntimeError)) as info:
+        with pytest.raises((ValueError, RuntimeError, TypeError, IndexError)) as info:
             getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))], **kwargs)
+        return type(info.value), str(info.value)
+    assert run(al) == run(torch)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name, kwargs", [("SGD", "lr=lib.tensor(0.1), momentum=0.9"),
+                                          ("Adam", "lr=lib.tensor(0.01)"),
+                                          ("Adam", "betas=(lib.tensor(0.8), lib.tensor(0.9))"),
+                                          ("AdamW", "lr=lib.tensor([0.01])"),
+                                          ("Adagrad", "lr=lib.tensor(0.1), lr_decay=0.01")])
+def test_a_tensor_learning_rate_or_beta_steps_as_its_number(torch, name, kwargs):
+    """PyTorch takes a one-element Tensor lr (or Adam's betas) and keeps it in the group."""
+    def run(lib):
+        return trajectory(lib, name, eval(f"dict({kwargs})", {"lib": lib}))  # noqa: S307
+    for ours_step, torch_step in zip(run(al), run(torch)):
+        for (a, va), (b, vb) in zip(ours_step, torch_step):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+            assert va == vb
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name, kwargs", [("SGD", "lr=lib.tensor([0.1, 0.2])"),
+                                          ("Adam", "lr=lib.tensor(-0.1)"),
+                                          ("SGD", "lr=lib.tensor([-0.1])"),
+                                          ("Adam", "betas=(lib.tensor(0.9), 0.99)"),
+                                          ("Adam", "betas=(lib.tensor([0.9, 0.8]), lib.tensor(0.9))")])
+def test_a_bad_tensor_hyperparameter_raises_torchs_error(torch, name, kwargs):
+    def run(lib):
+        with pytest.raises((ValueError, RuntimeError)) as info:  # (a 2-element beta: bool())
+            getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))],
+                                     **eval(f"dict({kwargs})", {"lib": lib}))  # noqa: S307
         return type(info.value), str(info.value)
     assert run(al) == run(torch)
 

@@ -297,3 +297,16 @@ REPRS = [
 @pytest.mark.parametrize("expr", REPRS)
 def test_repr_matches_torch(torch, expr):
     assert repr(eval(expr, {"lib": al, "np": np})) == repr(eval(expr, {"lib": torch, "np": np}))
+
+
+@pytest.mark.parity
+def test_a_0_dim_tensor_formats_as_its_number_as_torch(torch):
+    """``f"{loss:.3f}"`` works on a 0-dim tensor; other tensors (and a Parameter) keep
+    ``object.__format__``, which refuses a format spec."""
+    def run(lib):
+        out = [f"{lib.tensor(2.5):.2f}", f"{lib.tensor(3):>4}", f"{lib.tensor([2.5])}",
+               f"{lib.nn.Parameter(lib.tensor(2.0))}"]
+        with pytest.raises(TypeError) as info:
+            f"{lib.tensor([2.5]):.2f}"
+        return out + [str(info.value)]
+    assert run(al) == run(torch)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._grad_mode import no_grad
-from .optimizer import Optimizer, check_hyperparameter, new_buffer, new_step
+from .optimizer import Optimizer, check_hyperparameter, check_lr, new_buffer, new_step, number
 
 
 class Adagrad(Optimizer):
@@ -12,7 +12,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
-        check_hyperparameter("lr", lr, f"Invalid learning rate: {lr}")
+        check_lr(lr)
         check_hyperparameter("lr_decay", lr_decay)
         check_hyperparameter("weight_decay", weight_decay)
         check_hyperparameter("initial_accumulator_value", initial_accumulator_value)
@@ -35,7 +35,7 @@ class Adagrad(Optimizer):
                     g = g + group["weight_decay"] * p._data
                 state = self._state(p)
                 state["step"]._data += 1
-                clr = group["lr"] / (1 + (float(state["step"]._data) - 1) * group["lr_decay"])
+                clr = number(group["lr"]) / (1 + (float(state["step"]._data) - 1) * group["lr_decay"])
                 total = state["sum"]._data
                 total += g * g
                 std = np.sqrt(total) + group["eps"]

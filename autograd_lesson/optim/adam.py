@@ -4,7 +4,8 @@ import math
 import numpy as np
 
 from .._grad_mode import no_grad
-from .optimizer import Optimizer, check_betas, check_hyperparameter, new_buffer, new_step
+from .optimizer import (Optimizer, check_betas, check_hyperparameter, check_lr, new_buffer,
+                        new_step, number)
 
 
 class Adam(Optimizer):
@@ -17,7 +18,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        check_hyperparameter("lr", lr, f"Invalid learning rate: {lr}")
+        check_lr(lr)
         check_hyperparameter("eps", eps, f"Invalid epsilon value: {eps}")
         check_betas(betas)
         check_hyperparameter("weight_decay", weight_decay)
@@ -32,7 +33,8 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            (beta1, beta2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
+            (beta1, beta2), lr, wd = group["betas"][:2], group["lr"], group["weight_decay"]
+            beta1, beta2, lr = number(beta1), number(beta2), number(lr)
             for p, g in self._grads(group):
                 if wd and group["decoupled_weight_decay"]:
                     self._write(p, p._data * (1 - lr * wd), group)

@@ -66,16 +66,36 @@ def clear_grad(p, set_to_none=True):
     grad._version_counter.value += 1
 
 
-def check_hyperparameter(name, value, message=None):
-    """PyTorch's ``ValueError: Invalid <name> value: <value>`` for a negative hyperparameter."""
-    if value < 0.0:
+def check_hyperparameter(name, value, message=None, zero_first=True):
+    """PyTorch's ``ValueError: Invalid <name> value: <value>`` for a negative hyperparameter,
+    tested as that optimizer tests it (Adam's ``0.0 <= value``, SGD's ``value < 0.0``, so a
+    string fails with the same TypeError)."""
+    if (not 0.0 <= value) if zero_first else value < 0.0:
         raise ValueError(message or f"Invalid {name} value: {value}")
 
 
+def check_lr(lr, zero_first=True):
+    """A learning rate may be a one-element Tensor (it stays one in the group, as PyTorch)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    check_hyperparameter("lr", lr, f"Invalid learning rate: {lr}", zero_first)
+
+
 def check_betas(betas):
-    for i, beta in enumerate(betas[:2]):
-        if not 0.0 <= beta < 1.0:
-            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+    if not (all(isinstance(b, float) for b in betas[:2])
+            or all(isinstance(b, Tensor) for b in betas[:2])):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i in (0, 1):
+        if isinstance(betas[i], Tensor) and betas[i].numel() != 1:
+            raise ValueError(f"Tensor betas[{i}] must be 1-element")
+
+
+def number(value):
+    """A hyperparameter as a Python number (a Tensor lr or beta holds one)."""
+    return value.item() if isinstance(value, Tensor) else value
 
 
 class Optimizer:

@@ -1,7 +1,7 @@
 """Stochastic gradient descent with optional momentum and weight decay."""
 from .._grad_mode import no_grad
 from .._tensor import Tensor
-from .optimizer import Optimizer, check_hyperparameter
+from .optimizer import Optimizer, check_hyperparameter, check_lr, number
 
 
 class SGD(Optimizer):
@@ -11,9 +11,9 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
-        check_hyperparameter("lr", lr, f"Invalid learning rate: {lr}")
-        check_hyperparameter("momentum", momentum)
-        check_hyperparameter("weight_decay", weight_decay)
+        check_lr(lr, zero_first=False)
+        check_hyperparameter("momentum", momentum, zero_first=False)
+        check_hyperparameter("weight_decay", weight_decay, zero_first=False)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
@@ -39,5 +39,5 @@ class SGD(Optimizer):
                         buf *= momentum
                         buf += (1 - group["dampening"]) * g
                     g = g + momentum * buf if group["nesterov"] else buf
-                self._write(p, p._data - group["lr"] * g, group)
+                self._write(p, p._data - number(group["lr"]) * g, group)
         return loss
