@@ -3,9 +3,9 @@ import re
 
 import numpy as np
 
-from ._dtype import checked, default_complex, default_float, not_implemented, numpy_dtype
+from ._dtype import checked, default_complex, default_float, not_implemented, numpy_dtype, typename
 from ._random import generator
-from ._tensor import FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, _is_float
+from ._tensor import FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, check_requires_grad
 from .ops._util import check_scalar
 
 
@@ -78,8 +78,7 @@ def _shape(size, factory=None):
 def _leaf(array, requires_grad):
     t = Tensor._make(array)
     if requires_grad:
-        if not _is_float(t._data.dtype):
-            raise RuntimeError(FLOAT_ONLY_FACTORY_ERROR)
+        check_requires_grad(t._data.dtype, FLOAT_ONLY_FACTORY_ERROR)
         t.requires_grad = True
     return t
 
@@ -179,6 +178,9 @@ def randint(low, high, size, dtype=None):
 
 
 def _like_dtype(t, dtype, fn):
+    """The dtype of ``fn(t, dtype=...)``: t's own unless given (t is checked to be a Tensor)."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {typename(t)}")
     if dtype is None:
         return t._data.dtype
     if fn in ("zeros_like", "ones_like"):

@@ -81,6 +81,15 @@ def _is_float(dtype):
     return np.issubdtype(dtype, np.floating)
 
 
+def check_requires_grad(dtype, message):
+    """Only a floating point (in PyTorch also a complex) tensor can require grad: ``message``
+    is PyTorch's wording at the call site; complex is the package's documented limit."""
+    if dtype.kind == "c":
+        _ops._op._refuse_complex()
+    if not _is_float(dtype):
+        raise RuntimeError(message)
+
+
 def _infer_array(data, dtype=None):
     """``torch.tensor`` dtype inference: Python floats -> float32, ints -> int64, arrays keep theirs."""
     if isinstance(data, Tensor):
@@ -258,8 +267,8 @@ class Tensor(TensorOps):
     def requires_grad(self, value):
         if not self.is_leaf:
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
-        if value and not _is_float(self._data.dtype):
-            raise RuntimeError(FLOAT_ONLY_ERROR)
+        if value:
+            check_requires_grad(self._data.dtype, FLOAT_ONLY_ERROR)
         if value and self._storage.inference and not _grad_mode._inference:
             raise RuntimeError(_grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
         self._requires_grad = bool(value)
@@ -267,8 +276,8 @@ class Tensor(TensorOps):
     def requires_grad_(self, requires_grad=True):
         if not self.is_leaf and not requires_grad:
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + REQUIRES_GRAD_DETACH_HINT)
-        if requires_grad and not _is_float(self._data.dtype):
-            raise RuntimeError(FLOAT_ONLY_METHOD_ERROR)
+        if requires_grad:
+            check_requires_grad(self._data.dtype, FLOAT_ONLY_METHOD_ERROR)
         if self.is_leaf:
             self.requires_grad = requires_grad
         return self

@@ -48,6 +48,16 @@ PROGRAMS = {
     "alpha may not be a 1-dim tensor": ["a = lib.ones(2).add(1, alpha=lib.ones(1))"],
     "a bool alpha refuses unless bool": ["a = lib.tensor([True]).add(lib.tensor([True]), alpha=True)",
                                          "b = lib.ones(2).add(1, alpha=True)"],
+    "alpha of a bool add is a bool": [
+        "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
+        "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
+    "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "clamp() without bounds refuses before a complex input": ["a = (lib.ones(2) * 1j).clamp()"],
+    "clamp of a complex input refuses": ["a = (lib.ones(2) * 1j).clamp(0)"],
+    "a real gradient for a complex root refuses first": [
+        "x = lib.ones(2) * 1j", "x.sum().backward(gradient=lib.tensor(2.))"],
+    "a complex gradient for a real root refuses": [
+        "x = lib.ones(2, requires_grad=True)", "(x * 2).sum().backward(lib.tensor(1j))"],
     "a float alpha refuses for ints": ["a = lib.tensor([1, 2]).sub(1, alpha=1.0)"],
     "a float alpha refuses for ints in place": ["x = lib.tensor([1, 2])", "x.add_(1, alpha=2.0)"],
     "a complex alpha refuses for reals": ["a = lib.ones(2).add(1, alpha=1j)"],

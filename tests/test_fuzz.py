@@ -257,6 +257,22 @@ ENDINGS = [
     ["s = {y}.sum()", "s.backward(create_graph=True)", "q = t0.grad.sum()"],
     ["{y}.sum().backward(inputs=[t0])"],
     ["s = {y}.sum()", "t0.grad = None", "s.backward()"],
+    # grad modes, grad's flags, hooks on nodes and on saved tensors, bad gradients
+    ["with lib.no_grad():\n    z = {y} * 2", "z.sum().backward()"],
+    ["with lib.inference_mode():\n    z = {y} + 1", "w = z * 2"],
+    ["with lib.enable_grad():\n    z = {y} * 2"],
+    ["g = lib.autograd.grad({y}.sum(), [t0], retain_graph=True, materialize_grads=True)"],
+    ["g = lib.autograd.grad([{y}.sum()], [t0], grad_outputs=[lib.tensor(2.)], allow_unused=True)"],
+    ["g = lib.autograd.grad({y}, [t0], grad_outputs=lib.ones_like({y}), allow_unused=True)"],
+    ["h = {y}.grad_fn.register_hook(lambda gi, go: None)", "{y}.sum().backward()"],
+    ["h = {y}.grad_fn.register_prehook(lambda go: (go[0] * 2,))", "{y}.sum().backward()"],
+    ["with lib.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):\n"
+     "    s = ({y} * {y}).sum()", "s.backward()"],
+    ["t0.grad = lib.zeros(5)"], ["t0.grad = lib.zeros_like(t0).long()"],
+    ["{y}.requires_grad_(False)"], ["lib.autograd.backward([{y}.sum()], inputs=[t0])"],
+    ["{y}.sum().backward(gradient=lib.tensor(2.))"], ["{y}.backward(lib.ones(7))"],
+    ["z = {y}.detach().requires_grad_()", "z.sum().backward()"],
+    ["{y}.sum().backward(retain_graph='no')"],
 ]
 
 

@@ -67,6 +67,9 @@ def _make_grads(outputs, grad_outputs):
         if grad is None:
             if out.requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out.requires_grad and out._data.dtype.kind != "f":
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
+                                   f"but got {out.dtype}")
             grads.append(Tensor._make(np.ones(out.shape, dtype=out._data.dtype)))
             continue
         if not isinstance(grad, Tensor):
@@ -76,6 +79,11 @@ def _make_grads(outputs, grad_outputs):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{_size(grad.shape)} and output[{i}] has a shape of "
                                f"{_size(out.shape)}.")
+        if (grad._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required "
+                               f"to have the same dtype. Mismatch in dtype: grad_output[{i}] has "
+                               f"a dtype of {grad.dtype} and output[{i}] has a dtype of "
+                               f"{out.dtype}.")
         if grad._data.dtype != out._data.dtype:  # PyTorch's validate_outputs casts root gradients too
             grad = grad._to(out._data.dtype)
         grads.append(grad)

@@ -31,7 +31,7 @@ def _binary(x, y, ufunc, alpha=1):
             check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     if type(alpha) is not int or alpha != 1:  # (True == 1, and PyTorch refuses a bool alpha)
         check_alpha(alpha, dtype)  # (in place, inplace.apply has checked it after the cast)
-        other = alpha * other
+        other = np.logical_and(alpha, other) if dtype.kind == "b" else alpha * other  # (as a bool)
     with ignore_fp_errors():  # inf - inf is nan, 0 * inf too: silently, in PyTorch
         out = ufunc(x._data, other)
     return out if out.dtype == dtype else out.astype(dtype)
@@ -423,9 +423,9 @@ class ClampBackward1(Op):
         ctx.save("self", x)
         ctx.save_values(min=min, max=max)
         ctx.bounds = (min, max)
-        _no_complex_clamp(x)
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        _no_complex_clamp(x)
         dtype = result_type(x, *(b for b in (min, max) if b is not None))
         return np.clip(x._data.astype(dtype, copy=False), min, max)
 
