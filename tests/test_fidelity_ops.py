@@ -52,6 +52,11 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "bce with logits of inf and nan is silent": [
+        "x = lib.tensor([float('inf'), -float('inf'), float('nan'), 0.])",
+        "a = F.binary_cross_entropy_with_logits(x, x)",
+        "b = F.binary_cross_entropy_with_logits(x, lib.ones(4), reduction='sum')",
+        "c = F.mse_loss(x, -x, reduction='sum')"],
     "clamp() without bounds refuses before a complex input": ["a = (lib.ones(2) * 1j).clamp()"],
     "clamp of a complex input refuses": ["a = (lib.ones(2) * 1j).clamp(0)"],
     "a real gradient for a complex root refuses first": [

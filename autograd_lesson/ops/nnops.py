@@ -9,8 +9,8 @@ from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from ._op import Op
-from ._util import (broadcast_shape, check_castable, quiet, result_type, tensor_arguments,
-                    torch_name, wrap_dim)
+from ._util import (broadcast_shape, check_castable, ignore_fp_errors, quiet, result_type,
+                    tensor_arguments, torch_name, wrap_dim)
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -26,7 +26,8 @@ def _reduce(loss, reduction):
         with quiet():
             return np.asarray(loss.mean(), dtype=loss.dtype)
     if reduction == 2:
-        return np.asarray(loss.sum(), dtype=loss.dtype)
+        with ignore_fp_errors():  # (inf + -inf)
+            return np.asarray(loss.sum(), dtype=loss.dtype)
     return loss
 
 
@@ -171,7 +172,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         ctx.save("weight", None)
         ctx.save_value("reduction", ctx.reduction)
         a = x._data
-        loss = np.maximum(a, 0) - a * target._data + np.log1p(np.exp(-np.abs(a)))
+        with ignore_fp_errors():  # (inf - inf is nan, silently, in PyTorch)
+            loss = np.maximum(a, 0) - a * target._data + np.log1p(np.exp(-np.abs(a)))
         # (PyTorch computes (1 - target).mul_(input)...: the loss has the target's dtype)
         return _reduce(loss.astype(target._data.dtype, copy=False), ctx.reduction)
 
