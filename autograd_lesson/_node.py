@@ -397,6 +397,15 @@ class Node:
                 return tuple(value) if isinstance(value, list) else value
         raise AttributeError(f"'{self.name()}' object has no attribute '{attr}'")
 
+    def __dir__(self):
+        """The saves are listed as PyTorch's nodes list them (``_saved_self``,
+        ``_raw_saved_self``), the bookkeeping behind them is not."""
+        names = set(super().__dir__()) - {"_saved_slots", "_saved_values"}
+        names.update(f"_saved_{slot}" for slot in (*self._saved_slots, *self._saved_values))
+        names.update(f"_raw_saved_{slot}" for slot, saved in self._saved_slots.items()
+                     if saved is not None)
+        return sorted(names)
+
     def saved_buffers(self):
         """List this node's saved tensor slots as :class:`SavedBuffer` records (weak refs only)."""
         return [SavedBuffer(self, slot, saved) for slot, saved in self._saved_slots.items()

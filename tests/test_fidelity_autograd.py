@@ -1378,6 +1378,35 @@ class F(lib.autograd.Function):
 x = lib.tensor([1., 2.], requires_grad=True)
 F.apply(x).sum().backward()
 """
+FUNCTION["an output marked non-differentiable that is an input is a detached alias"] = """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_non_differentiable(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g
+x = lib.ones(2, requires_grad=True)
+y = F.apply(x)
+z = F.apply(lib.ones(2))
+out = (y is x, y.requires_grad, y.grad_fn is None, y.is_leaf, x.requires_grad, z.requires_grad)
+"""
+FUNCTION["an integer output is not differentiable"] = """
+class F(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.long(), x * 2
+    @staticmethod
+    def backward(ctx, g1, g2):
+        assert g1 is None
+        return g2 * 2
+x = lib.ones(2, requires_grad=True)
+y, z = F.apply(x)
+z.sum().backward()
+out = (y.requires_grad, y.grad_fn is None, y.is_leaf, str(y.dtype), z.grad_fn.name(),
+       x.grad.tolist())
+"""
 
 # -- grad mode ----------------------------------------------------------------------------------
 GRAD_MODE = {

@@ -273,6 +273,13 @@ ENDINGS = [
     ["{y}.sum().backward(gradient=lib.tensor(2.))"], ["{y}.backward(lib.ones(7))"],
     ["z = {y}.detach().requires_grad_()", "z.sum().backward()"],
     ["{y}.sum().backward(retain_graph='no')"],
+    # the graph itself: node names, edges, saved slots and their values, before and after
+    ["n = {y}.grad_fn.name() if {y}.grad_fn is not None else None",
+     "e = [(f and f.name(), i) for f, i in {y}.grad_fn.next_functions] if {y}.grad_fn else None"],
+    ["n = sorted(a for a in dir({y}.grad_fn) if a.startswith('_saved_'))",
+     "v = [getattr({y}.grad_fn, a) for a in n]"],
+    ["n = sorted(a for a in dir({y}.grad_fn) if a.startswith('_saved_'))", "{y}.sum().backward()",
+     "v = [getattr({y}.grad_fn, a) for a in n]"],
 ]
 
 

@@ -174,8 +174,10 @@ class Function(metaclass=FunctionMeta):
             views = tuple(_as_view(o) if any(o is t for t in inputs)
                           and not any(o is d for d in ctx._dirty) else o for o in outputs)
             return views if isinstance(raw, tuple) else views[0]
-        differentiable = sum(isinstance(o, Tensor)
-                             and not any(o is t for t in ctx._non_differentiable) for o in outputs)
+        def is_differentiable(o):  # (PyTorch: not marked, and of a float or complex dtype)
+            return (isinstance(o, Tensor) and o._data.dtype.kind in "fc"
+                    and not any(o is t for t in ctx._non_differentiable))
+        differentiable = sum(map(is_differentiable, outputs))
         for i, t in enumerate(ctx._to_save):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
@@ -193,7 +195,16 @@ class Function(metaclass=FunctionMeta):
             if id(out) in done:  # returned twice: one object, numbered by its last position
                 out = done[id(out)]
                 out._output_nr = nr
-            elif isinstance(out, Tensor) and not any(out is t for t in ctx._non_differentiable):
+            elif isinstance(out, Tensor) and not is_differentiable(out):
+                is_input = any(out is t for t in inputs)
+                if not out.requires_grad:
+                    if is_input and not any(out is t for t in ctx._dirty):
+                        out = _as_view(out)
+                elif is_input:  # a detached alias; the input keeps its own history
+                    out = out.detach()
+                elif out._base is None:
+                    out.detach_()
+            elif isinstance(out, Tensor):
                 if any(out is t for t in ctx._dirty) and any(out is t for t in inputs):
                     _mark_modified(out)  # changed in place: the input itself gets the new history
                 elif any(out is t for t in inputs):
