@@ -570,6 +570,7 @@ class Tensor(TensorOps):
                             f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor")
         if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
+        key = _ops.shape.sequence_key(key, stacklevel=2)
         if _ops.shape.is_advanced_key(key):
             _ops.shape.index_put_(self, key, value)
             return

@@ -52,6 +52,16 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "a list holding sequences, slices, ... or None indexes as a tuple": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x[[[0]]]", "b = x[[[0], [1]]]",
+        "c = x[[None]]", "d = x[[..., 0]]", "e = x[[slice(None), 0]]", "f = x[[lib.tensor(0), 1]]",
+        "g = x[[0, 1]]", "h = x[[[0]] * 33]", "(a.sum() + b.sum() + d.sum()).backward()"],
+    "a list key writes as a tuple too": [
+        "z = lib.zeros(2, 3)", "z[[[0], [1]]] = 7", "z[[0, None]] = 5", "z[[..., 2]] = 1"],
+    "x[...], x[()] and x[:, :] alias, x[:] slices": [
+        "x = lib.ones(2, 3, requires_grad=True)",
+        "n = [x[k].grad_fn.name() for k in (Ellipsis, (), (slice(None), slice(None)), slice(None))]",
+        "m = lib.tensor(1., requires_grad=True)[...].grad_fn.name()"],
     "bce with logits of inf and nan is silent": [
         "x = lib.tensor([float('inf'), -float('inf'), float('nan'), 0.])",
         "a = F.binary_cross_entropy_with_logits(x, x)",

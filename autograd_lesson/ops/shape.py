@@ -472,6 +472,26 @@ def byte_masks(keys, stacklevel):
     return tuple(Tensor._make(k._data != 0) if _is_byte(k) else k for k in keys)
 
 
+SEQUENCE_KEY_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result")
+_SEQUENCES = (Tensor, slice, list, tuple, str, bytes, range, np.ndarray)
+
+
+def sequence_key(key, stacklevel):
+    """PyTorch's ``treatSequenceAsTuple`` (NumPy's old heuristic): a list of fewer than 32
+    entries holding a tensor, a sequence, a slice, ``...`` or None indexes as the tuple of its
+    entries (``x[[[0], [1]]]`` is ``x[[0], [1]]``), with PyTorch's deprecation warning."""
+    if type(key) is not list or len(key) >= 32:  # (an ndarray indexes as a tensor)
+        return key
+    if any(isinstance(k, _SEQUENCES) or k is Ellipsis or k is None for k in key):
+        warnings.warn(SEQUENCE_KEY_WARNING, UserWarning, stacklevel=stacklevel + 1)
+        return tuple(key)
+    return key
+
+
 def is_advanced_key(key):
     """An int list, int array, bool mask or a tuple of int lists: ``index_put_``, not a view."""
     if isinstance(key, tuple):
@@ -919,6 +939,7 @@ def index(x, key):
     dims not named; an int list, a bool mask or a tuple of int lists copies."""
     if type(key) is int and x._data.ndim and -x._data.shape[0] <= key < x._data.shape[0]:
         return SelectBackward0.apply(x, 0, key, indexing=True)  # x[t]: what the rest decides
+    key = sequence_key(key, stacklevel=3)
     keys = key if isinstance(key, tuple) else (key,)
     if any(_is_byte(k) for k in keys):
         keys = byte_masks(keys, stacklevel=3)
@@ -965,8 +986,9 @@ def index(x, key):
     out, dim = x, 0
     for k, position in zip(keys, positions):
         out, dim = _apply_basic(out, dim, k, position)
-    if out is x:
-        out = SliceBackward0.apply(x, 0, slice(None)) if x.ndim else AliasBackward0.apply(x)
+    if out is x:  # x[:] slices; a key of full slices and ``...`` (``x[...]``, ``x[()]``) aliases
+        out = SliceBackward0.apply(x, 0, slice(None)) if isinstance(key, slice) else (
+            AliasBackward0.apply(x))
     return out
 
 
