@@ -307,6 +307,21 @@ class SavedBuffer:
                 f"nbytes={self.nbytes}, state={self.state})")
 
 
+# PyTorch's getters read a saved int (dim, index, sizes, ignore_index ...) as an unsigned 64-bit
+# number, so ``x.sum(-1).grad_fn._saved_dim`` is (2**64 - 1,); a saved Scalar stays signed.
+# (``saved_values()`` and the ledgers show the plain -1.)
+_SCALAR_SAVES = frozenset({"alpha", "beta", "exponent", "min", "max", "ord", "negative_slope",
+                           "threshold", "other", "self", "value", "eps", "p"})
+
+
+def _as_uint64(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_as_uint64(v) for v in value)
+    if type(value) is int and value < 0:
+        return value + 2 ** 64
+    return value
+
+
 class Node:
     """A backward function: one per differentiable op, named like PyTorch's (``MulBackward0``).
 
@@ -394,7 +409,7 @@ class Node:
                 return self.saved(slot)
             if slot in self._saved_values:
                 value = self._saved_values[slot]  # sizes and dims read as tuples, as in PyTorch
-                return tuple(value) if isinstance(value, list) else value
+                return value if slot in _SCALAR_SAVES else _as_uint64(value)
         raise AttributeError(f"'{self.name()}' object has no attribute '{attr}'")
 
     def __dir__(self):

@@ -52,6 +52,18 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "a saved negative int reads as unsigned, a saved Scalar as signed": [
+        "x = lib.ones(2, 3, 4, requires_grad=True)",
+        "a = (x.sum(-1).grad_fn._saved_dim, x.select(-1, -1).grad_fn._saved_index)",
+        "b = (x[..., -3:-1].grad_fn._saved_start, x.permute(-1, 0, 1).grad_fn._saved_dims)",
+        "c = (x.clamp(-1, 1).grad_fn._saved_min, x.add(x, alpha=-1).grad_fn._saved_alpha)",
+        "d = F.nll_loss(x[:, :, 0], lib.tensor([0, 1])).grad_fn._saved_ignore_index"],
+    "split, chunk, unbind and narrow save the dim as given": [
+        "x = lib.ones(2, 3, 4, requires_grad=True)",
+        "a = [x.split(1, -1)[0].grad_fn._saved_dim, x.split([1, 3], -1)[0].grad_fn._saved_dim]",
+        "b = [x.chunk(2, -1)[0].grad_fn._saved_dim, x.unbind(-2)[0].grad_fn._saved_dim]",
+        "c = x.narrow(-1, -2, 1).grad_fn._saved_dim",
+        "(x.split(1, -1)[1].sum() + x.unbind(-2)[2].sum() + x.narrow(-1, -2, 1).sum()).backward()"],
     "a list holding sequences, slices, ... or None indexes as a tuple": [
         "x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x[[[0]]]", "b = x[[[0], [1]]]",
         "c = x[[None]]", "d = x[[..., 0]]", "e = x[[slice(None), 0]]", "f = x[[lib.tensor(0), 1]]",

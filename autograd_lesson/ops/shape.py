@@ -300,8 +300,9 @@ class SliceBackward0(Op):
         start = 0 if key.start is None else key.start
         end = INT64_MAX if key.stop is None else key.stop
         step = 1 if key.step is None else key.step
+        given, dim = dim, wrap_dim(dim, x.ndim)  # (saved as given: narrow(-1, ...), as PyTorch)
         ctx.dim, ctx.bounds, ctx.input_shape = dim, (start, end, step), x.shape
-        for name, v in (("dim", dim), ("start", start), ("end", end), ("step", step),
+        for name, v in (("dim", given), ("start", start), ("end", end), ("step", step),
                         ("self_sym_sizes", list(x.shape))):
             ctx.save_value(name, v)
         return x._data[(slice(None),) * dim + (slice(start, end, step),)]
@@ -742,8 +743,9 @@ class SplitBackward0(Op):
     differentiable_outputs = 2 ** 31
 
     def forward(ctx, x, split_size, dim):
+        given, dim = dim, wrap_dim(dim, x.ndim)  # (saved as given, as PyTorch)
         ctx.dim, ctx.input_shape, ctx.split_size = dim, x.shape, split_size
-        for name, v in (("dim", dim), ("self_sym_sizes", list(x.shape)),
+        for name, v in (("dim", given), ("self_sym_sizes", list(x.shape)),
                         ("split_size", split_size)):
             ctx.save_value(name, v)
         size = x.shape[dim]
@@ -772,8 +774,9 @@ class UnbindBackward0(Op):
     differentiable_outputs = 2 ** 31
 
     def forward(ctx, x, dim):
+        ctx.save_value("dim", dim)  # (as given, as PyTorch)
+        dim = wrap_dim(dim, x.ndim)
         ctx.dim, ctx.input_shape = dim, x.shape
-        ctx.save_value("dim", dim)
         lead = (slice(None),) * dim
         return tuple(x._data[lead + (i, Ellipsis)] for i in range(x.shape[dim]))
 
@@ -794,8 +797,9 @@ class SplitWithSizesBackward0(Op):
     differentiable_outputs = 2 ** 31
 
     def forward(ctx, x, split_sizes, dim):
+        given, dim = dim, wrap_dim(dim, x.ndim)  # (saved as given, as PyTorch)
         ctx.dim, ctx.input_shape, ctx.split_sizes = dim, x.shape, list(split_sizes)
-        for name, v in (("dim", dim), ("self_sym_sizes", list(x.shape)),
+        for name, v in (("dim", given), ("self_sym_sizes", list(x.shape)),
                         ("split_sizes", list(split_sizes))):
             ctx.save_value(name, v)
         lead, starts = (slice(None),) * dim, np.cumsum([0] + ctx.split_sizes)
@@ -821,8 +825,8 @@ def chunk(x, chunks, dim=0):
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.ndim)
     if not x.shape[d]:  # PyTorch keeps the number of (empty) chunks: split_with_sizes
-        return split(x, [0] * chunks, d)
-    return split(x, -(-x.shape[d] // chunks), d)
+        return split(x, [0] * chunks, dim)
+    return split(x, -(-x.shape[d] // chunks), dim)
 
 
 def split(x, split_size, dim=0):
@@ -839,12 +843,12 @@ def split(x, split_size, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
                                f"{x.shape[d]} (input tensor's size at dimension {d}), but got "
                                f"split_sizes={list(split_size)}")
-        out = SplitWithSizesBackward0.apply(x, split_size, d)
+        out = SplitWithSizesBackward0.apply(x, split_size, dim)
         return out if isinstance(out, tuple) else (out,)
     if split_size < 0 or (split_size == 0 and x.shape[wrap_dim(dim, x.ndim)]):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {x.shape[wrap_dim(dim, x.ndim)]}")
-    out = SplitBackward0.apply(x, split_size, wrap_dim(dim, x.ndim))
+    out = SplitBackward0.apply(x, split_size, dim)
     return out if isinstance(out, tuple) else (out,)
 
 
@@ -855,7 +859,7 @@ def unbind(x, dim=0):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if not x.shape[d]:
         return ()
-    out = UnbindBackward0.apply(x, d)
+    out = UnbindBackward0.apply(x, dim)
     return out if isinstance(out, tuple) else (out,)
 
 
@@ -901,7 +905,7 @@ def narrow(x, dim, start, length):
         raise RuntimeError("narrow(): length must be non-negative.")
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return SliceBackward0.apply(x, d, slice(start, start + length, 1))
+    return SliceBackward0.apply(x, dim, slice(start, start + length, 1))
 
 
 def _is_advanced(k):
