@@ -416,9 +416,9 @@ class Node:
         """The saves are listed as PyTorch's nodes list them (``_saved_self``,
         ``_raw_saved_self``), the bookkeeping behind them is not."""
         names = set(super().__dir__()) - {"_saved_slots", "_saved_values"}
-        names.update(f"_saved_{slot}" for slot in (*self._saved_slots, *self._saved_values))
-        names.update(f"_raw_saved_{slot}" for slot, saved in self._saved_slots.items()
-                     if saved is not None)
+        slots = [slot for slot in self._saved_slots if "[" not in slot]  # (a list's entries,
+        names.update(f"_saved_{slot}" for slot in (*slots, *self._saved_values))  # read whole)
+        names.update(f"_raw_saved_{slot}" for slot in slots if self._saved_slots[slot] is not None)
         return sorted(names)
 
     def saved_buffers(self):
