@@ -52,6 +52,9 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "casting a stale multi-output view to int reads no edge": [
+        "x = lib.tensor([-2.0], requires_grad=True)", "v = x.split([1])[0]",
+        "x.detach().mul_(2)", "a = v.long()", "b = v.to(lib.int32)", "c = v.bool()", "d = v.exp()"],
     "a saved negative int reads as unsigned, a saved Scalar as signed": [
         "x = lib.ones(2, 3, 4, requires_grad=True)",
         "a = (x.sum(-1).grad_fn._saved_dim, x.select(-1, -1).grad_fn._saved_index)",

@@ -117,7 +117,7 @@ class Op(Node):
             fn = ctx if differentiable else None
             out = (_view(inputs[0], result, differentiable, fn, 0, cls) if cls.is_view
                    else Tensor._make(result, differentiable, fn))
-            if record:
+            if differentiable:  # (x.long() reads no edge: a stale view's grad_fn is not asked)
                 ctx._connect(tensors, (out,), inputs)
             return out
         if record and any(a.dtype.kind == "c" for a in result[:cls.differentiable_outputs]):
