@@ -486,7 +486,7 @@ class Tensor(TensorOps):
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                    f"with {value.ndim} dimensions.")
             return self._inplace(lambda x: _ops.elementwise.FillBackward3.apply(x, value), value,
-                                 overlap=False)  # (a fill may write to an expanded tensor)
+                                 overlap="internal")
         return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value,
                              overlap=False)
 
@@ -582,7 +582,7 @@ class Tensor(TensorOps):
             # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
             # FillBackward3 records whatever the dtype, so an int tensor can require grad
             target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value,
-                            overlap=False)  # (fill_ checks no overlap: x[0] = x[0, 0] works)
+                            overlap="internal")  # (not with the value: x[0] = x[0, 0] works)
             return
         if isinstance(value, Tensor) and value.shape != target.shape:
             shape = value.shape

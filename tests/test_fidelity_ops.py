@@ -52,6 +52,11 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "filling an expanded tensor with a 0-dim tensor refuses (with a number it does not)": [
+        "z = lib.zeros(2, 1).expand(2, 3)", "z[0].fill_(1.)", "z[0, 0] = lib.tensor(2.)",
+        "z[0] = lib.tensor(2.)"],
+    "fill_ of an expanded tensor with a 0-dim tensor refuses": [
+        "z = lib.zeros(1).expand(3)", "z.zero_()", "z.fill_(lib.tensor(2.))"],
     "casting a stale multi-output view to int reads no edge": [
         "x = lib.tensor([-2.0], requires_grad=True)", "v = x.split([1])[0]",
         "x.detach().mul_(2)", "a = v.long()", "b = v.to(lib.int32)", "c = v.bool()", "d = v.exp()"],

@@ -101,7 +101,8 @@ def apply(x, compute, others=(), overlap=True, written=None, alpha=1):
     """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``.
 
     With ``overlap`` (TensorIterator's checks, before the op runs) x may not be expanded nor
-    partly share memory with another operand; ``fill_``/``zero_`` skip them, as PyTorch.
+    partly share memory with another operand; ``fill_(number)``/``zero_`` skip them, and
+    ``overlap="internal"`` (``fill_(0-dim tensor)``) checks only x's own, as PyTorch.
     ``written``: a mask of the elements to write (``index_put_`` on an expanded tensor).
     ``alpha`` (``add_``/``sub_``) is checked after the shapes and the cast, TensorIterator's
     order, and before the op runs (which would check it first)."""
@@ -109,6 +110,7 @@ def apply(x, compute, others=(), overlap=True, written=None, alpha=1):
     if overlap:
         if has_internal_overlap(x._data):
             raise RuntimeError(OVERLAP_ERROR)
+    if overlap is True:
         from .shape import check_overlap
         for other in others:
             if isinstance(other, Tensor):
