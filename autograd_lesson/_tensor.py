@@ -100,19 +100,36 @@ def _infer_array(data, dtype=None):
         if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
             data = _nested_values(data)
         array = np.array(data)
-        if array.dtype == np.float64:
-            array = array.astype(_dtype.default_float(), copy=False)
-        elif array.dtype.kind in "iu":
-            array = array.astype(np.int64)
-        elif array.dtype == np.complex128:
-            array = array.astype(_dtype.default_complex(), copy=False)  # (complex64 by default)
-        elif array.dtype.kind in "US":
+        if array.dtype in (np.uint64, np.float64, object) and any(
+                type(v) is int and not -2 ** 63 <= v < 2 ** 63
+                for v in (_flatten(data) if isinstance(data, (list, tuple)) else [data])):
+            # an int past int64 (NumPy made the array uint64, float64 or object)
+            if dtype is None or np.dtype(dtype).kind not in "fc":
+                raise ValueError("Overflow when unpacking long long")
+            array = np.array(data, dtype=np.float64)  # (PyTorch reads it as a double then)
+        if array.dtype.kind in "US":
             raise TypeError("new(): invalid data type 'str'")
-        elif array.dtype.kind not in "fb":
+        if array.dtype.kind not in "fbiuc":
             raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        if dtype is None:  # Python floats are float32 (the default), ints int64, complex64
+            dtype = {"f": _dtype.default_float(), "c": _dtype.default_complex(),
+                     "i": np.int64, "u": np.int64}.get(array.dtype.kind)
+        elif array.size:
+            _check_conversion(array, np.dtype(dtype))
     if dtype is not None:
-        array = array.astype(dtype)
+        with np.errstate(over="ignore", invalid="ignore"):  # 1e40 is inf in float32, silently
+            array = array.astype(dtype, copy=False)
     return array
+
+
+def _check_conversion(values, dtype):
+    """``torch.tensor(values, dtype=...)`` converts each Python number itself: to an integer
+    type only in range (not nan), to a real type only without an imaginary part."""
+    if values.dtype.kind == "c" and dtype.kind not in "cb":
+        raise TypeError("must be real number, not complex")
+    if dtype.kind in "iu" and values.dtype.kind in "fiu":
+        if not _ops._util.int_fits(values, dtype).all():  # (nan fits nothing)
+            raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
 
 
 def _flatten(seq):

@@ -52,6 +52,19 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "tensor(floats, dtype=float64) keeps the doubles": [
+        "a = lib.tensor([.2, 1], dtype=lib.float64)", "b = lib.tensor(3.3, dtype=lib.float64) * 1",
+        "c = lib.tensor(0.1, dtype=lib.complex128)", "d = lib.as_tensor([.2], dtype=lib.float64)",
+        "e = lib.tensor(1e40, dtype=lib.float64)", "f = lib.tensor([1e40])",
+        "g = lib.tensor([1e6, float('inf')], dtype=lib.float16)", "h = lib.tensor([2**63], dtype=lib.float32)",
+        "i = lib.tensor([1.5, -2.7], dtype=lib.int64)", "j = lib.tensor([2.5, 1j], dtype=lib.bool)"],
+    "tensor() refuses an int past int64": ["a = lib.tensor([1, 2**63])"],
+    "tensor() refuses a value out of an integer type's range": ["a = lib.tensor([255.9], dtype=lib.uint8)"],
+    "tensor() refuses nan as an integer": ["a = lib.tensor([float('nan')], dtype=lib.int32)"],
+    "tensor() wraps a negative int into uint8 down to -255": [
+        "a = lib.tensor([-1, -255], dtype=lib.uint8)", "b = lib.zeros(1, dtype=lib.uint8).fill_(-1)",
+        "c = lib.full((1,), -3, dtype=lib.uint8)", "d = lib.tensor([-256], dtype=lib.uint8)"],
+    "tensor() refuses a complex number as real": ["a = lib.tensor([1+2j], dtype=lib.float32)"],
     "filling an expanded tensor with a 0-dim tensor refuses (with a number it does not)": [
         "z = lib.zeros(2, 1).expand(2, 3)", "z[0].fill_(1.)", "z[0, 0] = lib.tensor(2.)",
         "z[0] = lib.tensor(2.)"],

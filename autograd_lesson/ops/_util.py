@@ -136,12 +136,23 @@ def check_scalar(number, dtype):
     if dtype.kind == "f":
         fits = fits and not (math.isfinite(number) and abs(number) > float(np.finfo(dtype).max))
     else:
-        info = np.iinfo(dtype)
-        fits = fits and math.isfinite(number) and info.min <= number <= info.max
+        fits = fits and math.isfinite(number) and int_fits(number, dtype)
     if not fits:
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(str(dtype), dtype)}"
                            f" without overflow")
+    if dtype.kind == "u" and isinstance(number, (int, np.integer)) and number < 0:
+        return int(number) % 2 ** (8 * dtype.itemsize)  # the two's complement PyTorch writes
     return number
+
+
+def int_fits(values, dtype):
+    """c10's ``overflows`` for an integer ``dtype``: in range, except that an integer may be
+    negative down to -max for an unsigned type (it wraps: -1 is 255 in uint8)."""
+    info = np.iinfo(dtype)
+    integral = np.asarray(values).dtype.kind in "iub" or isinstance(values, int)
+    low = -info.max if dtype.kind == "u" and integral else info.min
+    with np.errstate(invalid="ignore"):
+        return (values >= low) & (values <= info.max)
 
 
 _WARN_ALWAYS = [False]
