@@ -74,6 +74,12 @@ def log_softmax(input, dim, dtype=None):
     return input.log_softmax(dim, dtype=dtype)
 
 
+def _check_dropout_p(p):
+    """Dropout's probability check (F.dropout's and the Dropout module's)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
 @tensor_arguments("dropout", "input")
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p).
@@ -81,8 +87,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     As on PyTorch's CPU path this is a ``MulBackward0`` that saves the scaled mask; in eval
     mode (or p=0) the input itself is returned, with no node.
     """
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_dropout_p(p)
     if not training or p == 0:
         return input
     keep = generator().random(input.shape) >= p

@@ -1,19 +1,23 @@
 """Layers and loss modules: thin Modules over ``nn.functional``."""
 import math
+import operator
+from collections import OrderedDict
+from itertools import islice
 
 import numpy as np
 
 from .._dtype import default_float, numpy_dtype
-from .._factories import _leaf, zeros
+from .._factories import _leaf, _shape, zeros
 from . import functional as F
 from . import init
 from .module import Module, Parameter
 
 
-def _empty(*shape, dtype=None):
-    """``torch.empty`` as the layers call it (zero-filled here: ``reset_parameters`` fills it)."""
+def _empty(*size, dtype=None):
+    """``torch.empty`` as the layers call it (zero-filled here: ``reset_parameters`` fills it),
+    with the factories' size checks."""
     dtype = default_float() if dtype is None else numpy_dtype(dtype, "empty")
-    return _leaf(np.zeros(shape, dtype=dtype), False)
+    return _leaf(np.zeros(_shape(size, "empty"), dtype=dtype), False)
 
 
 def _check_device(device):
@@ -28,11 +32,12 @@ class Linear(Module):
         super().__init__()
         _check_device(device)
         self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(_empty(out_features, in_features, dtype=dtype))
-        self.bias = Parameter(_empty(out_features, dtype=dtype)) if bias else None
-        if not bias:
+        self.weight = Parameter(_empty((out_features, in_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_features, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
-        bound = 1 / math.sqrt(in_features) if in_features else 0
+        bound = 1 / math.sqrt(in_features) if in_features > 0 else 0
         init.uniform_(self.weight, -bound, bound)
         if bias:
             init.uniform_(self.bias, -bound, bound)
@@ -46,26 +51,33 @@ class Linear(Module):
 
 
 class RNNCell(Module):
-    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh): returns the new hidden state only."""
+    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu): returns the new hidden state.
+
+    As PyTorch, the nonlinearity is checked when the cell runs, not when it is built."""
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
                  dtype=None):
         super().__init__()
         _check_device(device)
-        if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"Unknown nonlinearity: {nonlinearity}. Select from 'tanh' or 'relu'.")
-        self.input_size, self.hidden_size, self.nonlinearity = input_size, hidden_size, nonlinearity
-        self.weight_ih = Parameter(_empty(hidden_size, input_size, dtype=dtype))
-        self.weight_hh = Parameter(_empty(hidden_size, hidden_size, dtype=dtype))
-        self.bias_ih = Parameter(_empty(hidden_size, dtype=dtype)) if bias else None
-        self.bias_hh = Parameter(_empty(hidden_size, dtype=dtype)) if bias else None
-        bound = 1 / math.sqrt(hidden_size) if hidden_size else 0
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self.weight_ih = Parameter(_empty((hidden_size, input_size), dtype=dtype))
+        self.weight_hh = Parameter(_empty((hidden_size, hidden_size), dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(_empty(hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(_empty(hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.nonlinearity = nonlinearity
+        bound = 1 / math.sqrt(hidden_size) if hidden_size > 0 else 0
         for p in self.parameters():
             init.uniform_(p, -bound, bound)
 
     def forward(self, input, hx=None):
         if input.ndim not in (1, 2):
             raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        if hx is not None and hx.ndim not in (1, 2):
+            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.ndim}D instead")
         batched = input.ndim == 2
         if not batched:
             input = input.unsqueeze(0)
@@ -73,43 +85,102 @@ class RNNCell(Module):
             hx = zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
         elif not batched:
             hx = hx.unsqueeze(0)
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        if input.shape[1] != self.weight_ih.shape[1]:  # (ATen's check_rnn_cell_forward_input)
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
+                               f"expected {self.weight_ih.shape[1]}")
         if input.shape[0] != hx.shape[0]:
             raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden0 batch "
                                f"size {hx.shape[0]}")
+        if hx.shape[1] != self.hidden_size:
+            raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {hx.shape[1]}, "
+                               f"expected {self.hidden_size}")
         gates = F.linear(hx, self.weight_hh, self.bias_hh) + F.linear(input, self.weight_ih, self.bias_ih)
         out = gates.tanh() if self.nonlinearity == "tanh" else gates.relu()
         return out if batched else out.squeeze(0)
 
     def extra_repr(self):
-        return f"{self.input_size}, {self.hidden_size}"
+        return (f"{self.input_size}, {self.hidden_size}"
+                + (f", bias={self.bias}" if self.bias is not True else "")
+                + (f", nonlinearity={self.nonlinearity}" if self.nonlinearity != "tanh" else ""))
 
 
 class Sequential(Module):
-    """Apply modules in order."""
+    """Apply modules in order; indexed, sliced, edited like a list (keys renumbered on delete)."""
 
-    def __init__(self, *modules):
+    def __init__(self, *args):
         super().__init__()
-        for i, m in enumerate(modules):
-            setattr(self, str(i), m)
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for i, module in enumerate(args):
+                self.add_module(str(i), module)
 
     def forward(self, input):
-        for m in self._modules.values():
+        for m in self:
             input = m(input)
         return input
 
+    def _item_by_index(self, items, index):
+        size, index = len(self), operator.index(index)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of range")
+        return next(islice(items, index % size, None))
+
     def __getitem__(self, index):
-        items = list(self._modules.values())
-        return Sequential(*items[index]) if isinstance(index, slice) else items[index]
+        if isinstance(index, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[index]))
+        return self._item_by_index(iter(self._modules.values()), index)
+
+    def __setitem__(self, index, module):
+        setattr(self, self._item_by_index(iter(self._modules), index), module)
+
+    def __delitem__(self, index):
+        keys = (list(self._modules)[index] if isinstance(index, slice)
+                else [self._item_by_index(iter(self._modules), index)])
+        for key in keys:
+            delattr(self, key)
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
     def __len__(self):
         return len(self._modules)
 
-    def append(self, module):
-        setattr(self, str(len(self._modules)), module)
-        return self
-
     def __iter__(self):
         return iter(self._modules.values())
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError("module should be of type: <class 'torch.nn.modules.module.Module'>")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index += n if index < 0 else 0
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return Sequential().extend(self).extend(other)
 
 
 class _Activation(Module):
@@ -158,6 +229,7 @@ class LeakyReLU(Module):
 class Dropout(Module):
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
+        F._check_dropout_p(p)
         self.p, self.inplace = p, inplace
 
     def forward(self, input):
