@@ -254,27 +254,62 @@ class Flatten(Module):
 
 
 class _Loss(Module):
-    fn = None
+    """``reduction`` (or the legacy ``size_average``/``reduce`` flags, with their warning)."""
 
-    def __init__(self, reduction="mean"):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = reduction
+        self.reduction = (F._legacy_reduction(size_average, reduce)
+                          if size_average is not None or reduce is not None else reduction)
 
-    def forward(self, input, target):
-        return type(self).fn(input, target, reduction=self.reduction)
+
+class _WeightedLoss(_Loss):
+    """A loss whose ``weight`` is a buffer (so in ``buffers()``, and in ``state_dict`` if set)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
 
 
 class MSELoss(_Loss):
-    fn = staticmethod(F.mse_loss)
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
-class BCELoss(_Loss):
-    fn = staticmethod(F.binary_cross_entropy)
+class BCELoss(_WeightedLoss):
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
-    fn = staticmethod(F.binary_cross_entropy_with_logits)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
 
 
-class CrossEntropyLoss(_Loss):
-    fn = staticmethod(F.cross_entropy)
+class NLLLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
