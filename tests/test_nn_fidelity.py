@@ -158,7 +158,9 @@ PROGRAMS = {
     "repr with extra_repr and children": [
         "class M(lib.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.l = lib.nn.Linear(2, 2)\n    def extra_repr(self):\n        return 'k=1'",
-        "a = repr(M())", "b = repr(lib.nn.Sequential(M(), lib.nn.Sequential()))"],
+        "a = repr(M())", "b = repr(lib.nn.Sequential(M(), lib.nn.Sequential()))",
+        "M.extra_repr = lambda self: 'a=1\\n\\nb=2'", "c = repr(lib.nn.Sequential(M()))",
+        "d = repr(M())"],
     # layers
     "Dropout p above 1": ["m = lib.nn.Dropout(p=1.5)"],
     "Dropout p below 0": ["m = lib.nn.Dropout(-0.1)"],

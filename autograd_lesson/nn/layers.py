@@ -76,8 +76,6 @@ class RNNCell(Module):
     def forward(self, input, hx=None):
         if input.ndim not in (1, 2):
             raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.ndim}D instead")
-        if hx is not None and hx.ndim not in (1, 2):
-            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.ndim}D instead")
         batched = input.ndim == 2
         if not batched:
             input = input.unsqueeze(0)
@@ -85,20 +83,36 @@ class RNNCell(Module):
             hx = zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
         elif not batched:
             hx = hx.unsqueeze(0)
-        if self.nonlinearity not in ("tanh", "relu"):
-            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        if input.shape[1] != self.weight_ih.shape[1]:  # (ATen's check_rnn_cell_forward_input)
-            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
-                               f"expected {self.weight_ih.shape[1]}")
         if input.shape[0] != hx.shape[0]:
             raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden0 batch "
                                f"size {hx.shape[0]}")
-        if hx.shape[1] != self.hidden_size:
-            raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {hx.shape[1]}, "
-                               f"expected {self.hidden_size}")
         gates = F.linear(hx, self.weight_hh, self.bias_hh) + F.linear(input, self.weight_ih, self.bias_ih)
         out = gates.tanh() if self.nonlinearity == "tanh" else gates.relu()
         return out if batched else out.squeeze(0)
+
+    def __call__(self, input, hx=None):
+        self._check_call(input, hx)
+        return super().__call__(input, hx)
+
+    def _check_call(self, input, hx):
+        """PyTorch's checks that ``forward`` (kept short: a lesson prints it) leaves out, in
+        PyTorch's order: hidden dims, nonlinearity, input size, then (after forward's batch
+        check) the hidden size."""
+        if input.ndim not in (1, 2):
+            return  # forward's own ValueError
+        if hx is not None and hx.ndim not in (1, 2):
+            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.ndim}D instead")
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        if input.shape[-1] != self.weight_ih.shape[1]:  # (ATen's check_rnn_cell_forward_input)
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} "
+                               f"expected {self.weight_ih.shape[1]}")
+        if hx is not None:
+            batch = input.shape[0] if input.ndim == 2 else 1
+            hidden = hx.shape if input.ndim == 2 else (1, *hx.shape)
+            if hidden[0] == batch and hidden[1] != self.hidden_size:
+                raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {hidden[1]}, "
+                                   f"expected {self.hidden_size}")
 
     def extra_repr(self):
         return (f"{self.input_size}, {self.hidden_size}"

@@ -426,8 +426,14 @@ class Module:
 
     def __repr__(self):
         extra = self.extra_repr().split("\n") if self.extra_repr() else []
-        children = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        children = [f"({name}): " + _indent(repr(m)) for name, m in self._modules.items()]
         if len(extra) == 1 and not children:
             return f"{type(self).__name__}({extra[0]})"
         lines = extra + children
         return f"{type(self).__name__}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
+
+
+def _indent(text):
+    """Every line but the first two spaces in; blank lines stay empty (PyTorch's _addindent)."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [f"  {line}" if line.strip() else "" for line in rest])
