@@ -13,7 +13,8 @@ from test_parity_ops import walk
 pytestmark = pytest.mark.parity
 
 SEQ = "m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU(), lib.nn.Tanh())"
-FILL = "with lib.no_grad(): [p.copy_(lib.arange(p.numel() * 1.).reshape(p.shape) / 7 - 0.3) for p in m.parameters()]"
+FILL = ("with lib.no_grad(): [p.copy_(lib.arange(p.numel() * 1.).reshape(p.shape) / 7 - 0.3)"
+        " for p in m.parameters()]")
 LOGITS = "x = lib.tensor([[1., 2, 3], [0, 1, 0], [2, -1, 0.5]], requires_grad=True)"
 
 PROGRAMS = {
@@ -39,6 +40,15 @@ PROGRAMS = {
     "Sequential insert of a non-module": [SEQ, "m.insert(0, 3)"],
     "Sequential + and iteration": [SEQ, "a = repr(m + m)", "b = [type(c).__name__ for c in m]",
                                    "c = list(lib.nn.Sequential())", "d = m + 1"],
+    "Sequential * and += and an OrderedDict": [
+        SEQ, "a = repr(m * 2)", "b = repr(2 * m)", "m *= 2", "c = (len(m), m[0] is m[3])",
+        "m += lib.nn.Sequential(lib.nn.ReLU())", "d = repr(m)",
+        "from collections import OrderedDict",
+        "o = lib.nn.Sequential(OrderedDict([('a', lib.nn.ReLU()), ('b', lib.nn.Tanh())]))",
+        "e = (repr(o), repr(o[1]), [n for n, _ in o.named_children()], repr(o[1:]))"],
+    "Sequential * 0": [SEQ, "a = m * 0"],
+    "Sequential * a float": [SEQ, "a = m * 2.0"],
+    "Sequential += a module": [SEQ, "m += lib.nn.ReLU()"],
     "empty Sequential returns its input": ["x = lib.ones(2)", "a = lib.nn.Sequential()(x) is x"],
     # state_dict / load_state_dict
     "load_state_dict: all keys matched": [
@@ -166,6 +176,15 @@ PROGRAMS = {
     "Dropout p below 0": ["m = lib.nn.Dropout(-0.1)"],
     "Dropout p 1 and 0 are allowed": ["a = repr(lib.nn.Dropout(1.0))", "b = repr(lib.nn.Dropout(0))"],
     "F.dropout p above 1": ["a = F.dropout(lib.ones(2), 2.0)"],
+    "F.dropout p above 1 out of training": ["a = F.dropout(lib.ones(2), 2.0, training=False)"],
+    "Dropout of NaN builds, then its kernel refuses": [
+        "m = lib.nn.Dropout(float('nan'))", "a = repr(m)", "m.eval()", "b = m(lib.ones(2))"],
+    "Identity takes any arguments": ["a = repr(lib.nn.Identity(3, foo=2))",
+                                     "x = lib.ones(2)", "b = lib.nn.Identity(1)(x) is x"],
+    "cpu() returns the module": ["m = lib.nn.Linear(2, 3)", "a = m.cpu() is m"],
+    "dir lists parameters and children, not digits": [
+        SEQ, "m.register_buffer('buf', None)", "a = [k for k in ('buf', 'forward', '0') if k in dir(m)]",
+        "b = 'weight' in dir(m[0])"],
     "RNNCell repr": ["a = repr(lib.nn.RNNCell(2, 3, nonlinearity='relu'))",
                      "b = repr(lib.nn.RNNCell(2, 3, bias=False))",
                      "c = repr(lib.nn.RNNCell(2, 3, nonlinearity='tanh'))",
@@ -211,6 +230,9 @@ PROGRAMS = {
         "b = F.mse_loss(x, t, weight=w, reduction='sum')",
         "c = F.mse_loss(x, t, weight=w, reduction='none')", "(a + b + c.sum()).backward()",
         "d = (a.grad_fn.name(), b.grad_fn.name(), c.grad_fn.name())"],
+    "mse_loss with weight checks it against the input before broadcasting": [
+        "x = lib.tensor([[1.], [2.]], requires_grad=True)", "t = lib.tensor([0., 4.])",
+        "a = F.mse_loss(x, t, weight=lib.tensor([[1.], [3.]]))", "a.backward()"],
     "mse_loss with a weight of another size": ["a = F.mse_loss(lib.ones(3), lib.ones(3), weight=lib.ones(2))"],
     "mse_loss with weight and a bad reduction": ["a = F.mse_loss(lib.ones(3), lib.ones(3), weight=lib.ones(3), reduction='x')"],
     "legacy size_average/reduce": [

@@ -74,10 +74,11 @@ def log_softmax(input, dim, dtype=None):
     return input.log_softmax(dim, dtype=dtype)
 
 
-def _check_dropout_p(p):
-    """Dropout's probability check (F.dropout's and the Dropout module's)."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+def _check_dropout_p(p, error=ValueError):
+    """Dropout's probability check: Python's (F.dropout's and the Dropout module's) lets NaN
+    through, which the kernel then refuses with the same words as a RuntimeError."""
+    if p < 0.0 or p > 1.0 or (error is RuntimeError and not 0.0 <= p <= 1.0):
+        raise error(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 @tensor_arguments("dropout", "input")
@@ -88,6 +89,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     mode (or p=0) the input itself is returned, with no node.
     """
     _check_dropout_p(p)
+    _check_dropout_p(p, RuntimeError)
     if not training or p == 0:
         return input
     keep = generator().random(input.shape) >= p
@@ -99,7 +101,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
 # -- losses -----------------------------------------------------------------------------------
 
 def _legacy_reduction(size_average, reduce):
-    """PyTorch's ``_Reduction.legacy_get_string``: the old flags as a reduction, with its warning."""
+    """PyTorch's ``_Reduction.legacy_get_string``: the old flags as a reduction, and its
+    warning."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
@@ -127,7 +130,9 @@ def _unsupported_weights(fn, **weights):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """A target of another shape is broadcast against input, with PyTorch's warning (the mean
     is then over the broadcast shape). With ``weight``, as PyTorch's Python:
-    ``sum((input - target)**2 * weight) / sum(weight)`` for the mean (PowBackward0, MulBackward0)."""
+    ``sum((input - target)**2 * weight) / sum(weight)`` for the mean (PowBackward0,
+    MulBackward0)."""
+    given = input
     if input.size() != target.size():
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to "
@@ -140,7 +145,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         reduction = _legacy_reduction(size_average, reduce)
     if weight is None:
         return _nn.MseLossBackward0.apply(input, target, reduction=reduction)
-    if weight.size() != input.size():
+    if weight.size() != given.size():
         raise ValueError("Weights and input must have the same size.")
     weighted = (input - target).pow(2) * weight
     if reduction not in _nn.REDUCTIONS:

@@ -10,7 +10,7 @@ from .._dtype import default_float, numpy_dtype
 from .._factories import _leaf, _shape, zeros
 from . import functional as F
 from . import init
-from .module import Module, Parameter
+from .module import Module, Parameter, typename
 
 
 def _empty(*size, dtype=None):
@@ -175,7 +175,8 @@ class Sequential(Module):
 
     def insert(self, index, module):
         if not isinstance(module, Module):
-            raise AssertionError("module should be of type: <class 'torch.nn.modules.module.Module'>")
+            raise AssertionError("module should be of type: "
+                                 "<class 'torch.nn.modules.module.Module'>")
         n = len(self._modules)
         if not -n <= index <= n:
             raise IndexError(f"Index out of range: {index}")
@@ -191,10 +192,46 @@ class Sequential(Module):
         return self
 
     def __add__(self, other):
-        if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, but "
-                             f"{type(other)} is given.")
+        _check_sequential(other)
         return Sequential().extend(self).extend(other)
+
+    def __iadd__(self, other):
+        _check_sequential(other)
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def __mul__(self, times):
+        """The modules repeated (the same objects, as PyTorch)."""
+        _check_factor(self, times)
+        return Sequential(*list(self) * times)
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times):
+        _check_factor(self, times)
+        for module in list(self) * (times - 1):
+            self.append(module)
+        return self
+
+
+def _check_sequential(other):
+    if not isinstance(other, Sequential):
+        raise ValueError(f"add operator supports only objects of Sequential class, but "
+                         f"{_torch_class(other)} is given.")
+
+
+def _check_factor(seq, times):
+    if not isinstance(times, int):
+        raise TypeError(f"unsupported operand type(s) for *: {_torch_class(seq)} and "
+                        f"{_torch_class(times)}")
+    if times <= 0:
+        raise ValueError(f"Non-positive multiplication factor {times} for {_torch_class(seq)}")
+
+
+def _torch_class(obj):
+    return f"<class '{typename(type(obj))}'>"
 
 
 class _Activation(Module):
@@ -225,7 +262,12 @@ class Sigmoid(_Activation):
 
 
 class Identity(_Activation):
+    """Returns its input; takes (and ignores) any arguments, as PyTorch's."""
+
     fn = staticmethod(lambda x: x)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
 
 
 class LeakyReLU(Module):

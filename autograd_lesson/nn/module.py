@@ -173,6 +173,11 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
+    def __dir__(self):
+        keys = (dir(type(self)) + list(self.__dict__) + list(self._parameters)
+                + list(self._modules) + list(self._buffers))
+        return sorted(k for k in keys if not k[0].isdigit())
+
     def __delattr__(self, name):
         if name in self._parameters:
             del self._parameters[name]
@@ -317,6 +322,9 @@ class Module:
                     module._buffers[name] = b.to(_dtype.from_numpy(dtype))
         return self
 
+    def cpu(self):
+        return self
+
     def double(self):
         return self._cast(np.dtype(np.float64), "f")
 
@@ -430,7 +438,8 @@ class Module:
         if len(extra) == 1 and not children:
             return f"{type(self).__name__}({extra[0]})"
         lines = extra + children
-        return f"{type(self).__name__}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
+        body = "\n  " + "\n  ".join(lines) + "\n" if lines else ""
+        return f"{type(self).__name__}({body})"
 
 
 def _indent(text):
