@@ -212,6 +212,10 @@ PROGRAMS = {
     "factories: a float first in a size tuple": ["a = lib.zeros((3.0, 2))"],
     "factories: a bool after the first size": ["a = lib.ones(2, True)", "b = lib.zeros((2, True))"],
     "factories: a bool first in a size tuple": ["a = lib.ones((True, 2))"],
+    "factories: a float first of several sizes": ["a = lib.zeros(3.0, 2, 2)"],
+    "factories: a bool first of several sizes": ["a = lib.ones(True, 2)"],
+    "factories: a tuple first of several sizes": ["a = lib.ones((2,), 2)"],
+    "factories: one float size": ["a = lib.zeros(3.0, dtype=lib.float64)"],
     # loss modules and their functions
     "loss modules: repr and buffers": [
         "a = [repr(c()) for c in (lib.nn.CrossEntropyLoss, lib.nn.NLLLoss, lib.nn.BCELoss, lib.nn.BCEWithLogitsLoss, lib.nn.MSELoss)]",
