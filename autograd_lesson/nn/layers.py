@@ -37,9 +37,14 @@ class Linear(Module):
             self.bias = Parameter(_empty(out_features, dtype=dtype))
         else:
             self.register_parameter("bias", None)
-        bound = 1 / math.sqrt(in_features) if in_features > 0 else 0
-        init.uniform_(self.weight, -bound, bound)
-        if bias:
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """PyTorch's: kaiming_uniform_(a=sqrt(5)), i.e. U(-1/sqrt(in), 1/sqrt(in)), for both."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
@@ -69,7 +74,10 @@ class RNNCell(Module):
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
         self.nonlinearity = nonlinearity
-        bound = 1 / math.sqrt(hidden_size) if hidden_size > 0 else 0
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for p in self.parameters():
             init.uniform_(p, -bound, bound)
 
