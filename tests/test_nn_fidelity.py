@@ -96,6 +96,18 @@ PROGRAMS = {
         "m.register_buffer('n', lib.zeros(2), persistent=False)",
         "r = m.load_state_dict({'b': lib.ones(2)})", "a = (str(r), m.b.detach(), m.n.detach())",
         "m.load_state_dict({'b': lib.ones(2), 'n': lib.ones(2)})"],
+    "nn.Buffer registers a buffer when assigned": [
+        "m = lib.nn.Module()", "m.b = lib.nn.Buffer(lib.ones(2))",
+        "m.n = lib.nn.Buffer(lib.ones(1), persistent=False)",
+        "m.g = lib.nn.Buffer(lib.ones(1, requires_grad=True))", "m.e = lib.nn.Buffer()",
+        "a = (list(m._buffers), sorted(m._non_persistent_buffers_set), list(m.state_dict()))",
+        "b = (type(m.b).__name__, m.b.persistent, m.g.requires_grad, m.g.is_leaf, tuple(m.e.shape))",
+        "c = (isinstance(m.b, lib.nn.Buffer), isinstance(lib.ones(1), lib.nn.Buffer))",
+        "m.b = lib.zeros(2)", "d = (m.b.detach(), list(m.state_dict()))"],
+    "nn.Buffer of a number": ["b = lib.nn.Buffer(3)"],
+    "nn.Buffer before Module.__init__": [
+        "class M(lib.nn.Module):\n    def __init__(self):\n        self.b = lib.nn.Buffer(lib.ones(1))",
+        "M()"],
     "register_buffer of a non-tensor": ["m = lib.nn.Module()", "m.register_buffer('b', 3)"],
     "register_buffer over an attribute": ["m = lib.nn.Linear(2, 3)", "m.register_buffer('weight', lib.ones(1))"],
     "register_buffer with a dot": ["m = lib.nn.Module()", "m.register_buffer('a.b', lib.ones(1))"],

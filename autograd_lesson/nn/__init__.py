@@ -2,8 +2,8 @@
 from . import functional, init, utils
 from .layers import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Flatten, Identity,
                      LeakyReLU, Linear, MSELoss, NLLLoss, ReLU, RNNCell, Sequential, Sigmoid, Tanh)
-from .module import Module, Parameter
+from .module import Buffer, Module, Parameter
 
-__all__ = ["Module", "Parameter", "Linear", "Sequential", "ReLU", "LeakyReLU", "Tanh", "Sigmoid",
+__all__ = ["Module", "Parameter", "Buffer", "Linear", "Sequential", "ReLU", "LeakyReLU", "Tanh", "Sigmoid",
            "Dropout", "Flatten", "Identity", "RNNCell", "MSELoss", "BCELoss", "BCEWithLogitsLoss",
            "CrossEntropyLoss", "NLLLoss", "functional", "init", "utils"]

@@ -30,6 +30,25 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
+class _BufferMeta(type):
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """``nn.Buffer(t, persistent=True)``: assigned as a module attribute, it registers a buffer.
+    As PyTorch's, it is ``t.detach()`` (requires_grad kept) marked ``persistent``, not a new type."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = Tensor._make(np.zeros(0, dtype=_dtype.default_float()))
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent, t._is_buffer = persistent, True
+        return t
+
+
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns; prints ``<All keys matched successfully>`` when empty."""
 
@@ -165,11 +184,13 @@ class Module:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 f"(torch.nn.Module or None expected)")
             modules[name] = value
-        elif buffers is not None and name in buffers:
+        elif isinstance(value, Buffer) or buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 f"(torch.nn.Buffer, torch.Tensor or None expected)")
-            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+            persistent = (value.persistent if isinstance(value, Buffer)
+                          else name not in self._non_persistent_buffers_set)
+            self.register_buffer(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
 
