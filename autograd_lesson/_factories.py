@@ -55,13 +55,25 @@ def _check_device(where):
 
 
 def _shape(size, factory=None):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+    """The shape of ``size`` (ints, or one tuple/list of ints), with PyTorch's argument-parser
+    errors: the first element must be an int (not a bool), later ones may be bools."""
+    packed = len(size) == 1 and isinstance(size[0], (tuple, list))
+    if packed:
         size = tuple(size[0])
     elif len(size) == 1 and not isinstance(size[0], (int, np.integer)):
         raise TypeError(f"{factory}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size[0]).__name__}")
+    first_bad = bool(size) and (isinstance(size[0], bool)
+                                or not isinstance(size[0], (int, np.integer)))
+    if first_bad and not packed and factory in ("zeros", "ones", "empty"):
+        # (their one overload with a size: the argument parser takes a bad first number for a
+        # second positional argument; randn/rand have overloads, and word it otherwise)
+        raise TypeError(f"{factory}() takes 1 positional argument but {len(size)} were given")
     for i, s in enumerate(size):
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+        if packed and not i and first_bad:
+            raise TypeError(f"{factory}(): argument 'size' (position 1) must be tuple of ints, "
+                            f"but found element of type {type(s).__name__} at pos 0")
+        if (isinstance(s, bool) and not i) or not isinstance(s, (int, np.integer)):
             raise TypeError(f"{factory}(): argument 'size' failed to unpack the object at pos "
                             f"{i + 1} with error \"type must be tuple of ints,but got "
                             f"{type(s).__name__}\"")

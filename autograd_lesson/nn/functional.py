@@ -5,7 +5,7 @@ import numpy as np
 
 from .._random import generator
 from .._tensor import Tensor
-from ..ops import elementwise as _ew, matmul as _mm, nnops as _nn
+from ..ops import elementwise as _ew, formula as _formula, matmul as _mm, nnops as _nn
 from ..ops._util import broadcast_shape, tensor_arguments, torch_name
 
 
@@ -74,6 +74,13 @@ def log_softmax(input, dim, dtype=None):
     return input.log_softmax(dim, dtype=dtype)
 
 
+def _check_dropout_p(p, error=ValueError):
+    """Dropout's probability check: Python's (F.dropout's and the Dropout module's) lets NaN
+    through, which the kernel then refuses with the same words as a RuntimeError."""
+    if p < 0.0 or p > 1.0 or (error is RuntimeError and not 0.0 <= p <= 1.0):
+        raise error(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
 @tensor_arguments("dropout", "input")
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p).
@@ -81,8 +88,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     As on PyTorch's CPU path this is a ``MulBackward0`` that saves the scaled mask; in eval
     mode (or p=0) the input itself is returned, with no node.
     """
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_dropout_p(p)
+    _check_dropout_p(p, RuntimeError)
     if not training or p == 0:
         return input
     keep = generator().random(input.shape) >= p
@@ -91,9 +98,41 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input.mul_(mask) if inplace else input * mask
 
 
-def mse_loss(input, target, reduction="mean"):
+# -- losses -----------------------------------------------------------------------------------
+
+def _legacy_reduction(size_average, reduce):
+    """PyTorch's ``_Reduction.legacy_get_string``: the old flags as a reduction, and its
+    warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", stacklevel=3)
+    return reduction
+
+
+def _reduction(size_average, reduce, reduction):
+    """The reduction asked for, checked first as PyTorch's ``_Reduction.get_enum`` does."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    _nn._reduction(reduction)
+    return reduction
+
+
+def _unsupported_weights(fn, **weights):
+    """Weights PyTorch saves on the loss's own node, which this package's ops do not take yet."""
+    given = [name for name, w in weights.items() if w is not None]
+    if given:
+        raise NotImplementedError(f"autograd_lesson's {fn} does not take {' or '.join(given)} "
+                                  f"yet: leave {'them' if len(given) > 1 else 'it'} None")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """A target of another shape is broadcast against input, with PyTorch's warning (the mean
-    is then over the broadcast shape)."""
+    is then over the broadcast shape). With ``weight``, as PyTorch's Python:
+    ``sum((input - target)**2 * weight) / sum(weight)`` for the mean (PowBackward0,
+    MulBackward0)."""
+    given = input
     if input.size() != target.size():
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to "
@@ -102,37 +141,117 @@ def mse_loss(input, target, reduction="mean"):
         shape = broadcast_shape(input.shape, target.shape)
         input = input if input.shape == shape else input.expand(shape)
         target = target if target.shape == shape else target.expand(shape)
-    return _nn.MseLossBackward0.apply(input, target, reduction=reduction)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if weight is None:
+        return _nn.MseLossBackward0.apply(input, target, reduction=reduction)
+    if weight.size() != given.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = (input - target).pow(2) * weight
+    if reduction not in _nn.REDUCTIONS:
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                         f"'sum'.")
+    if reduction == "none":
+        return weighted
+    return weighted.sum() / weight.sum() if reduction == "mean" else weighted.sum()
 
 
-def binary_cross_entropy(input, target, reduction="mean"):
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
+    _unsupported_weights("binary_cross_entropy", weight=weight)
     return _nn.BinaryCrossEntropyBackward0.apply(input, target, reduction=reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, reduction="mean"):
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
+    _unsupported_weights("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction)
 
 
 @tensor_arguments("nll_loss_nd", "input", "target")
-def nll_loss(input, target, reduction="mean", ignore_index=-100):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    _unsupported_weights("nll_loss", weight=weight)
     return _nn.NllLossBackward0.apply(input, target, reduction=reduction, ignore_index=ignore_index)
 
 
-def cross_entropy(input, target, reduction="mean", ignore_index=-100):
-    """``nll_loss(log_softmax(input, 1), target)``: class-index targets only."""
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """``nll_loss(log_softmax(input, class_dim), target)`` for class indices; a target shaped
+    like the input holds class probabilities (``-sum(log_softmax * target)``, composite as in
+    PyTorch); ``label_smoothing`` mixes in ``-sum(log_softmax, class_dim)``, PyTorch's nodes."""
+    reduction = _reduction(size_average, reduce, reduction)
     for position, (name, value) in enumerate((("input", input), ("target", target)), 1):
         if not isinstance(value, Tensor):
             raise TypeError(f"cross_entropy_loss(): argument '{name}' (position {position}) must "
                             f"be Tensor, not {type(value).__name__}")
-    if isinstance(target, Tensor) and target.shape == input.shape and target._data.dtype.kind != "f":
-        # a target shaped like the input holds class probabilities, in PyTorch
-        raise RuntimeError(f"Expected floating point type for target with class probabilities, "
-                           f"got {torch_name(target._data.dtype)}")
-    if not isinstance(target, Tensor) or (target._data.dtype.kind == "f" and target.shape == input.shape):
-        raise NotImplementedError("autograd_lesson's cross_entropy takes class indices (an int64 "
-                                  "tensor); class-probability targets are not supported")
     class_dim = 0 if input.ndim == 1 else 1  # PyTorch's class dim (an unbatched input has one)
-    return nll_loss(log_softmax(input, class_dim), target, reduction=reduction,
+    if target.shape == input.shape:
+        if target._data.dtype.kind != "f":
+            raise RuntimeError(f"Expected floating point type for target with class "
+                               f"probabilities, got {torch_name(target._data.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
+                                            class_dim)
+    if label_smoothing > 0.0:
+        _check_label_smoothing(label_smoothing)
+        return _cross_entropy_smoothed(input, target, weight, reduction, ignore_index,
+                                       label_smoothing, class_dim)
+    return nll_loss(log_softmax(input, class_dim), target, weight, reduction=reduction,
                     ignore_index=ignore_index)
+
+
+def _check_label_smoothing(label_smoothing):
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+
+
+def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim):
+    """-sum(log_softmax(input) * target [* weight]) over the class dim, then the reduction
+    (the mean divides by the number of rows). The numbers are C++ Scalars in PyTorch's
+    composite: ``MulBackward1``, ``AddBackward1``, ``DivBackward1``."""
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    log_p = log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        _check_label_smoothing(label_smoothing)
+        target = _formula.AddBackward1.apply(_formula.mul_scalar(target, 1 - label_smoothing),
+                                             label_smoothing / n_classes)
+    if weight is not None and input.ndim > 1:  # (viewed before the products, as PyTorch)
+        weight = weight.view(*[n_classes if d == 1 else 1 for d in range(input.ndim)])
+    terms = log_p * target if weight is None else log_p * target * weight
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    total = -terms.sum()
+    if reduction == "sum":
+        return total
+    if not input.numel():
+        return total.fill_(float("nan"))
+    return _formula.div_scalar(total, input.numel() // n_classes)
+
+
+def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing,
+                            class_dim):
+    """(1 - s) * nll_loss + s / C * smooth, smooth = -sum(log_softmax, class_dim) with the
+    ignored rows zeroed in place (``MaskedFillBackward0``), reduced over the kept rows."""
+    _unsupported_weights("cross_entropy with label_smoothing", weight=weight)
+    log_p = log_softmax(input, class_dim)
+    nll = nll_loss(log_p, target, reduction=reduction, ignore_index=ignore_index)
+    ignored = target == ignore_index
+    smooth = -log_p.sum(class_dim)
+    smooth._inplace(lambda s: _formula.MaskedFillBackward0.apply(s, ignored, 0.0))
+    if reduction == "mean":
+        smooth = smooth.sum() / (~ignored).sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (_formula.mul_scalar(nll, 1 - label_smoothing)
+            + _formula.mul_scalar(smooth, label_smoothing / input.shape[class_dim]))
