@@ -184,6 +184,29 @@ def clone(x):
     return x.clone()
 
 
+def broadcast_shapes(*shapes):
+    """The shape tensors of these shapes broadcast to (``torch.broadcast_shapes``)."""
+    shapes = [(s,) if isinstance(s, _bi.int) else s for s in shapes if s is not None]
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+    common = [1] * _bi.max((len(s) for s in shapes), default=0)
+    for index, shape in enumerate(shapes):
+        for d in range(-1, -1 - len(shape), -1):
+            if shape[d] == common[d]:
+                continue
+            if common[d] == 1:
+                if shape[d] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[d] = shape[d]
+            if shape[d] != 1 and common[d] != shape[d]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[d]} at "
+                                   f"{d}! Mismatching argument at index {index} had {shape}; but "
+                                   f"expected shape should be broadcastable to {common}")
+    return Size(common)
+
+
 def clamp(x, min=None, max=None):
     return x.clamp(min, max)
 
@@ -282,5 +305,5 @@ __all__ = [
     "softmax", "log_softmax", "cat", "stack", "where", "allclose", "equal", "is_tensor", "numel",
     "finfo", "iinfo", "promote_types", "result_type", "get_default_dtype", "set_default_dtype",
     "add", "sub", "mul", "div", "neg", "reshape", "flatten", "transpose", "t", "permute",
-    "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone",
+    "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone", "broadcast_shapes",
 ]

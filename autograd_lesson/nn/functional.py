@@ -160,24 +160,26 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
-    _unsupported_weights("binary_cross_entropy", weight=weight)
-    return _nn.BinaryCrossEntropyBackward0.apply(input, target, reduction=reduction)
+    if weight is not None:  # (PyTorch's Python expands it to the target's shape first)
+        from .. import broadcast_shapes
+        weight = weight.expand(broadcast_shapes(target.size(), weight.size()))
+    return _nn.BinaryCrossEntropyBackward0.apply(input, target, weight, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
-    _unsupported_weights("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
-    return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, reduction=reduction)
+    return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight, pos_weight,
+                                                           reduction=reduction)
 
 
 @tensor_arguments("nll_loss_nd", "input", "target")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    _unsupported_weights("nll_loss", weight=weight)
-    return _nn.NllLossBackward0.apply(input, target, reduction=reduction, ignore_index=ignore_index)
+    return _nn.NllLossBackward0.apply(input, target, weight, reduction=reduction,
+                                      ignore_index=ignore_index)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

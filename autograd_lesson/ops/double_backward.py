@@ -171,26 +171,32 @@ class MseLossBackwardBackward0(Op):
 
 
 class BinaryCrossEntropyBackwardBackward0(Op):
-    """out = grad_output (p - t) / max(p (1 - p), 1e-12) [/ n] (binary_cross_entropy's backward).
-    Saves grad_output (if p or t requires grad), self, target (weight: None)."""
+    """out = grad_output w (p - t) / max(p (1 - p), 1e-12) [/ n] (binary_cross_entropy's
+    backward; w: the weight or 1). Saves grad_output (if p or t requires grad), self, target
+    and weight."""
 
-    def forward(ctx, grad_output, p, target, reduction):
+    non_differentiable = (3,)
+
+    def forward(ctx, grad_output, p, target, weight, reduction):
         ctx.save("grad_output", grad_output if p.requires_grad or target.requires_grad else None)
         ctx.save("self", p)
         ctx.save("target", target)
-        ctx.save("weight", None)
+        ctx.save("weight", weight)
         ctx.save_value("reduction", reduction)
         ctx.reduction = reduction
         a, t = p._data, target._data
         factor = _mean_factor(reduction, p.numel())
         with np.errstate(all="ignore"):
-            return np.asarray(factor * grad_output._data * (a - t) / np.maximum(a * (1 - a), 1e-12),
-                              dtype=p._data.dtype)
+            out = factor * grad_output._data * (a - t) / np.maximum(a * (1 - a), 1e-12)
+            return np.asarray(out if weight is None else out * weight._data, dtype=p._data.dtype)
 
     def backward(ctx, grad):
         grad_output, p, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")
+        weight = ctx.saved("weight")
         factor = _mean_factor(ctx.reduction, p.numel())
         variance = (p * (1 - p)).clamp(min=1e-12)
+        if weight is not None:
+            grad = grad * weight
         grad_g = grad_p = grad_t = None
         if ctx.needs_input_grad[0]:
             grad_g = mul_scalar(grad * (p - target) / variance, factor)
@@ -205,14 +211,14 @@ class BinaryCrossEntropyBackwardBackward0(Op):
 
 
 class NllLossBackwardBackward0(Op):
-    """out = -grad_output / total_weight at each row's target class (nll_loss's backward).
-    Saves target (weight: None); its gradient for self is zero, yet self keeps its edge."""
+    """out = -grad_output w[t_i] / total_weight at each row's target class t_i (nll_loss's
+    backward). Saves target and weight; its gradient for self is zero, yet self keeps its edge."""
 
-    non_differentiable = (2, 3)
+    non_differentiable = (2, 3, 4)
 
-    def forward(ctx, grad_output, x, target, total_weight, reduction, ignore_index):
+    def forward(ctx, grad_output, x, target, weight, total_weight, reduction, ignore_index):
         ctx.save("target", target)
-        ctx.save("weight", None)
+        ctx.save("weight", weight)
         ctx.save_values(ignore_index=ignore_index, reduction=reduction)
         ctx.reduction, ctx.ignore_index = reduction, ignore_index
         labels = target._data
@@ -222,6 +228,8 @@ class NllLossBackwardBackward0(Op):
             g = g[rows]
         elif reduction == 1:
             g = g / total_weight._data
+        if weight is not None:
+            g = g * weight._data[labels[rows]]
         out = np.zeros(x.shape, dtype=x._data.dtype)
         out[rows, labels[rows]] = -g
         return out
@@ -231,7 +239,7 @@ class NllLossBackwardBackward0(Op):
         grad_g = None
         if ctx.needs_input_grad[0]:
             names = {0: "none", 1: "mean", 2: "sum"}
-            grad_g = NllLossBackward0.apply(grad, ctx.saved("target"),
+            grad_g = NllLossBackward0.apply(grad, ctx.saved("target"), ctx.saved("weight"),
                                             reduction=names[ctx.reduction],
                                             ignore_index=ctx.ignore_index)
         return grad_g, (zeros(grad.shape, grad) if ctx.needs_input_grad[1] else None)

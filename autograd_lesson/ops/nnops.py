@@ -111,10 +111,13 @@ class MseLossBackward0(Op):
 
 
 class BinaryCrossEntropyBackward0(Op):
-    """out = reduce(-(t log p + (1 - t) log(1 - p))), logs clamped at -100;
-    d/dp = grad (p - t) / max(p (1 - p), 1e-12). Saves self, target (weight: None)."""
+    """out = reduce(-w (t log p + (1 - t) log(1 - p))), logs clamped at -100 (w: the weight,
+    already expanded to the target's shape, or 1); d/dp = grad w (p - t) / max(p (1 - p),
+    1e-12). Saves self, target and weight."""
 
-    def forward(ctx, p, target, reduction="mean"):
+    non_differentiable = (2,)  # (PyTorch has no formula for the weight)
+
+    def forward(ctx, p, target, weight=None, reduction="mean"):
         if p.shape != target.shape:
             raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                              f"size ({p.shape}) is deprecated. Please ensure they have the same size.")
@@ -133,28 +136,36 @@ class BinaryCrossEntropyBackward0(Op):
         ctx.reduction = _reduction(reduction)
         ctx.save("self", p)
         ctx.save("target", target)
-        ctx.save("weight", None)
+        ctx.save("weight", weight)
         ctx.save_value("reduction", ctx.reduction)
         with np.errstate(divide="ignore"):
             log_p = np.maximum(np.log(p._data), -100)
             log_q = np.maximum(np.log(1 - p._data), -100)
-        return _reduce(-(target._data * log_p + (1 - target._data) * log_q), ctx.reduction)
+        loss = -(target._data * log_p + (1 - target._data) * log_q)
+        return _reduce(loss if weight is None else loss * weight._data, ctx.reduction)
 
     def backward(ctx, grad):
-        p, target = ctx.saved("self"), ctx.saved("target")
+        p, target, weight = ctx.saved("self"), ctx.saved("target"), ctx.saved("weight")
         grad_p = grad_t = None
         if ctx.needs_input_grad[0]:
-            grad_p = _db.BinaryCrossEntropyBackwardBackward0.apply(grad, p, target, ctx.reduction)
-        if ctx.needs_input_grad[1]:  # -logit(p) * grad [/ n]
-            grad_t = _mean(-LogitBackward0.apply(p) * grad, ctx.reduction, target.numel())
+            grad_p = _db.BinaryCrossEntropyBackwardBackward0.apply(grad, p, target, weight,
+                                                                   ctx.reduction)
+        if ctx.needs_input_grad[1]:  # -logit(p) * grad [/ n], weighted
+            grad_t = -LogitBackward0.apply(p) * grad
+            grad_t = _mean(grad_t if weight is None else grad_t * weight, ctx.reduction,
+                           target.numel())
         return grad_p, grad_t
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Op):
-    """out = reduce(max(x, 0) - x t + log(1 + exp(-|x|))); d/dx = grad (sigmoid(x) - t).
-    Saves self, target (pos_weight and weight: None)."""
+    """out = reduce(w ((1 - t) x - l log_sigmoid(x))), l = (pw - 1) t + 1
+    (w: weight, pw: pos_weight, both 1 if not given); d/dx = grad w ((pw t + 1 - t) sigmoid(x)
+    - pw t), d/dt = grad w (log(1 - sigmoid(x)) - pw log(sigmoid(x))).
+    Saves self, target, weight and pos_weight."""
 
-    def forward(ctx, x, target, reduction="mean"):
+    non_differentiable = (2, 3)  # (PyTorch has no formula for the weights)
+
+    def forward(ctx, x, target, weight=None, pos_weight=None, reduction="mean"):
         if x.shape != target.shape:
             raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                              f"({x.shape})")
@@ -166,24 +177,47 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
             _check_bool_sub(target, target)
         check_castable(result_type(x, target), target._data.dtype)
         ctx.reduction = _reduction(reduction)
+        for w, first in ((pos_weight, True), (weight, False)):  # (PyTorch's operand order)
+            if w is not None:
+                shape = broadcast_shape(*((w.shape, x.shape) if first else (x.shape, w.shape)))
+                if shape != x.shape:  # (then written into the loss in place)
+                    raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the "
+                                       f"broadcast shape {list(shape)}")
         ctx.save("self", x)
         ctx.save("target", target)
-        ctx.save("pos_weight", None)
-        ctx.save("weight", None)
+        ctx.save("pos_weight", pos_weight)
+        ctx.save("weight", weight)
         ctx.save_value("reduction", ctx.reduction)
-        a = x._data
+        a, t = x._data, target._data
         with ignore_fp_errors():  # (inf - inf is nan, silently, in PyTorch)
-            loss = np.maximum(a, 0) - a * target._data + np.log1p(np.exp(-np.abs(a)))
+            log_sigmoid = np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))  # (PyTorch's order)
+            if pos_weight is not None:
+                log_sigmoid = log_sigmoid * ((pos_weight._data - 1) * t + 1)
+            loss = (1 - t) * a - log_sigmoid
+            if weight is not None:
+                loss = loss * weight._data
         # (PyTorch computes (1 - target).mul_(input)...: the loss has the target's dtype)
         return _reduce(loss.astype(target._data.dtype, copy=False), ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
+        weight, pos_weight = ctx.saved("weight"), ctx.saved("pos_weight")
         grad_x = grad_t = None
-        if ctx.needs_input_grad[0]:  # (sigmoid(x) - t) * grad [/ n]
-            grad_x = _mean((x.sigmoid() - target) * grad, ctx.reduction, x.numel())
-        if ctx.needs_input_grad[1]:  # -x * grad [/ n]
-            grad_t = _mean(-x * grad, ctx.reduction, target.numel())
+        if ctx.needs_input_grad[0]:  # (sigmoid(x) - t) * grad [/ n], weighted
+            if pos_weight is None:
+                grad_x = x.sigmoid() - target
+            else:
+                scaled = pos_weight * target
+                grad_x = (scaled + 1 - target) * x.sigmoid() - scaled
+            grad_x = _mean((grad_x if weight is None else grad_x * weight) * grad, ctx.reduction,
+                           x.numel())
+        if ctx.needs_input_grad[1]:  # -x * grad [/ n], weighted
+            if pos_weight is None:
+                grad_t = -x
+            else:
+                grad_t = (1 - x.sigmoid()).log() - pos_weight * x.sigmoid().log()
+            grad_t = _mean((grad_t if weight is None else grad_t * weight) * grad, ctx.reduction,
+                           target.numel())
         return grad_x, grad_t
 
 
@@ -193,12 +227,13 @@ def _mean(grad, reduction, numel):
 
 
 class NllLossBackward0(Op):
-    """out = -mean(self[i, target[i]]) over rows whose target != ignore_index.
-    Saves self, target and total_weight (a new 0-dim buffer; weight: None)."""
+    """out = -sum(w[t_i] self[i, t_i]) / total_weight (mean) over rows whose target t_i !=
+    ignore_index, total_weight = sum(w[t_i]) (w: the class weights, or ones).
+    Saves self, target, weight and total_weight (a new 0-dim buffer)."""
 
-    non_differentiable = (1,)  # the class indices: no edge
+    non_differentiable = (1, 2)  # the class indices and the weights: no edge
 
-    def forward(ctx, x, target, reduction="mean", ignore_index=-100):
+    def forward(ctx, x, target, weight=None, reduction="mean", ignore_index=-100):
         if not x.ndim:
             raise ValueError("Expected 1 or more dimensions (got 0)")
         if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
@@ -227,28 +262,38 @@ class NllLossBackward0(Op):
                              f"target batch_size ({target.shape[0] if target.ndim else 1}).")
         if target._data.dtype.kind != "i":
             raise RuntimeError(f"expected scalar type Long but found {target._data.dtype}")
+        if weight is not None:
+            if weight.ndim != 1 or weight.numel() != x.shape[1]:
+                raise RuntimeError(f"weight tensor should be defined either for all {x.shape[1]} "
+                                   f"classes or no classes but got weight tensor of shape: "
+                                   f"{list(weight.shape)}")
+            if weight._data.dtype != x._data.dtype:
+                raise RuntimeError(f"expected scalar type {torch_name(x._data.dtype)} but found "
+                                   f"{torch_name(weight._data.dtype)}")
         labels = target._data
         keep = labels != ignore_index
         bad = keep & ((labels < 0) | (labels >= x.shape[1]))
         if bad.any():  # PyTorch names the first bad target, in order
             raise IndexError(f"Target {int(labels[bad][0])} is out of bounds.")
         ctx.reduction, ctx.ignore_index, ctx.shape = _reduction(reduction), ignore_index, x.shape
-        total = np.asarray(keep.sum(), dtype=x._data.dtype)
+        classes = np.where(keep, labels, 0)
+        row_weight = keep if weight is None else weight._data[classes] * keep
+        total = np.asarray(row_weight.sum() if ctx.reduction else 0, dtype=x._data.dtype)
         ctx.save("self", x)
         ctx.save("target", target)
         ctx.save("total_weight", Tensor._make(total))
-        ctx.save("weight", None)
+        ctx.save("weight", weight)
         for name, v in (("ignore_index", ignore_index), ("reduction", ctx.reduction)):
             ctx.save_value(name, v)
-        picked = -x._data[np.arange(len(labels)), np.where(keep, labels, 0)] * keep
+        picked = -x._data[np.arange(len(labels)), classes] * row_weight
         if ctx.reduction == 1:
             return np.asarray(picked.sum() / total, dtype=x._data.dtype)
         return _reduce(picked.astype(x._data.dtype), ctx.reduction)
 
     def backward(ctx, grad):
         return _db.NllLossBackwardBackward0.apply(
-            grad, ctx.saved("self"), ctx.saved("target"), ctx.saved("total_weight"),
-            ctx.reduction, ctx.ignore_index)
+            grad, ctx.saved("self"), ctx.saved("target"), ctx.saved("weight"),
+            ctx.saved("total_weight"), ctx.reduction, ctx.ignore_index)
 
 
 @tensor_arguments("softmax", "input")
