@@ -179,7 +179,12 @@ def expression(draw, names):
             f"F.cross_entropy({x}, lib.tensor([0, 2]))", f"F.cross_entropy({x}, lib.tensor([-1, 0]))",
             f"F.nll_loss({x}, lib.tensor([1, 0]))", f"F.cross_entropy({x}, lib.tensor([0]))",
             f"F.binary_cross_entropy_with_logits({x}, {y})", f"F.leaky_relu({x}, 0.1)",
-            f"F.relu({x})", f"F.softmax({x}, {d})", f"F.dropout({x}, 0.0)", f"F.tanh({x})"]))
+            f"F.relu({x})", f"F.softmax({x}, {d})", f"F.dropout({x}, 0.0)", f"F.tanh({x})",
+            f"F.binary_cross_entropy_with_logits({x}, {y}, pos_weight={y})",
+            f"F.binary_cross_entropy_with_logits({x}, {y}, weight={y}, reduction='none')",
+            f"F.nll_loss({x}, lib.tensor([1, 0]), weight={y})",
+            f"F.cross_entropy({x}, lib.tensor([0, 2]), weight={y}, reduction='sum')",
+            f"F.binary_cross_entropy({x}.sigmoid(), {y}, weight={y})"]))
     if kind == 30:  # deliberately bad arguments
         return draw(st.sampled_from([
             f"{x} + 'a'", f"{x}.reshape(2.5)", "lib.tensor('abc')",

@@ -436,7 +436,10 @@ def test_weighted_losses_match_torch(torch, expression):
     "F.nll_loss(x, t, weight=lib.ones(2))", "F.nll_loss(x, t, weight=lib.ones(3, dtype=lib.float64))",
     "F.binary_cross_entropy_with_logits(x, x, pos_weight=lib.ones(2))",
     "F.binary_cross_entropy_with_logits(x, x, weight=lib.ones(2, 3, 3))",
-    "F.binary_cross_entropy(x.sigmoid(), x.sigmoid(), weight=lib.ones(2))"])
+    "F.binary_cross_entropy(x.sigmoid(), x.sigmoid(), weight=lib.ones(2))",
+    "F.nll_loss(x, lib.tensor([0, 1, 9]), weight=lib.ones(2, requires_grad=True))",
+    "F.binary_cross_entropy_with_logits(x, x, pos_weight=lib.ones(3, requires_grad=True))",
+    "F.binary_cross_entropy(x.sigmoid(), x.sigmoid(), weight=lib.ones(3, requires_grad=True))"])
 def test_bad_loss_weights_raise_torchs_error(torch, expression):
     def run(lib):
         env = {"lib": lib, "F": lib.nn.functional, "t": lib.tensor([0, 1, 2]), "x": lib.ones(3, 3)}

@@ -4,6 +4,7 @@
 """
 import numpy as np
 
+from .. import _grad_mode
 from .._dtype import numpy_dtype
 from .._tensor import Tensor
 from . import double_backward as _db
@@ -118,6 +119,7 @@ class BinaryCrossEntropyBackward0(Op):
     non_differentiable = (2,)  # (PyTorch has no formula for the weight)
 
     def forward(ctx, p, target, weight=None, reduction="mean"):
+        check_no_requires_grad("binary_cross_entropy", weight=weight)
         if p.shape != target.shape:
             raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                              f"size ({p.shape}) is deprecated. Please ensure they have the same size.")
@@ -166,6 +168,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     non_differentiable = (2, 3)  # (PyTorch has no formula for the weights)
 
     def forward(ctx, x, target, weight=None, pos_weight=None, reduction="mean"):
+        check_no_requires_grad("binary_cross_entropy_with_logits", weight=weight,
+                               pos_weight=pos_weight)
         if x.shape != target.shape:
             raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                              f"({x.shape})")
@@ -221,6 +225,16 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         return grad_x, grad_t
 
 
+def check_no_requires_grad(fn, **weights):
+    """PyTorch has no formula for a loss's weights: one that requires grad is refused first."""
+    if _grad_mode._enabled:
+        for name, w in weights.items():
+            if w is not None and w.requires_grad:
+                raise RuntimeError(f"The function '{fn}' is not differentiable with respect to "
+                                   f"argument '{name}'. This input cannot have requires_grad "
+                                   f"True.")
+
+
 def _mean(grad, reduction, numel):
     """PyTorch's loss formulas divide by the element count for the mean (``DivBackward1``)."""
     return div_scalar(grad, numel) if reduction == 1 else grad
@@ -234,6 +248,7 @@ class NllLossBackward0(Op):
     non_differentiable = (1, 2)  # the class indices and the weights: no edge
 
     def forward(ctx, x, target, weight=None, reduction="mean", ignore_index=-100):
+        check_no_requires_grad("nll_loss_forward", weight=weight)
         if not x.ndim:
             raise ValueError("Expected 1 or more dimensions (got 0)")
         if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
@@ -251,6 +266,11 @@ class NllLossBackward0(Op):
                 raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
             raise NotImplementedError("autograd_lesson's nll_loss takes input of shape (N, C): "
                                       "move the class dim last and flatten the others")
+        classes = x.shape[-1] if x.ndim == 1 else x.shape[1]
+        if weight is not None and (weight.ndim != 1 or weight.numel() != classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {classes} "
+                               f"classes or no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
         if x._data.dtype.kind != "f":
             raise NotImplementedError(f'"nll_loss_out_frame" not implemented for '
                                       f"'{torch_name(x._data.dtype)}'")
@@ -262,14 +282,9 @@ class NllLossBackward0(Op):
                              f"target batch_size ({target.shape[0] if target.ndim else 1}).")
         if target._data.dtype.kind != "i":
             raise RuntimeError(f"expected scalar type Long but found {target._data.dtype}")
-        if weight is not None:
-            if weight.ndim != 1 or weight.numel() != x.shape[1]:
-                raise RuntimeError(f"weight tensor should be defined either for all {x.shape[1]} "
-                                   f"classes or no classes but got weight tensor of shape: "
-                                   f"{list(weight.shape)}")
-            if weight._data.dtype != x._data.dtype:
-                raise RuntimeError(f"expected scalar type {torch_name(x._data.dtype)} but found "
-                                   f"{torch_name(weight._data.dtype)}")
+        if weight is not None and weight._data.dtype != x._data.dtype:
+            raise RuntimeError(f"expected scalar type {torch_name(x._data.dtype)} but found "
+                               f"{torch_name(weight._data.dtype)}")
         labels = target._data
         keep = labels != ignore_index
         bad = keep & ((labels < 0) | (labels >= x.shape[1]))
