@@ -188,7 +188,7 @@ def view_geometry(view, base):
     """PyTorch's as_strided arguments for ``view`` (sizes, strides, storage offset), and the
     flat index into ``base`` of each of its elements."""
     start = (view.data_ptr() - base.data_ptr()) // max(base._data.itemsize, 1)
-    strides = tuple(s // view._data.itemsize for s in view._data.strides)
+    strides = view.stride()  # (an empty view's are the C-ordered ones, as Tensor.stride)
     index = _offsets(view._data) + start
     memory = _offsets(base._data).ravel()
     if memory.size and not np.array_equal(memory, np.arange(memory.size)):

@@ -119,10 +119,10 @@ class BinaryCrossEntropyBackward0(Op):
     non_differentiable = (2,)  # (PyTorch has no formula for the weight)
 
     def forward(ctx, p, target, weight=None, reduction="mean"):
-        check_no_requires_grad("binary_cross_entropy", weight=weight)
         if p.shape != target.shape:
             raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                              f"size ({p.shape}) is deprecated. Please ensure they have the same size.")
+        check_no_requires_grad("binary_cross_entropy", weight=weight)
         if target._data.dtype != p._data.dtype:
             raise RuntimeError(f"Found dtype {torch_name(target._data.dtype)} but expected "
                                f"{torch_name(p._data.dtype)}")
@@ -168,11 +168,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     non_differentiable = (2, 3)  # (PyTorch has no formula for the weights)
 
     def forward(ctx, x, target, weight=None, pos_weight=None, reduction="mean"):
-        check_no_requires_grad("binary_cross_entropy_with_logits", weight=weight,
-                               pos_weight=pos_weight)
         if x.shape != target.shape:
             raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                              f"({x.shape})")
+        check_no_requires_grad("binary_cross_entropy_with_logits", weight=weight,
+                               pos_weight=pos_weight)
         if x._data.dtype.kind != "f":
             raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
                                       f"'{torch_name(x._data.dtype)}'")
@@ -248,9 +248,10 @@ class NllLossBackward0(Op):
     non_differentiable = (1, 2)  # the class indices and the weights: no edge
 
     def forward(ctx, x, target, weight=None, reduction="mean", ignore_index=-100):
-        check_no_requires_grad("nll_loss_forward", weight=weight)
         if not x.ndim:
             raise ValueError("Expected 1 or more dimensions (got 0)")
+        if x.ndim == 1:  # (nll_loss_nd's checks, then nll_loss_forward's autograd check)
+            check_no_requires_grad("nll_loss_forward", weight=weight)
         if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                              f"{target.shape[0]}")
@@ -260,6 +261,8 @@ class NllLossBackward0(Op):
         if x.ndim >= 2 and (target.shape[0] if target.ndim else 0) != x.shape[0]:  # nll_loss_nd
             raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                              f"batch_size ({target.shape[0] if target.ndim else 0}).")
+        if x.ndim == 2:
+            check_no_requires_grad("nll_loss_forward", weight=weight)
         if x.ndim > 2:
             expected = [x.shape[0], *x.shape[2:]]
             if list(target.shape) != expected:
