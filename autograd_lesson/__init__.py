@@ -203,8 +203,8 @@ def mean(x, dim=None, keepdim=False):
 
 
 @_tensor_arguments("max", "input")
-def max(x, dim=None, keepdim=False):
-    return x.max(dim, keepdim)
+def max(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG):
+    return _red.max(x, dim, keepdim, _function=True)
 
 
 def norm(x, p=2, dim=None, keepdim=False):
@@ -267,6 +267,45 @@ def numel(x):
     return x.numel()
 
 
+# -- issue 12: ops a learner reaches for (min, maximum, sin, comparisons ...) -------------------
+@_tensor_arguments("min", "input")
+def min(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG):
+    return _red.min(x, dim, keepdim, _function=True)
+
+
+from .ops.elementwise import maximum, minimum  # noqa: E402
+
+
+@_tensor_arguments("square", "input")
+def square(x):
+    return x.square()
+
+
+@_tensor_arguments("sin", "input")
+def sin(x):
+    return x.sin()
+
+
+@_tensor_arguments("cos", "input")
+def cos(x):
+    return x.cos()
+
+
+def _comparison(name):
+    signatures = ("Tensor input, Tensor other, *, Tensor out = None",
+                  "Tensor input, Number other, *, Tensor out = None")
+
+    def compare(input, other):
+        if not (isinstance(input, Tensor) and isinstance(other, _OPERANDS)):
+            raise _ops_util.invalid_arguments(name, (input, other), signatures)
+        return getattr(input, name)(other)
+    compare.__name__ = compare.__qualname__ = name
+    return compare
+
+
+eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
+
+
 __all__ = [
     "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "randn",
     "rand", "randint", "zeros_like", "ones_like", "randn_like", "rand_like", "arange",
@@ -284,3 +323,4 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "reshape", "flatten", "transpose", "t", "permute",
     "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone",
 ]
+__all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge"]

@@ -358,6 +358,71 @@ PROGRAMS = {
         "a = F.cross_entropy(lib.ones(3), lib.tensor([0, 1]))"],
     "linear with a 1-D weight and a bias": ["a = F.linear(lib.ones(3), lib.ones(3), lib.ones(1))"],
     "leaky_relu of ints": ["a = F.leaky_relu(lib.ones(2, dtype=lib.int64), 0.1)"],
+    # issue 12: min, maximum/minimum, square/sin/cos, comparison methods
+    "min of ints, bools, 0-dim, nan": [
+        "a = lib.tensor([3, 1]).min()", "b = lib.tensor([True, False]).min(0)",
+        "c = lib.tensor(3.).min(0)", "d = lib.tensor([1., float('nan'), 0.]).min()",
+        "e = lib.tensor([[1., float('nan'), 0.]]).min(1)", "f = lib.ones(2, 0).min(0)",
+        "g = lib.min(lib.tensor([[2, 1], [0, 5]]), 1, True)"],
+    "min of nothing": ["a = lib.ones(0).min()"],
+    "min of an empty dim": ["a = lib.ones(2, 0).min(1)"],
+    "min of complex": ["a = (lib.ones(2) * 1j).min()"],
+    "min(dim) of complex": ["a = (lib.ones(2) * 1j).min(0)"],
+    "min(dim) out of range": ["a = lib.ones(2).min(1)"],
+    "min keepdim must be a bool": ["a = lib.ones(2).min(0, 1)"],
+    "min of a float dim": ["a = lib.ones(2).min(1.5)"],
+    "torch.min of a float dim": ["a = lib.min(lib.ones(2), 1.5)"],
+    "max of None": ["a = lib.ones(2).max(None)"],
+    "min keepdim without dim": ["a = lib.ones(2).min(keepdim=True)"],
+    "min(other, keepdim)": ["x = lib.ones(2)", "a = x.min(x, True)"],
+    "torch.min of a number": ["a = lib.min(2)"],
+    "min ties: the gradient is shared; min(dim) picks the first": [
+        "x = lib.tensor([[1., 1., 2.], [0., 3., 0.]], requires_grad=True)",
+        "a = x.min()", "b = x.min(1)", "(a + b.values.sum()).backward()"],
+    "max(other) and min(other) are maximum and minimum": [
+        "x = lib.tensor([1., 2., 3.], requires_grad=True)", "y = lib.tensor([1., 3., 2.], requires_grad=True)",
+        "a = lib.max(x, y)", "b = x.min(y)", "c = lib.max(x, lib.tensor(2.))", "(a + b + c).sum().backward()"],
+    "maximum ties split the gradient": [
+        "x = lib.tensor([1., 2., 3.], requires_grad=True)", "y = lib.tensor([1., 3., 2.], requires_grad=True)",
+        "a = lib.maximum(x, y)", "b = lib.minimum(x, y)", "(a * 3 + b).sum().backward()"],
+    "maximum broadcasts and promotes": [
+        "a = lib.maximum(lib.tensor([1, 2]), lib.tensor([1.5, 0.5]))",
+        "b = lib.minimum(lib.tensor([True]), lib.tensor([False, True]))",
+        "c = lib.ones(2).maximum(lib.tensor(2., dtype=lib.float64))",
+        "d = lib.ones(2, 1, dtype=lib.int32).minimum(lib.tensor([0, 3]))",
+        "e = lib.maximum(lib.tensor([1., float('nan')]), lib.tensor([float('nan'), 2.]))"],
+    "maximum of a number": ["a = lib.maximum(lib.tensor([1, 2]), 1)"],
+    "maximum of a number first": ["a = lib.maximum(2, lib.ones(2))"],
+    "Tensor.maximum of a number": ["a = lib.ones(2).maximum(2.)"],
+    "Tensor.minimum of a list": ["a = lib.ones(2).minimum([1])"],
+    "maximum of clashing shapes": ["a = lib.maximum(lib.ones(2), lib.ones(3))"],
+    "maximum of complex": ["a = lib.maximum(lib.ones(2) * 1j, lib.ones(2))"],
+    "minimum of complex": ["a = lib.ones(2).minimum(lib.ones(2) * 1j)"],
+    "square, sin, cos of ints and bools": [
+        "a = lib.tensor([1, 2]).square()", "b = lib.tensor([True, False]).square()",
+        "c = lib.tensor([1, 2], dtype=lib.int32).square()", "d = lib.tensor([1, 2]).sin()",
+        "e = lib.tensor([True]).cos()", "f = lib.tensor([1, 2]).square_()",
+        "g = lib.square(lib.tensor([0.5]))", "h = lib.sin(lib.tensor(1.))", "i = lib.cos(lib.tensor(1.))"],
+    "square, sin, cos: gradients, in place too": [
+        "x = lib.tensor([0.5, -1., 2.], requires_grad=True)", "h = x * 1", "h.sin_()",
+        "k = x * 1", "k.cos_().square_()", "(x.square() + x.sin() * x.cos() + h + k).sum().backward()"],
+    "square, sin, cos: second order": [
+        "x = lib.tensor([0.5, -1., 2.], requires_grad=True)",
+        "g, = lib.autograd.grad((x.sin() * x.cos() + x.square()).sum(), x, create_graph=True)",
+        "g.sum().backward()"],
+    "sin_ on ints refuses": ["x = lib.tensor([1, 2])", "x.sin_()"],
+    "torch.sin of a number": ["a = lib.sin(2)"],
+    "torch.square of a number": ["a = lib.square(3)"],
+    "comparison methods": [
+        "x = lib.tensor([1., 2., 3.])", "a = x.ne(2)", "b = x.lt(lib.tensor([2]))", "c = x.le(2.)",
+        "d = x.gt(True)", "e = x.ge(x)", "f = x.ne(1j)", "g = lib.lt(x, 2)", "h = lib.ne(x, x)",
+        "i = lib.ge(lib.tensor([1, 2]), 1.5)", "j = lib.eq(x, 2)"],
+    "lt with clashing shapes": ["a = lib.ones(2).lt(lib.ones(3))"],
+    "lt of a string": ["a = lib.ones(2).lt('a')"],
+    "eq of a string": ["a = lib.ones(2).eq('a')"],
+    "ge of a list": ["a = lib.ones(2).ge([1, 2])"],
+    "lt of complex": ["a = lib.ones(2).lt(1j)"],
+    "torch.lt of a number first": ["a = lib.lt(1, lib.ones(2))"],
 }
 
 

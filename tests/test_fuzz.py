@@ -81,7 +81,7 @@ def expression(draw, names):
     x = draw(st.sampled_from(names))
     y = draw(st.sampled_from(names))
     d = draw(DIM)
-    kind = draw(st.integers(0, 36))
+    kind = draw(st.integers(0, 37))
     s = draw(st.sampled_from(SCALARS))
     if kind == 0:
         return f"{x}.{draw(st.sampled_from(UNARY))}()"
@@ -230,6 +230,17 @@ def expression(draw, names):
             f"({x} * 1).index_put_((lib.tensor({idx}),), {y}{acc})",
             f"lib.zeros(1).expand(3).index_put_((lib.tensor({idx}),), {y}{acc})",
             f"lib.zeros(2, 1).expand(2, 3).index_put_((lib.tensor({idx}),), {y}{acc})"]))
+    if kind == 36:  # issue 12: ops a learner reaches for (min, maximum, sin, comparisons ...)
+        k = draw(st.booleans())
+        return draw(st.sampled_from([
+            f"{x}.min()", f"{x}.min({d}).values", f"{x}.min({d}, keepdim={k})[1]",
+            f"lib.min({x}, {d})[0]", f"lib.min({x})", f"{x}.min({y})", f"lib.max({x}, {y})",
+            f"lib.maximum({x}, {y})", f"lib.minimum({x}, {y})", f"{x}.maximum({y})",
+            f"{x}.minimum({s})", f"{x}.square()", f"lib.square({x})", f"{x}.sin()", f"{x}.cos()",
+            f"lib.sin({x})", f"lib.cos({x})", f"{x}.square_()", f"{x}.sin_()", f"{x}.cos_()",
+            f"({x} * 1).sin_()", f"{x}.clone().cos_()",
+            f"{x}.{draw(st.sampled_from(['ne', 'lt', 'le', 'gt', 'ge', 'eq']))}({draw(st.sampled_from([y, s]))})",
+            f"lib.{draw(st.sampled_from(['ne', 'lt', 'le', 'gt', 'ge', 'eq']))}({x}, {draw(st.sampled_from([y, s]))})"]))
     return f"Scale.apply({x})"
 
 

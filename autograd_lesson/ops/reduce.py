@@ -6,12 +6,14 @@ import numpy as np
 from .. import _grad_mode
 from .._dtype import invalid_combination, numpy_dtype
 from .._tensor import Size, Tensor
+from .._tensor_ops import NO_ARG
 from ._op import Op
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
 from ._util import ignore_fp_errors, normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
 
 
 def sum_backward(grad, shape, dims, keepdim):
@@ -108,14 +110,7 @@ class MaxBackward1(Op):
     ``zeros.masked_fill_(self == result, grad / count)``. Saves result and self."""
 
     def forward(ctx, x):
-        if x.numel() == 0:
-            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == "
-                               "0. Specify the reduction dim with the 'dim' argument.")
-        if x._data.dtype.kind == "c":
-            raise NotImplementedError(f'"max_all" not implemented for \'{torch_name(x._data.dtype)}\'')
-        ctx.save_output("result")
-        ctx.save("self", x)
-        return np.asarray(x._data.max())
+        return _reduce_all(ctx, x, "max", np.max)
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
@@ -130,29 +125,7 @@ class MaxBackward0(Op):
     differentiable_outputs = 1
 
     def forward(ctx, x, dim, keepdim=False):
-        ctx.save_value("keepdim", keepdim)
-        d = wrap_dim(dim, x.ndim)
-        if x._data.dtype.kind == "c":
-            raise RuntimeError("max(): does not support complex input")
-        if x.ndim and x.shape[d] == 0:
-            raise IndexError(f"max(): Expected reduction dim {d} to have non-zero size.")
-        if not x.ndim:
-            x_data, d = x._data.reshape(1), 0
-            keepdim = True  # a 0-dim input gives 0-dim values and indices
-        else:
-            x_data = x._data
-        indices = np.argmax(x_data, axis=d)
-        values = np.take_along_axis(x_data, np.expand_dims(indices, d), axis=d)
-        if not x.ndim:
-            values, indices, keepdim = values.reshape(()), indices.reshape(()), False
-        elif not keepdim:
-            values = values.squeeze(d)
-        else:
-            indices = np.expand_dims(indices, d)
-        ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
-        ctx.save("indices", Tensor._make(indices.astype(np.int64)))
-        ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
-        return values, indices.astype(np.int64)
+        return _reduce_dim(ctx, x, dim, keepdim, "max", np.argmax)
 
     def backward(ctx, grad, grad_indices=None):
         indices = ctx.saved("indices")
@@ -161,6 +134,63 @@ class MaxBackward0(Op):
         if not ctx.keepdim and ctx.input_shape:
             grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
         return ScatterBackward0.apply(zeros(ctx.input_shape, grad), ctx.dim, indices, grad)
+
+
+def _reduce_all(ctx, x, name, reduce):
+    """max()/min() of every element: PyTorch's checks, then the saves both share."""
+    if x.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           f"== 0. Specify the reduction dim with the 'dim' argument.")
+    if x._data.dtype.kind == "c":
+        raise NotImplementedError(f'"{name}_all" not implemented for '
+                                  f"'{torch_name(x._data.dtype)}'")
+    ctx.save_output("result")
+    ctx.save("self", x)
+    return np.asarray(reduce(x._data))
+
+
+def _reduce_dim(ctx, x, dim, keepdim, name, find):
+    """max(dim)/min(dim): the values and the int64 index ``find`` picks (the first one; nan
+    wins), with the saves both share."""
+    ctx.save_value("keepdim", keepdim)
+    d = wrap_dim(dim, x.ndim)
+    if x._data.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
+    if x.ndim and x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if not x.ndim:
+        x_data, d = x._data.reshape(1), 0
+        keepdim = True  # a 0-dim input gives 0-dim values and indices
+    else:
+        x_data = x._data
+    indices = find(x_data, axis=d)
+    values = np.take_along_axis(x_data, np.expand_dims(indices, d), axis=d)
+    if not x.ndim:
+        values, indices, keepdim = values.reshape(()), indices.reshape(()), False
+    elif not keepdim:
+        values = values.squeeze(d)
+    else:
+        indices = np.expand_dims(indices, d)
+    ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
+    ctx.save("indices", Tensor._make(indices.astype(np.int64)))
+    ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
+    return values, indices.astype(np.int64)
+
+
+class MinBackward1(MaxBackward1):
+    """out = self.min(); the gradient is shared evenly among the minimal elements, as max's.
+    Saves result and self."""
+
+    def forward(ctx, x):
+        return _reduce_all(ctx, x, "min", np.min)
+
+
+class MinBackward0(MaxBackward0):
+    """values, indices = self.min(dim); the gradient is scattered to the arg-min positions, as
+    max's. Saves indices."""
+
+    def forward(ctx, x, dim, keepdim=False):
+        return _reduce_dim(ctx, x, dim, keepdim, "min", np.argmin)
 
 
 class LinalgVectorNormBackward0(Op):
@@ -218,18 +248,52 @@ def mean(x, dim=None, keepdim=False):
     return MeanBackward1.apply(x, dim, keepdim=keepdim)
 
 
-def max(x, dim=None, keepdim=False):
-    _check_keepdim("max", keepdim)
-    if dim is None:
-        return MaxBackward1.apply(x)
-    return MaxResult(*MaxBackward0.apply(x, dim, keepdim=keepdim))
+def max(x, dim=NO_ARG, keepdim=NO_ARG, _function=False):
+    return _extreme(x, dim, keepdim, "max", _function)
+
+
+def min(x, dim=NO_ARG, keepdim=NO_ARG, _function=False):
+    return _extreme(x, dim, keepdim, "min", _function)
+
+
+# PyTorch's overloads of max/min, as its argument parser lists them (method, function)
+_EXTREME_SIGNATURES = (("", "Tensor other", "int dim, bool keepdim = False"),
+                       ("Tensor input, *, Tensor out = None",
+                        "Tensor input, Tensor other, *, Tensor out = None",
+                        "Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None"))
+
+
+def _extreme(x, dim, keepdim, name, function):
+    """``max()``/``min()``, ``max(dim, keepdim)`` (values and indices) and ``max(other)`` (the
+    elementwise ``maximum``), chosen as PyTorch's parser picks the overload. ``NO_ARG`` tells
+    an argument left out from one given as None."""
+    if isinstance(dim, Tensor):
+        if keepdim is True:
+            raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not Tensor")
+        from .elementwise import MaximumBackward0, MinimumBackward0
+        return (MaximumBackward0 if name == "max" else MinimumBackward0).apply(x, dim)
+    if dim is NO_ARG and keepdim is NO_ARG:
+        return (MaxBackward1 if name == "max" else MinBackward1).apply(x)
+    if dim is NO_ARG or isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        from .._dtype import typename
+        given = ["Tensor"] * function + ([] if dim is NO_ARG else [typename(dim)])
+        text = ", ".join(given)
+        if dim is NO_ARG:  # keepdim alone: a keyword (PyTorch's spelling: "got (keepdim=bool, )")
+            text += f"{', ' if given else ''}keepdim={typename(keepdim)}{'' if given else ', '}"
+        lines = "".join(f" * ({s})\n" for s in _EXTREME_SIGNATURES[function])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({text}), "
+                        f"but expected one of:\n{lines}")
+    keepdim = False if keepdim is NO_ARG else keepdim
+    _check_keepdim(name, keepdim)
+    result = MaxResult if name == "max" else MinResult
+    return result(*(MaxBackward0 if name == "max" else MinBackward0).apply(x, dim, keepdim=keepdim))
 
 
 def norm(x, p=2, dim=None, keepdim=False):
     return LinalgVectorNormBackward0.apply(x, ord=p, dim=dim, keepdim=keepdim)
 
 
-__all__ = ["sum", "mean", "max", "norm", "Size"]
+__all__ = ["sum", "mean", "max", "min", "norm", "Size"]
 
 
 def arg_reduce(x, dim, keepdim, name):
