@@ -274,6 +274,7 @@ def min(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG):
 
 
 from .ops.elementwise import maximum, minimum  # noqa: E402
+from .ops import indexing as _ix  # noqa: E402
 
 
 @_tensor_arguments("square", "input")
@@ -306,6 +307,21 @@ def _comparison(name):
 eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
+@_tensor_arguments("masked_fill", "input")
+def masked_fill(x, mask, value):
+    return _ix.masked_fill(x, mask, value, _function=True)
+
+
+@_tensor_arguments("gather", "input")
+def gather(x, dim, index, *, sparse_grad=False):
+    return _ix.gather(x, dim, index, sparse_grad, _function=True)
+
+
+@_tensor_arguments("index_select", "input")
+def index_select(x, dim, index):
+    return _ix.index_select(x, dim, index, _function=True)
+
+
 __all__ = [
     "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "randn",
     "rand", "randint", "zeros_like", "ones_like", "randn_like", "rand_like", "arange",
@@ -323,4 +339,5 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "reshape", "flatten", "transpose", "t", "permute",
     "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone",
 ]
-__all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge"]
+__all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
+            "masked_fill", "gather", "index_select"]

@@ -293,6 +293,18 @@ class TensorOps:
     def cos(self):
         return _ops.elementwise.CosBackward0.apply(self)
 
+    def masked_fill(self, mask, value):
+        return _ops.indexing.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        return _ops.indexing.masked_fill_(self, mask, value)
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        return _ops.indexing.gather(self, dim, index, sparse_grad)
+
+    def index_select(self, dim, index):
+        return _ops.indexing.index_select(self, dim, index)
+
     # shape ------------------------------------------------------------------------------------
     def index_put_(self, indices, values, accumulate=False):
         """``self[indices] = values`` (or ``+=`` with ``accumulate``) for a tuple of index

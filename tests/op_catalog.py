@@ -413,6 +413,30 @@ CASES = [
     _case("cos", lambda lib, x: x.cos(), X, ref=np.cos),
     _case("torch_cos", lambda lib, x: lib.cos(x), X, ref=np.cos),
     _case("cos_", lambda lib, x: (x * 1).cos_(), X, ref=np.cos),
+    _case("masked_fill", lambda lib, x: x.masked_fill(x > 0, 2.0), X,
+          ref=lambda x: np.where(x > 0, 2.0, x)),
+    _case("masked_fill_broadcast_mask", lambda lib, x: x.masked_fill(lib.tensor([True, False, True, False]), -1),
+          X, ref=lambda x: np.where([True, False, True, False], -1.0, x)),
+    _case("masked_fill_grows", lambda lib, x: x.masked_fill(lib.tensor([[True], [False]]), 0.5),
+          V, ref=lambda x: np.where([[True], [False]], 0.5, x)),  # (2, 4): mask and self broadcast
+    _case("masked_fill_tensor_value", lambda lib, x, v: x.masked_fill(x < 0, v), X, Arg(()),
+          ref=lambda x, v: np.where(x < 0, v, x)),
+    _case("masked_fill_", lambda lib, x, v: (x * 1).masked_fill_(x < 0, v), X, Arg(()),
+          ref=lambda x, v: np.where(x < 0, v, x)),
+    _case("torch_masked_fill", lambda lib, x: lib.masked_fill(x, x > 0.5, 0.0), X,
+          ref=lambda x: np.where(x > 0.5, 0.0, x)),
+    _case("gather", lambda lib, x: x.gather(1, lib.tensor([[0, 1], [1, 1], [3, 0]])), X,
+          ref=lambda x: np.take_along_axis(x, np.array([[0, 1], [1, 1], [3, 0]]), 1)),
+    _case("gather_dim0_smaller", lambda lib, x: lib.gather(x, 0, lib.tensor([[2, 0, 2]])), X,
+          ref=lambda x: x[[2, 0, 2], [0, 1, 2]][None]),  # index smaller than self off dim
+    _case("gather_int32", lambda lib, x: x.gather(-1, lib.tensor([[3], [3], [0]], dtype=lib.int32)),
+          X, ref=lambda x: x[[0, 1, 2], [3, 3, 0]][:, None]),
+    _case("index_select", lambda lib, x: x.index_select(1, lib.tensor([0, 2, 2])), X,
+          ref=lambda x: x[:, [0, 2, 2]]),
+    _case("index_select_dim0", lambda lib, x: lib.index_select(x, 0, lib.tensor([2, 0])), X,
+          ref=lambda x: x[[2, 0]]),
+    _case("index_select_0dim_index", lambda lib, x: x.index_select(-1, lib.tensor(1)), X,
+          ref=lambda x: x[:, [1]]),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}

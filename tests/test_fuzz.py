@@ -240,7 +240,14 @@ def expression(draw, names):
             f"lib.sin({x})", f"lib.cos({x})", f"{x}.square_()", f"{x}.sin_()", f"{x}.cos_()",
             f"({x} * 1).sin_()", f"{x}.clone().cos_()",
             f"{x}.{draw(st.sampled_from(['ne', 'lt', 'le', 'gt', 'ge', 'eq']))}({draw(st.sampled_from([y, s]))})",
-            f"lib.{draw(st.sampled_from(['ne', 'lt', 'le', 'gt', 'ge', 'eq']))}({x}, {draw(st.sampled_from([y, s]))})"]))
+            f"lib.{draw(st.sampled_from(['ne', 'lt', 'le', 'gt', 'ge', 'eq']))}({x}, {draw(st.sampled_from([y, s]))})",
+            f"{x}.masked_fill({draw(st.sampled_from([f'{x} > 0', f'{y} > 0', y]))}, {draw(st.sampled_from([s, y, f'{y}.sum()', 'lib.tensor(2)']))})",
+            f"({x} * 1).masked_fill_({draw(st.sampled_from([f'{x} < 0', f'{y} > 0']))}, {draw(st.sampled_from([s, f'{y}.sum()']))})",
+            f"lib.masked_fill({x}, {x} != 0, {s})",
+            f"{x}.gather({d}, lib.tensor({draw(st.sampled_from(['0', '[0]', '[1, 0, 1]', '[[0], [1]]', '[[0, 2], [1, 1]]', '[[-1]]', '[[0]]', '[[[0]]]']))}))",
+            f"lib.gather({x}, {d}, {y}.long())",
+            f"{x}.index_select({d}, lib.tensor({draw(st.sampled_from(['0', '[0]', '[1, 0, 1]', '[2]', '[-1]', '[]', '[[0]]']))}, dtype=lib.int64))",
+            f"lib.index_select({x}, {d}, {y}.long())"]))
     return f"Scale.apply({x})"
 
 
