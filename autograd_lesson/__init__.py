@@ -307,6 +307,18 @@ def _comparison(name):
 eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
+def var(x, *args, **kwargs):
+    if not isinstance(x, Tensor):  # (three overloads: the parser lists them)
+        raise _ops_util.invalid_arguments("var", (x,) + args, _red.VAR_SIGNATURES[1])
+    return _red.var(x, args, kwargs, _function=True)
+
+
+def std(x, *args, **kwargs):
+    if not isinstance(x, Tensor):
+        raise _ops_util.invalid_arguments("std", (x,) + args, _red.VAR_SIGNATURES[1])
+    return _red.std(x, args, kwargs, _function=True)
+
+
 @_tensor_arguments("masked_fill", "input")
 def masked_fill(x, mask, value):
     return _ix.masked_fill(x, mask, value, _function=True)
@@ -340,4 +352,4 @@ __all__ = [
     "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone",
 ]
 __all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
-            "masked_fill", "gather", "index_select"]
+            "masked_fill", "gather", "index_select", "var", "std"]

@@ -293,6 +293,13 @@ class TensorOps:
     def cos(self):
         return _ops.elementwise.CosBackward0.apply(self)
 
+    def var(self, *args, **kwargs):
+        """``var(dim, unbiased, keepdim)``, ``var(dim, correction=, keepdim=)``, ``var(unbiased)``."""
+        return _ops.reduce.var(self, args, kwargs)
+
+    def std(self, *args, **kwargs):
+        return _ops.reduce.std(self, args, kwargs)
+
     def masked_fill(self, mask, value):
         return _ops.indexing.masked_fill(self, mask, value)
 

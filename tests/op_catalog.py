@@ -437,6 +437,22 @@ CASES = [
           ref=lambda x: x[[2, 0]]),
     _case("index_select_0dim_index", lambda lib, x: x.index_select(-1, lib.tensor(1)), X,
           ref=lambda x: x[:, [1]]),
+    _case("var", lambda lib, x: x.var(), X, ref=lambda x: np.var(x, ddof=1)),
+    _case("var_dim", lambda lib, x: x.var(1), X, ref=lambda x: np.var(x, 1, ddof=1)),
+    _case("var_dim_keepdim_unbiased", lambda lib, x: x.var(0, False, True), X,
+          ref=lambda x: np.var(x, 0, keepdims=True)),
+    _case("var_correction", lambda lib, x: x.var(correction=0), X, ref=np.var),
+    _case("var_dims_correction", lambda lib, x: x.var((0, -1), correction=2, keepdim=True), X,
+          ref=lambda x: np.var(x, ddof=2).reshape(1, 1)),
+    _case("var_unbiased_false", lambda lib, x: x.var(unbiased=False), X, ref=np.var),
+    _case("var_neg_dim_vector", lambda lib, x: x.var(-1), V, ref=lambda x: np.var(x, ddof=1)),
+    _case("torch_var", lambda lib, x: lib.var(x, 0), X, ref=lambda x: np.var(x, 0, ddof=1)),
+    _case("std", lambda lib, x: x.std(), X, ref=lambda x: np.std(x, ddof=1)),
+    _case("std_dim", lambda lib, x: x.std(0), X, ref=lambda x: np.std(x, 0, ddof=1)),
+    _case("std_dim_keepdim_correction", lambda lib, x: x.std(-1, correction=0, keepdim=True), X,
+          ref=lambda x: np.std(x, -1, keepdims=True)),
+    _case("torch_std", lambda lib, x: lib.std(x, dim=1, unbiased=False), X,
+          ref=lambda x: np.std(x, 1)),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -501,6 +501,50 @@ PROGRAMS = {
     "index_select of two into a 0-dim tensor": ["a = lib.tensor(3.).index_select(0, lib.tensor([0, 0]))"],
     "index_select of a float dim": ["a = lib.ones(3).index_select(1.5, lib.tensor([0]))"],
     "index_select of a list": ["a = lib.ones(3).index_select(0, [0])"],
+    # issue 12: var and std
+    "var/std: the overloads": [
+        "x = lib.arange(12.).reshape(3, 4).requires_grad_()", "a = x.var(True)", "b = x.var(False)",
+        "c = x.var(None)", "d = x.var(dim=None, keepdim=True)", "e = x.var(correction=1.5)",
+        "f = x.var(0, True, True)", "g = x.std(0, False)", "h = lib.var(x, 1, keepdim=True)",
+        "i = lib.std(x, dim=[0, 1], correction=0)", "j = x.var(keepdim=True)",
+        "k = x.var(correction=True)", "m = x.std(unbiased=False)",
+        "(a + b + c + d.sum() + e + f.sum() + g.sum() + h.sum() + i + j.sum() + k + m).backward()"],
+    "var/std: float16 and complex": [
+        "a = lib.ones(2, dtype=lib.float16).var()", "b = (lib.tensor([1., 2.]) * 1j).var()",
+        "c = (lib.tensor([1., 2., 4.], dtype=lib.float64) * (1 + 1j)).std(0)"],
+    "var/std: no degrees of freedom (nan, with a warning)": [
+        "x = lib.tensor([1., 2., 3.], requires_grad=True)", "a = lib.ones(1).var()",
+        "b = lib.ones(0).var()", "c = lib.ones(2, 0).var(1)", "d = lib.ones(2, 0).var(0)",
+        "e = lib.tensor(3.).var(0)", "f = lib.tensor(3.).var(correction=0)", "g = x.std(correction=3)",
+        "h = lib.ones(2, 3).std(0, correction=2)", "i = x.var(correction=5)"],
+    "var: no degrees of freedom, the gradient is nan and inf": [
+        "x = lib.tensor([1., 2., 3.], requires_grad=True)", "x.var(correction=3).backward()"],
+    "var over a dim: no degrees of freedom": [
+        "x = lib.tensor([1., 2., 3.], requires_grad=True)", "x.var(0, correction=3).backward()"],
+    "var(dim=[]): torch's gradient divides by zero": [
+        "x = lib.tensor([[1., 2.], [4., 3.]], requires_grad=True)", "a = x.var(dim=[])",
+        "a.backward()"],
+    "std of constants: zero gradient": [
+        "x = lib.ones(3, requires_grad=True)", "x.std().backward()", "y = lib.ones(2, 3, requires_grad=True)",
+        "y.std(1).sum().backward()"],
+    "var/std: second order": [
+        "x = lib.tensor([[1., 2., 5.], [4., 3., 0.]], requires_grad=True)",
+        "g, = lib.autograd.grad(x.var(1).sum() + x.std(), x, create_graph=True)", "(g * g).sum().backward()"],
+    "var of ints": ["a = lib.tensor([1, 2]).var()"],
+    "std of bools, before the dim": ["a = lib.tensor([True]).std(5)"],
+    "var dim out of range": ["a = lib.ones(3).var(dim=5)"],
+    "var of a dim named twice": ["a = lib.ones(3).var(dim=(0, 0))"],
+    "var of a float dim": ["a = lib.ones(2, 3).var(1.5)"],
+    "var with both unbiased and correction": ["a = lib.ones(3).var(unbiased=True, correction=1)"],
+    "var with a dim, unbiased and correction": ["a = lib.ones(3).var(0, unbiased=True, correction=1)"],
+    "var with a string correction": ["a = lib.var(lib.ones(3), correction='a')"],
+    "var with an int unbiased": ["a = lib.ones(3).var(unbiased=1)"],
+    "var: unbiased alone takes no keepdim": ["a = lib.ones(3).var(unbiased=False, keepdim=True)"],
+    "var(True, keepdim=True)": ["a = lib.ones(3).var(True, keepdim=True)"],
+    "var with an int unbiased, positional": ["a = lib.ones(3).var(0, 1)"],
+    "var with an int keepdim": ["a = lib.ones(3).var(0, keepdim=1)"],
+    "var with an unknown keyword": ["a = lib.ones(3).var(foo=1)"],
+    "torch.var of a number": ["a = lib.var(3)"],
 }
 
 

@@ -247,7 +247,9 @@ def expression(draw, names):
             f"{x}.gather({d}, lib.tensor({draw(st.sampled_from(['0', '[0]', '[1, 0, 1]', '[[0], [1]]', '[[0, 2], [1, 1]]', '[[-1]]', '[[0]]', '[[[0]]]']))}))",
             f"lib.gather({x}, {d}, {y}.long())",
             f"{x}.index_select({d}, lib.tensor({draw(st.sampled_from(['0', '[0]', '[1, 0, 1]', '[2]', '[-1]', '[]', '[[0]]']))}, dtype=lib.int64))",
-            f"lib.index_select({x}, {d}, {y}.long())"]))
+            f"lib.index_select({x}, {d}, {y}.long())",
+            f"{x}.{draw(st.sampled_from(['var', 'std']))}({draw(st.sampled_from(['', str(d), f'{d}, {k}', f'{d}, True, {k}', f'({d},), keepdim={k}', f'dim={d}, correction=0', 'correction=2', f'{k}', 'unbiased=False', '[]', 'dim=None, keepdim=True', 'correction=1.5']))})",
+            f"lib.{draw(st.sampled_from(['var', 'std']))}({x}, {d})"]))
     return f"Scale.apply({x})"
 
 

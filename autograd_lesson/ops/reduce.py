@@ -1,4 +1,5 @@
 """Reductions: sum, mean, max, norm."""
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -8,6 +9,7 @@ from .._dtype import invalid_combination, numpy_dtype
 from .._tensor import Size, Tensor
 from .._tensor_ops import NO_ARG
 from ._op import Op
+from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
 from ._util import ignore_fp_errors, normalize_dims, quiet as _quiet, torch_name, wrap_dim
@@ -327,3 +329,160 @@ def argmax(input, dim=None, keepdim=False):
 
 def argmin(input, dim=None, keepdim=False):
     return arg_reduce(input, dim, keepdim, "argmin")
+
+
+# -- var, std ----------------------------------------------------------------------------------
+VAR_SIGNATURES = (("tuple of ints dim, bool unbiased = True, bool keepdim = False",
+                   "tuple of ints dim = None, *, Number correction = None, bool keepdim = False",
+                   "bool unbiased = True"),
+                  ("Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, "
+                   "Tensor out = None",
+                   "Tensor input, tuple of ints dim = None, *, Number correction = None, bool "
+                   "keepdim = False, Tensor out = None",
+                   "Tensor input, bool unbiased = True"))
+
+
+def parse_var(name, args, kwargs, function):
+    """PyTorch's three overloads of ``var``/``std``: ``(dim, unbiased, keepdim)``,
+    ``(dim=None, *, correction=None, keepdim)`` and ``(unbiased)``. Returns ``(dim,
+    correction, keepdim)``: correction None when not given, 1 or 0 from ``unbiased``."""
+    def invalid():
+        from .._dtype import typename
+        given = ["Tensor"] * function + [typename(a) for a in args]
+        text = ", ".join(given + [f"{k}={typename(v)}" for k, v in sorted(kwargs.items())])
+        if kwargs and not given:
+            text += ", "  # (PyTorch's own spelling: "got (unbiased=int, )")
+        lines = "".join(f" * ({s})\n" for s in VAR_SIGNATURES[function])
+        return TypeError(f"{name}() received an invalid combination of arguments - got ({text}), "
+                         f"but expected one of:\n{lines}")
+
+    def is_bool(v):
+        return isinstance(v, (bool, np.bool_))
+
+    def is_dims(v):
+        if isinstance(v, (list, tuple)):
+            return all(isinstance(d, (int, np.integer)) and not is_bool(d) for d in v)
+        return isinstance(v, (int, np.integer)) and not is_bool(v)
+
+    if len(args) > 3 or set(kwargs) - {"dim", "unbiased", "keepdim", "correction"}:
+        raise invalid()
+    if len(args) == 1 and is_bool(args[0]) and not kwargs:  # var(unbiased)
+        return None, int(args[0]), False
+    named = dict(zip(("dim", "unbiased", "keepdim"), args))
+    if set(named) & set(kwargs):
+        raise invalid()
+    named.update(kwargs)
+    dim, keepdim = named.get("dim"), named.get("keepdim", False)
+    if not (dim is None or is_dims(dim)) or not is_bool(keepdim):
+        raise invalid()
+    if "unbiased" in named:
+        unbiased = named["unbiased"]
+        if "correction" in named or not is_bool(unbiased):
+            raise invalid()
+        if "dim" not in named:  # (bool unbiased) alone
+            if len(named) > 1:
+                raise invalid()
+            return None, int(unbiased), False
+        return dim, int(unbiased), bool(keepdim)
+    if "correction" not in named:  # a dim given picks (dim, unbiased=True, keepdim)
+        return dim, (1 if "dim" in named else None), bool(keepdim)
+    correction = named["correction"]
+    if correction is not None and (isinstance(correction, Tensor) or not isinstance(
+            correction, (int, float, np.number))):
+        raise invalid()
+    return dim, correction, bool(keepdim)
+
+
+_DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                "reduction factor (input numel divided by output numel).")
+
+
+def _variance(ctx, x, dim, correction, keepdim, name):
+    """The shared forward of var/std: sum((x - mean)^2) / max(0, N - correction), N the count
+    reduced over; the saves both share (self, dim and correction as given, keepdim)."""
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    ctx.save("self", x)
+    ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
+    ctx.given_dims = None if dim is None else (
+        [dim] if isinstance(dim, (int, np.integer)) else list(dim))
+    ctx.correction, ctx.keepdim = correction, keepdim
+    ctx.save_values(correction=correction, dim=ctx.given_dims, keepdim=keepdim)
+    axes = None if not ctx.dims or not x.ndim else ctx.dims
+    a = x._data
+    with _quiet():  # (the mean of nothing is nan)
+        kept = np.mean(a, axis=axes, keepdims=True)
+    squares = np.abs(a - kept) ** 2 if a.dtype.kind == "c" else (a - kept) ** 2
+    total = squares.sum(axis=axes, keepdims=keepdim)
+    out_numel = total.size
+    count = a.size / out_numel if out_numel else 0
+    c = 1 if correction is None else correction
+    if count - c <= 0:
+        warnings.warn(_DOF_WARNING.format(name), UserWarning, stacklevel=4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(total / (count - c if count > c else 0)).astype(total.dtype, copy=False)
+
+
+def var_backward(grad, x, given_dims, correction, keepdim):
+    """PyTorch's var_backward: (2 / (N - correction)) * grad * (self - self.mean(dims)), its
+    operands recorded right to left as C++ evaluates them; with every dim reduced and
+    N <= correction, grad * where(self == mean, nan, inf)."""
+    correction = 1 if correction is None else correction
+    if not x.ndim or given_dims is None:
+        dof = x.numel() - correction
+        if dof <= 0:
+            from .._dtype import default_float
+            from .elementwise import where
+            from .formula import scalar_tensor
+            like = Tensor._make(np.zeros((), default_float()))  # (Python numbers: the default dtype)
+            return grad * where(x == x.mean(), scalar_tensor(np.nan, like),
+                                scalar_tensor(np.inf, like))
+        diff = x - x.mean()
+        return mul_scalar(grad, 2.0 / dof) * diff
+    if not keepdim and x.ndim > 1:
+        grad = unsqueeze_multiple(grad, given_dims, x.ndim)
+    rnumel = 1
+    for d in normalize_dims(given_dims, x.ndim) if given_dims else ():
+        rnumel *= x.shape[d]
+    diff = x - x.mean(dim=given_dims, keepdim=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (a C++ double: 2 / 0 is inf)
+        factor = float(np.float64(2.0) / np.float64(rnumel - correction))
+    return mul_scalar(grad, factor) * diff
+
+
+class VarBackward0(Op):
+    """out = self.var(dim, correction, keepdim); d/dself = 2 / (N - correction) * grad *
+    (self - self.mean(dim)). Saves self (correction, dim, keepdim as given)."""
+
+    def forward(ctx, x, dim=None, correction=None, keepdim=False):
+        return _variance(ctx, x, dim, correction, keepdim, "var")
+
+    def backward(ctx, grad):
+        return var_backward(grad, ctx.saved("self"), ctx.given_dims, ctx.correction, ctx.keepdim)
+
+
+class StdBackward0(Op):
+    """out = sqrt(var); d/dself = var's backward of ``(grad / (2 * result))`` (0 where
+    result = 0). Saves self and result."""
+
+    def forward(ctx, x, dim=None, correction=None, keepdim=False):
+        ctx.save_output("result")
+        out = _variance(ctx, x, dim, correction, keepdim, "std")
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(out)
+
+    def backward(ctx, grad):
+        result = ctx.saved("result")
+        grad_var = MaskedFillBackward0.apply(grad / mul_scalar(result, 2), result == 0, 0)
+        return var_backward(grad_var, ctx.saved("self"), ctx.given_dims, ctx.correction,
+                            ctx.keepdim)
+
+
+def var(x, args=(), kwargs=None, _function=False):
+    dim, correction, keepdim = parse_var("var", args, kwargs or {}, _function)
+    return VarBackward0.apply(x, dim, correction, keepdim)
+
+
+def std(x, args=(), kwargs=None, _function=False):
+    dim, correction, keepdim = parse_var("std", args, kwargs or {}, _function)
+    return StdBackward0.apply(x, dim, correction, keepdim)
