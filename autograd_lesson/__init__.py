@@ -319,6 +319,9 @@ def std(x, *args, **kwargs):
     return _red.std(x, args, kwargs, _function=True)
 
 
+from ._factories import empty, empty_like, full_like  # noqa: E402
+
+
 @_tensor_arguments("masked_fill", "input")
 def masked_fill(x, mask, value):
     return _ix.masked_fill(x, mask, value, _function=True)
@@ -352,4 +355,5 @@ __all__ = [
     "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone",
 ]
 __all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
-            "masked_fill", "gather", "index_select", "var", "std"]
+            "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
+            "full_like"]

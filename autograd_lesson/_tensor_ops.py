@@ -45,6 +45,14 @@ def _compared(name, other):
     return other
 
 
+def _tensor_other(name, other):
+    """The Tensor ``other`` of ``x.view_as(other)`` and its kin, as PyTorch's parser checks it."""
+    if not isinstance(other, TensorOps):
+        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{_dtype.typename(other)}")
+    return other
+
+
 def _operand(x, other):
     """A number or a tensor: anything else makes a Python operator return NotImplemented, so
     ``x + 'a'`` raises Python's own TypeError, as it does with PyTorch."""
@@ -299,6 +307,36 @@ class TensorOps:
 
     def std(self, *args, **kwargs):
         return _ops.reduce.std(self, args, kwargs)
+
+    def view_as(self, other):
+        return _ops.shape.view(self, *_tensor_other("view_as", other).shape)
+
+    def reshape_as(self, other):
+        return _ops.shape.reshape(self, *_tensor_other("reshape_as", other).shape)
+
+    def type_as(self, other):
+        """``to(other.dtype)``: this tensor itself when the dtype is the same."""
+        return self._to(_tensor_other("type_as", other)._data.dtype)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_zeros(self, size, dtype, device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_ones(self, size, dtype, device, requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_empty(self, size, dtype, device, requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_full(self, size, fill_value, dtype, device, requires_grad)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_tensor(self, data, dtype, device, requires_grad)
 
     def masked_fill(self, mask, value):
         return _ops.indexing.masked_fill(self, mask, value)

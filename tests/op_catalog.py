@@ -453,6 +453,12 @@ CASES = [
           ref=lambda x: np.std(x, -1, keepdims=True)),
     _case("torch_std", lambda lib, x: lib.std(x, dim=1, unbiased=False), X,
           ref=lambda x: np.std(x, 1)),
+    _case("view_as", lambda lib, x: x.view_as(lib.ones(2, 6)), X, ref=lambda x: x.reshape(2, 6)),
+    _case("reshape_as", lambda lib, x: x.t().reshape_as(lib.ones(12)), X,
+          ref=lambda x: x.T.reshape(12)),
+    _case("type_as", lambda lib, x: x.type_as(lib.ones(1, dtype=lib.float32)) * 1, X,
+          ref=lambda x: x.astype(np.float32), tags=("float32 output",)),
+    _case("type_as_same", lambda lib, x: x.type_as(x.detach()) * 2, X, ref=lambda x: x * 2),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -249,7 +249,13 @@ def expression(draw, names):
             f"{x}.index_select({d}, lib.tensor({draw(st.sampled_from(['0', '[0]', '[1, 0, 1]', '[2]', '[-1]', '[]', '[[0]]']))}, dtype=lib.int64))",
             f"lib.index_select({x}, {d}, {y}.long())",
             f"{x}.{draw(st.sampled_from(['var', 'std']))}({draw(st.sampled_from(['', str(d), f'{d}, {k}', f'{d}, True, {k}', f'({d},), keepdim={k}', f'dim={d}, correction=0', 'correction=2', f'{k}', 'unbiased=False', '[]', 'dim=None, keepdim=True', 'correction=1.5']))})",
-            f"lib.{draw(st.sampled_from(['var', 'std']))}({x}, {d})"]))
+            f"lib.{draw(st.sampled_from(['var', 'std']))}({x}, {d})",
+            f"{x}.view_as({y})", f"{x}.reshape_as({y})", f"{x}.type_as({y})",
+            f"{x}.{draw(st.sampled_from(['new_zeros', 'new_ones']))}({draw(st.sampled_from(['2', '2, 1', '(0,)', '[]', '-1']))})",
+            f"{x}.new_tensor({draw(st.sampled_from(['[1.5, -2]', '3', '[True]', y]))})",
+            f"{x}.new_full((2,), {s})", f"lib.full_like({x}, {s})",
+            f"lib.empty_like({x}).zero_()",  # (empty's values are unspecified: zeroed first)
+            f"lib.empty({draw(st.sampled_from(['2', '(1, 0)', '-1']))}).zero_()"]))
     return f"Scale.apply({x})"
 
 
