@@ -322,6 +322,16 @@ def std(x, *args, **kwargs):
 from ._factories import empty, empty_like, full_like  # noqa: E402
 
 
+@_tensor_arguments("cumsum", "input")
+def cumsum(x, dim, *, dtype=None):
+    return _red.cumsum(x, dim, dtype, _function=True)
+
+
+@_tensor_arguments("flip", "input")
+def flip(x, dims):
+    return _red.flip(x, dims, _function=True)
+
+
 @_tensor_arguments("masked_fill", "input")
 def masked_fill(x, mask, value):
     return _ix.masked_fill(x, mask, value, _function=True)
@@ -356,4 +366,4 @@ __all__ = [
 ]
 __all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
-            "full_like"]
+            "full_like", "cumsum", "flip"]

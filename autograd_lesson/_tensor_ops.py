@@ -338,6 +338,15 @@ class TensorOps:
         from . import _factories
         return _factories.new_tensor(self, data, dtype, device, requires_grad)
 
+    def cumsum(self, dim, *, dtype=None):
+        return _ops.reduce.cumsum(self, dim, dtype)
+
+    def flip(self, *dims):
+        if not dims:
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+        return _ops.reduce.flip(self, dims[0] if len(dims) == 1 and isinstance(
+            dims[0], (tuple, list)) else dims)
+
     def masked_fill(self, mask, value):
         return _ops.indexing.masked_fill(self, mask, value)
 

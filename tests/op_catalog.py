@@ -459,6 +459,13 @@ CASES = [
     _case("type_as", lambda lib, x: x.type_as(lib.ones(1, dtype=lib.float32)) * 1, X,
           ref=lambda x: x.astype(np.float32), tags=("float32 output",)),
     _case("type_as_same", lambda lib, x: x.type_as(x.detach()) * 2, X, ref=lambda x: x * 2),
+    _case("cumsum", lambda lib, x: x.cumsum(1), X, ref=lambda x: np.cumsum(x, 1)),
+    _case("cumsum_neg_dim", lambda lib, x: lib.cumsum(x, dim=-2), X, ref=lambda x: np.cumsum(x, 0)),
+    _case("cumsum_size_1", lambda lib, x: x.cumsum(0), Arg((1, 4)), ref=lambda x: x),
+    _case("cumsum_dtype", lambda lib, x: x.cumsum(0, dtype=lib.float32) * 1, X,
+          ref=lambda x: np.cumsum(x.astype(np.float32), 0), tags=("float32 output",)),
+    _case("flip", lambda lib, x: x.flip(0), X, ref=lambda x: x[::-1]),
+    _case("flip_dims", lambda lib, x: lib.flip(x, (-1, 0)), X, ref=lambda x: x[::-1, ::-1]),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -587,6 +587,33 @@ PROGRAMS = {
     "empty of nothing": ["a = lib.empty()"],
     "empty_like of ints requiring grad": ["a = lib.empty_like(lib.tensor([1]), requires_grad=True)"],
     "empty_like of a number": ["a = lib.empty_like(3)"],
+    # issue 12: cumsum, flip
+    "cumsum: dtypes, 0-dim, empty": [
+        "x = lib.tensor([[1., 2.], [3., 4.]], requires_grad=True)", "a = x.cumsum(1)",
+        "b = lib.cumsum(x, dim=-2)", "c = lib.tensor([1, 2]).cumsum(0)",
+        "d = lib.tensor([True, True]).cumsum(0)", "e = lib.tensor([1, 2], dtype=lib.int32).cumsum(0)",
+        "f = lib.tensor([1., 2.]).cumsum(0, dtype=lib.float64)", "g = x.cumsum(0, dtype=lib.float32)",
+        "h = lib.tensor(3., requires_grad=True).cumsum(-1)", "i = lib.ones(2, 0).cumsum(1)",
+        "j = (lib.ones(2) * 1j).cumsum(0)",
+        "(a * lib.tensor([1., 2.])).sum().backward()", "b.sum().backward()", "g.sum().backward()",
+        "h.backward()"],
+    "cumsum: second order": [
+        "x = lib.tensor([[1., 2., 3.]], requires_grad=True)",
+        "g, = lib.autograd.grad((x.cumsum(1) ** 2).sum(), x, create_graph=True)", "g.sum().backward()"],
+    "cumsum to an int dtype of a tensor requiring grad": [
+        "a = lib.ones(2, requires_grad=True).cumsum(0, dtype=lib.int64)"],
+    "cumsum without a dim": ["a = lib.ones(2).cumsum()"],
+    "cumsum dim out of range": ["a = lib.ones(2).cumsum(1)"],
+    "cumsum of a float dim": ["a = lib.ones(2).cumsum(1.5)"],
+    "torch.cumsum of a float dim": ["a = lib.cumsum(lib.ones(2), 1.5)"],
+    "torch.cumsum of a number": ["a = lib.cumsum(3, 0)"],
+    "flip": ["x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x.flip(0)", "b = x.flip((0, 1))",
+             "c = x.flip([-1])", "d = x.flip(0, 1)", "e = lib.flip(x, (1,))", "f = lib.tensor(3.).flip(0)",
+             "(a * b * c * d * e).sum().backward()"],
+    "flip without dims": ["a = lib.ones(2).flip()"],
+    "flip dim out of range": ["a = lib.ones(2).flip(1)"],
+    "flip of a dim named twice": ["a = lib.ones(2).flip((0, 0))"],
+    "torch.flip of an int": ["a = lib.flip(lib.ones(2), 0)"],
 }
 
 

@@ -255,7 +255,9 @@ def expression(draw, names):
             f"{x}.new_tensor({draw(st.sampled_from(['[1.5, -2]', '3', '[True]', y]))})",
             f"{x}.new_full((2,), {s})", f"lib.full_like({x}, {s})",
             f"lib.empty_like({x}).zero_()",  # (empty's values are unspecified: zeroed first)
-            f"lib.empty({draw(st.sampled_from(['2', '(1, 0)', '-1']))}).zero_()"]))
+            f"lib.empty({draw(st.sampled_from(['2', '(1, 0)', '-1']))}).zero_()",
+            f"{x}.cumsum({d})", f"lib.cumsum({x}, {d})", f"{x}.cumsum({d}, dtype=lib.float64)",
+            f"{x}.flip({d})", f"lib.flip({x}, ({d}, {draw(DIM)}))"]))
     return f"Scale.apply({x})"
 
 

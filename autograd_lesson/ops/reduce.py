@@ -486,3 +486,58 @@ def var(x, args=(), kwargs=None, _function=False):
 def std(x, args=(), kwargs=None, _function=False):
     dim, correction, keepdim = parse_var("std", args, kwargs or {}, _function)
     return StdBackward0.apply(x, dim, correction, keepdim)
+
+
+# -- cumsum (and flip, which its backward records) ------------------------------------------------
+class CumsumBackward0(Op):
+    """out[i] = self[0] + ... + self[i] along dim; d/dself = the reversed cumsum of grad
+    (``grad.flip(dim).cumsum(dim).flip(dim)``; grad itself when there is one element to sum).
+    Saves dim (as given)."""
+
+    def forward(ctx, x, dim, dtype=None):
+        d = wrap_dim(dim, x.ndim, "cumsum")
+        ctx.save_value("dim", dim)
+        ctx.dim, ctx.dtype = dim, x._data.dtype
+        out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
+        with ignore_fp_errors():
+            return np.cumsum(x._data.reshape(x.shape or (1,)), axis=d, dtype=out).reshape(x.shape)
+
+    def backward(ctx, grad):
+        if grad._data.dtype != ctx.dtype:  # (cumsum(dtype=...): back to self's dtype first)
+            grad = grad._to(ctx.dtype)
+        if grad.numel() <= 1 or grad.shape[ctx.dim] == 1:
+            return grad
+        return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
+
+
+def cumsum(x, dim, dtype=None, _function=False):
+    wrap_dim(dim, x.ndim, "cumsum", "dim", 2 if _function else 1)
+    if dtype is not None:
+        dtype = numpy_dtype(dtype, "cumsum")
+        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
+            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
+    return CumsumBackward0.apply(x, dim, dtype=dtype)
+
+
+class FlipBackward0(Op):
+    """out = self reversed along dims (a copy, not a view); d/dself = grad.flip(dims).
+    Saves dims (as given)."""
+
+    def forward(ctx, x, dims):
+        axes = normalize_dims(dims, x.ndim)
+        ctx.save_value("dims", list(dims))
+        ctx.dims = tuple(dims)
+        return np.flip(x._data, axis=axes).copy() if x.ndim else x._data.copy()
+
+    def backward(ctx, grad):
+        return FlipBackward0.apply(grad, ctx.dims)
+
+
+def flip(x, dims, _function=False):
+    """``flip(dims)`` (a tuple or list of ints; the method also takes ``flip(0, 1)``)."""
+    if isinstance(dims, (int, np.integer)) or not isinstance(dims, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        from .._dtype import typename
+        raise TypeError(f"flip(): argument 'dims' (position {2 if _function else 1}) must be "
+                        f"tuple of ints, not {typename(dims)}")
+    return FlipBackward0.apply(x, tuple(dims))
