@@ -322,6 +322,11 @@ def std(x, *args, **kwargs):
 from ._factories import empty, empty_like, full_like  # noqa: E402
 
 
+@_tensor_arguments("prod", "input")
+def prod(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG, *, dtype=None):
+    return _red.prod(x, dim, keepdim, dtype, _function=True)
+
+
 @_tensor_arguments("cumsum", "input")
 def cumsum(x, dim, *, dtype=None):
     return _red.cumsum(x, dim, dtype, _function=True)
@@ -366,4 +371,4 @@ __all__ = [
 ]
 __all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
-            "full_like", "cumsum", "flip"]
+            "full_like", "cumsum", "flip", "prod"]

@@ -338,6 +338,9 @@ class TensorOps:
         from . import _factories
         return _factories.new_tensor(self, data, dtype, device, requires_grad)
 
+    def prod(self, dim=NO_ARG, keepdim=NO_ARG, *, dtype=None):
+        return _ops.reduce.prod(self, dim, keepdim, dtype)
+
     def cumsum(self, dim, *, dtype=None):
         return _ops.reduce.cumsum(self, dim, dtype)
 

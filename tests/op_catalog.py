@@ -466,6 +466,15 @@ CASES = [
           ref=lambda x: np.cumsum(x.astype(np.float32), 0), tags=("float32 output",)),
     _case("flip", lambda lib, x: x.flip(0), X, ref=lambda x: x[::-1]),
     _case("flip_dims", lambda lib, x: lib.flip(x, (-1, 0)), X, ref=lambda x: x[::-1, ::-1]),
+    _case("prod", lambda lib, x: x.prod(), X, ref=np.prod),
+    _case("prod_dim", lambda lib, x: x.prod(1), X, ref=lambda x: np.prod(x, 1)),
+    _case("prod_neg_dim_keepdim", lambda lib, x: lib.prod(x, -2, True), X,
+          ref=lambda x: np.prod(x, 0, keepdims=True)),
+    _case("prod_0dim", lambda lib, s: s.prod(), Arg(()), ref=np.prod),
+    _case("prod_with_a_zero", lambda lib, x: (x * lib.tensor([1., 0., 1., 1.])).prod(), X,
+          ref=lambda x: np.prod(x * [1., 0., 1., 1.])),
+    _case("prod_dim_with_a_zero", lambda lib, x: (x * lib.tensor([[1.], [0.], [1.]])).prod(0), X,
+          ref=lambda x: np.prod(x * [[1.], [0.], [1.]], 0)),
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}

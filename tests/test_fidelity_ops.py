@@ -614,6 +614,33 @@ PROGRAMS = {
     "flip dim out of range": ["a = lib.ones(2).flip(1)"],
     "flip of a dim named twice": ["a = lib.ones(2).flip((0, 0))"],
     "torch.flip of an int": ["a = lib.flip(lib.ones(2), 0)"],
+    # issue 12: prod
+    "prod: dtypes, 0-dim, empty": [
+        "a = lib.tensor([1, 2]).prod()", "b = lib.tensor([True, False]).prod()",
+        "c = lib.tensor([1, 2], dtype=lib.int32).prod(0)", "d = lib.tensor(3.).prod(0)",
+        "e = lib.ones(0).prod()", "f = lib.ones(2, 0).prod(1)", "g = (lib.ones(2) * 1j).prod()",
+        "h = lib.prod(lib.tensor([[1., 2.], [3., 4.]]), 0, True)",
+        "i = lib.tensor([1., 2.], dtype=lib.float64).prod(dtype=lib.float32)"],
+    "prod gradients, with zeros": [
+        "x = lib.tensor([2., 0., 3.], requires_grad=True)", "y = lib.tensor([0., 0., 3.], requires_grad=True)",
+        "z = lib.tensor([[2., 0.], [0., 3.]], requires_grad=True)", "w = lib.tensor([2., 5., 3.], requires_grad=True)",
+        "x.prod().backward()", "y.prod().backward()", "z.prod(0).sum().backward()", "w.prod().backward()",
+        "v = lib.tensor([[2., 0., 1.], [0., 3., 0.]], requires_grad=True)", "v.prod(1).sum().backward()"],
+    "prod with zeros: second order": [
+        "x = lib.tensor([2., 0., 3., 0.5], requires_grad=True)",
+        "g, = lib.autograd.grad(x.prod(), x, create_graph=True)", "(g * lib.tensor([1., 2., 3., 4.])).sum().backward()",
+        "y = lib.tensor([[2., 0.], [0., 3.], [1., 1.]], requires_grad=True)",
+        "h, = lib.autograd.grad(y.prod(1).sum(), y, create_graph=True)", "(h * h).sum().backward()",
+        "z = lib.tensor([0., 0., 3.], requires_grad=True)",
+        "k, = lib.autograd.grad(z.prod(), z, create_graph=True)", "k.sum().backward()"],
+    "prod dim out of range": ["a = lib.ones(3, 4).prod(5)"],
+    "prod of a float dim": ["a = lib.ones(3, 4).prod(1.5)"],
+    "prod of a tuple of dims": ["a = lib.ones(3, 4).prod((0, 1))"],
+    "prod keepdim must be a bool": ["a = lib.ones(3, 4).prod(0, 1)"],
+    "prod keepdim without dim": ["a = lib.ones(3, 4).prod(keepdim=True)"],
+    "prod to an int dtype of a tensor requiring grad": [
+        "a = lib.ones(2, requires_grad=True).prod(dtype=lib.int64)"],
+    "torch.prod of a number": ["a = lib.prod(3)"],
 }
 
 

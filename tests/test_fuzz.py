@@ -257,7 +257,9 @@ def expression(draw, names):
             f"lib.empty_like({x}).zero_()",  # (empty's values are unspecified: zeroed first)
             f"lib.empty({draw(st.sampled_from(['2', '(1, 0)', '-1']))}).zero_()",
             f"{x}.cumsum({d})", f"lib.cumsum({x}, {d})", f"{x}.cumsum({d}, dtype=lib.float64)",
-            f"{x}.flip({d})", f"lib.flip({x}, ({d}, {draw(DIM)}))"]))
+            f"{x}.flip({d})", f"lib.flip({x}, ({d}, {draw(DIM)}))",
+            f"{x}.prod()", f"{x}.prod({d})", f"lib.prod({x}, {d}, {k})", f"({x} * 0).prod()",
+            f"({x} - {x}.max()).prod({d})"]))
     return f"Scale.apply({x})"
 
 

@@ -541,3 +541,152 @@ def flip(x, dims, _function=False):
         raise TypeError(f"flip(): argument 'dims' (position {2 if _function else 1}) must be "
                         f"tuple of ints, not {typename(dims)}")
     return FlipBackward0.apply(x, tuple(dims))
+
+
+# -- prod (and cumprod, which its backward records when an input is zero) ------------------------
+class CumprodBackward0(Op):
+    """out[i] = self[0] * ... * self[i] along dim (recorded by prod's backward); d/dself =
+    reversed_cumsum(grad * out) / self. Saves self, dim and result."""
+
+    def forward(ctx, x, dim):
+        ctx.save("self", x)
+        ctx.save_value("dim", dim)
+        ctx.save_output("result")
+        ctx.dim = dim
+        with ignore_fp_errors():
+            return np.cumprod(x._data.reshape(x.shape or (1,)), axis=dim).reshape(x.shape)
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        dim = ctx.dim % (x.ndim or 1)
+        if x.numel() <= 1 or x.shape[dim] == 1:
+            return grad
+        w = result * grad
+        if not (x._data == 0).any():
+            return w.flip(dim).cumsum(dim).flip(dim) / x
+        return _cumprod_backward_zeros(grad, x, dim)
+
+
+def _cumprod_backward_zeros(grad, x, dim):
+    """PyTorch's O(n^2) cumprod_backward (what it records under create_graph; the same values
+    as its O(n) first-order path): for each k, grad[k:] times the products leaving x[k] out."""
+    from .shape import CatBackward0, narrow
+    n = x.shape[dim]
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(np.ones((1,), dtype=grad._data.dtype)).expand(*ones_shape)
+    grad_input = None
+    for k in range(n):
+        if k == 0:
+            after = CumprodBackward0.apply(narrow(x, dim, k + 1, n - k - 1), dim)
+            omitted = CatBackward0.apply([ones, after], dim=dim)
+        elif k == n - 1:
+            omitted = prod(narrow(x, dim, 0, k), dim, True)
+        else:
+            until = prod(narrow(x, dim, 0, k), dim, True)
+            after = CumprodBackward0.apply(narrow(x, dim, k + 1, n - k - 1), dim)
+            omitted = CatBackward0.apply([until, until.expand_as(after) * after], dim=dim)
+        grad_slice = (narrow(grad, dim, k, n - k) * omitted).sum(dim).unsqueeze(dim)
+        grad_input = grad_slice if k == 0 else CatBackward0.apply([grad_input, grad_slice], dim=dim)
+    return grad_input
+
+
+def _prod_safe_zeros_backward(grad, x, dim):
+    """PyTorch's prod_safe_zeros_backward: grad times the product of every other element, as
+    exclusive cumulative products from both ends (no division, so zeros are fine)."""
+    from .shape import CatBackward0, narrow
+    if not x.numel():
+        return grad.expand_as(x)
+    n = x.shape[dim]
+    if n == 1:
+        return grad
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(np.ones(ones_shape, dtype=grad._data.dtype))
+    normal = CumprodBackward0.apply(CatBackward0.apply([ones, narrow(x, dim, 0, n - 1)], dim=dim),
+                                    dim)
+    reverse = narrow(x, dim, 1, n - 1).flip(dim)
+    reverse = CumprodBackward0.apply(CatBackward0.apply([ones, reverse], dim=dim), dim).flip(dim)
+    return grad * (normal * reverse)
+
+
+class ProdBackward0(Op):
+    """out = the product of every element; d/dself = grad * (result / self), or, where self
+    has a zero, grad times the product of the others (cumulative products). Saves self and
+    result."""
+
+    def forward(ctx, x, dtype=None):
+        ctx.save("self", x)
+        ctx.save_output("result")
+        out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
+        with ignore_fp_errors():
+            return np.asarray(np.prod(x._data, dtype=out))
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        x = x._to(grad._data.dtype)
+        if not x.ndim:
+            return grad
+        zeros = int((x._data == 0).sum())
+        if not zeros:
+            return grad * (result / x)
+        if not _grad_mode._enabled and zeros > 1:
+            return Tensor._make(np.zeros(x.shape, dtype=x._data.dtype))
+        return _prod_safe_zeros_backward(grad, x.contiguous().view(-1), 0).view_as(x)
+
+
+class ProdBackward1(Op):
+    """out = self.prod(dim, keepdim); the gradient as ProdBackward0's, per slice along dim.
+    Saves self and result (dim as given, keepdim)."""
+
+    def forward(ctx, x, dim, keepdim=False, dtype=None):
+        d = wrap_dim(dim, x.ndim, "prod")
+        ctx.save("self", x)
+        ctx.save_output("result")
+        ctx.save_values(dim=dim, keepdim=keepdim)
+        ctx.dim, ctx.keepdim = d, keepdim
+        out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
+        with ignore_fp_errors():
+            if not x.ndim:
+                return x._data.astype(out)
+            return np.asarray(np.prod(x._data, axis=d, keepdims=keepdim, dtype=out))
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        x = x._to(grad._data.dtype)
+        if not x.ndim:
+            return grad
+        if not ctx.keepdim:
+            grad, result = grad.unsqueeze(ctx.dim), result.unsqueeze(ctx.dim)
+        if not (x._data == 0).any():
+            return grad * (result / x)
+        return _prod_safe_zeros_backward(grad, x, ctx.dim)
+
+
+PROD_SIGNATURES = (("*, ScalarType? dtype = None", "int dim, bool keepdim = False, *, ScalarType? "
+                    "dtype = None"),
+                   ("Tensor input, *, ScalarType? dtype = None", "Tensor input, int dim, bool "
+                    "keepdim = False, *, ScalarType? dtype = None"))
+
+
+def prod(x, dim=NO_ARG, keepdim=NO_ARG, dtype=None, _function=False):
+    """``prod()`` or ``prod(dim, keepdim)`` (an int dim only, as PyTorch)."""
+    if dim is NO_ARG and keepdim is not NO_ARG or dim is not NO_ARG and (
+            isinstance(dim, bool) or not isinstance(dim, (int, np.integer))):
+        from .._dtype import typename
+        given = ["Tensor"] * _function + ([] if dim is NO_ARG else [typename(dim)])
+        text = ", ".join(given)
+        if dim is NO_ARG:
+            text += f"{', ' if given else ''}keepdim={typename(keepdim)}{'' if given else ', '}"
+        lines = "".join(f" * ({s})\n" for s in PROD_SIGNATURES[_function])
+        raise TypeError(f"prod() received an invalid combination of arguments - got ({text}), "
+                        f"but expected one of:\n{lines}")
+    if dtype is not None:
+        dtype = numpy_dtype(dtype, "prod")
+        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
+            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
+    if dim is NO_ARG:
+        return ProdBackward0.apply(x, dtype=dtype)
+    keepdim = False if keepdim is NO_ARG else keepdim
+    _check_keepdim("prod", keepdim)
+    return ProdBackward1.apply(x, dim, keepdim=keepdim, dtype=dtype)
