@@ -226,8 +226,8 @@ def mean(x, dim=None, keepdim=False):
 
 
 @_tensor_arguments("max", "input")
-def max(x, dim=None, keepdim=False):
-    return x.max(dim, keepdim)
+def max(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG):
+    return _red.max(x, dim, keepdim, _function=True)
 
 
 def norm(x, p=2, dim=None, keepdim=False):
@@ -290,6 +290,91 @@ def numel(x):
     return x.numel()
 
 
+# -- issue 12: ops a learner reaches for (min, maximum, sin, comparisons ...) -------------------
+@_tensor_arguments("min", "input")
+def min(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG):
+    return _red.min(x, dim, keepdim, _function=True)
+
+
+from .ops.elementwise import maximum, minimum  # noqa: E402
+from .ops import indexing as _ix  # noqa: E402
+
+
+@_tensor_arguments("square", "input")
+def square(x):
+    return x.square()
+
+
+@_tensor_arguments("sin", "input")
+def sin(x):
+    return x.sin()
+
+
+@_tensor_arguments("cos", "input")
+def cos(x):
+    return x.cos()
+
+
+def _comparison(name):
+    signatures = ("Tensor input, Tensor other, *, Tensor out = None",
+                  "Tensor input, Number other, *, Tensor out = None")
+
+    def compare(input, other):
+        if not (isinstance(input, Tensor) and isinstance(other, _OPERANDS)):
+            raise _ops_util.invalid_arguments(name, (input, other), signatures)
+        return getattr(input, name)(other)
+    compare.__name__ = compare.__qualname__ = name
+    return compare
+
+
+eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
+
+
+def var(x, *args, **kwargs):
+    if not isinstance(x, Tensor):  # (three overloads: the parser lists them)
+        raise _ops_util.invalid_arguments("var", (x,) + args, _red.VAR_SIGNATURES[1])
+    return _red.var(x, args, kwargs, _function=True)
+
+
+def std(x, *args, **kwargs):
+    if not isinstance(x, Tensor):
+        raise _ops_util.invalid_arguments("std", (x,) + args, _red.VAR_SIGNATURES[1])
+    return _red.std(x, args, kwargs, _function=True)
+
+
+from ._factories import empty, empty_like, full_like  # noqa: E402
+
+
+@_tensor_arguments("prod", "input")
+def prod(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG, *, dtype=None):
+    return _red.prod(x, dim, keepdim, dtype, _function=True)
+
+
+@_tensor_arguments("cumsum", "input")
+def cumsum(x, dim, *, dtype=None):
+    return _red.cumsum(x, dim, dtype, _function=True)
+
+
+@_tensor_arguments("flip", "input")
+def flip(x, dims):
+    return _red.flip(x, dims, _function=True)
+
+
+@_tensor_arguments("masked_fill", "input")
+def masked_fill(x, mask, value):
+    return _ix.masked_fill(x, mask, value, _function=True)
+
+
+@_tensor_arguments("gather", "input")
+def gather(x, dim, index, *, sparse_grad=False):
+    return _ix.gather(x, dim, index, sparse_grad, _function=True)
+
+
+@_tensor_arguments("index_select", "input")
+def index_select(x, dim, index):
+    return _ix.index_select(x, dim, index, _function=True)
+
+
 __all__ = [
     "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "randn",
     "rand", "randint", "zeros_like", "ones_like", "randn_like", "rand_like", "arange",
@@ -307,3 +392,6 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "reshape", "flatten", "transpose", "t", "permute",
     "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone", "broadcast_shapes",
 ]
+__all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
+            "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
+            "full_like", "cumsum", "flip", "prod"]

@@ -262,3 +262,89 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 def from_numpy(array):
     """A tensor sharing memory with ``array`` (its dtype kept)."""
     return Tensor._make(np.asarray(array))
+
+
+# -- issue 12: new_zeros and kin (the Tensor methods), full_like, empty, empty_like -------------
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
+
+
+def _sized(size, factory):
+    if not size:
+        raise TypeError(f'{factory}() missing 1 required positional arguments: "size"')
+    return _shape(size, factory)
+
+
+def _new_dtype(t, dtype, fn):
+    return t._data.dtype if dtype is None else numpy_dtype(dtype, fn)
+
+
+def new_zeros(t, size, dtype=None, device=None, requires_grad=False):
+    """``t.new_zeros(*size)``: t's dtype unless ``dtype`` is given."""
+    _check_device(device)
+    return _leaf(np.zeros(_sized(size, "new_zeros"), _new_dtype(t, dtype, "new_zeros")),
+                 requires_grad)
+
+
+def new_ones(t, size, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    return _leaf(np.ones(_sized(size, "new_ones"), _new_dtype(t, dtype, "new_ones")),
+                 requires_grad)
+
+
+def new_empty(t, size, dtype=None, device=None, requires_grad=False):
+    """Values unspecified in PyTorch; zeros here."""
+    _check_device(device)
+    return _leaf(np.zeros(_sized(size, "new_empty"), _new_dtype(t, dtype, "new_empty")),
+                 requires_grad)
+
+
+def new_full(t, size, fill_value, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    dtype = _new_dtype(t, dtype, "new_full")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    fill_value = check_scalar(fill_value, dtype)
+    return _leaf(np.full(_shape((size,), "new_full"), fill_value, dtype=dtype), requires_grad)
+
+
+def new_tensor(t, data, dtype=None, device=None, requires_grad=False):
+    """A new leaf copying ``data`` in t's dtype (unless ``dtype`` is given)."""
+    import warnings
+    _check_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn(COPY_CONSTRUCT_WARNING.format("tensor.new_tensor"), UserWarning,
+                      stacklevel=3)
+    _check_nested(data)
+    return _leaf(_infer_array(data, _new_dtype(t, dtype, "new_tensor")), requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    """t's shape filled with ``fill_value``, in t's dtype unless ``dtype`` is given."""
+    _check_device(device)
+    if not isinstance(t, Tensor):
+        raise TypeError(f"full_like(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(t).__name__}")
+    if not isinstance(fill_value, (int, float, complex, np.number, np.bool_)):  # (bool: an int)
+        raise TypeError(f"full_like(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    dtype = _new_dtype(t, dtype, "full_like")
+    return _leaf(np.full(t._data.shape, check_scalar(fill_value, dtype), dtype=dtype),
+                 requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    """Values unspecified in PyTorch; zeros here."""
+    _check_device(device)
+    dtype = default_float() if dtype is None else numpy_dtype(dtype, "empty")
+    return _leaf(np.zeros(_sized(size, "empty"), dtype=dtype), requires_grad)
+
+
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    if not isinstance(t, Tensor):
+        raise TypeError(f"empty_like(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(t).__name__}")
+    return _leaf(np.zeros(t._data.shape, _new_dtype(t, dtype, "empty_like")), requires_grad)

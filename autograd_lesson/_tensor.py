@@ -544,6 +544,15 @@ class Tensor(TensorOps):
 
     clip_ = clamp_
 
+    def square_(self):
+        return self._inplace(TensorOps.square)
+
+    def sin_(self):
+        return self._inplace(TensorOps.sin)
+
+    def cos_(self):
+        return self._inplace(TensorOps.cos)
+
     def detach_(self):
         return _ops.inplace.detach_(self)
 

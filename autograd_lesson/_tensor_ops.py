@@ -12,6 +12,17 @@ from . import _dtype, ops as _ops
 _MT_WARNED = [False]  # PyTorch's TORCH_WARN_ONCE, at this call site
 
 
+class _NoArg:
+    """The default of an argument whose absence picks another overload (``max()`` and
+    ``max(None)`` differ in PyTorch)."""
+
+    def __repr__(self):
+        return "<no argument>"
+
+
+NO_ARG = _NoArg()
+
+
 _ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge"}
 
 
@@ -24,6 +35,22 @@ def _compare(fn, x, y):
             raise NotImplementedError(f'"{_ORDERED[fn]}_cpu" not implemented for '
                                       f"'{_ops._util.torch_name(dtype)}'")
     return Tensor._make(np.asarray(fn(x._data, y._data if isinstance(y, Tensor) else y)))
+
+
+def _compared(name, other):
+    """The ``other`` of ``x.lt(other)`` and its kin: a Tensor or a number, else PyTorch's
+    parser error for its two overloads."""
+    if not isinstance(other, _OPERANDS):
+        raise _ops._util.invalid_arguments(name, (other,), ("Tensor other", "Number other"))
+    return other
+
+
+def _tensor_other(name, other):
+    """The Tensor ``other`` of ``x.view_as(other)`` and its kin, as PyTorch's parser checks it."""
+    if not isinstance(other, TensorOps):
+        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{_dtype.typename(other)}")
+    return other
 
 
 def _operand(x, other):
@@ -243,7 +270,7 @@ class TensorOps:
     def mean(self, dim=None, keepdim=False):
         return _ops.reduce.mean(self, dim, keepdim)
 
-    def max(self, dim=None, keepdim=False):
+    def max(self, dim=NO_ARG, keepdim=NO_ARG):
         return _ops.reduce.max(self, dim, keepdim)
 
     def norm(self, p=2, dim=None, keepdim=False):
@@ -254,6 +281,86 @@ class TensorOps:
 
     def argmin(self, dim=None, keepdim=False):
         return _ops.reduce.arg_reduce(self, dim, keepdim, "argmin")
+
+    # more elementwise functions and reductions ------------------------------------------------
+    def min(self, dim=NO_ARG, keepdim=NO_ARG):
+        return _ops.reduce.min(self, dim, keepdim)
+
+    def maximum(self, other):
+        return _ops.elementwise.maximum.method(self, other)
+
+    def minimum(self, other):
+        return _ops.elementwise.minimum.method(self, other)
+
+    def square(self):
+        return _ops.elementwise.PowBackward0.apply(self, 2)  # PyTorch's square is pow(self, 2)
+
+    def sin(self):
+        return _ops.elementwise.SinBackward0.apply(self)
+
+    def cos(self):
+        return _ops.elementwise.CosBackward0.apply(self)
+
+    def var(self, *args, **kwargs):
+        """``var(dim, unbiased, keepdim)``, ``var(dim, correction=, keepdim=)``, ``var(unbiased)``."""
+        return _ops.reduce.var(self, args, kwargs)
+
+    def std(self, *args, **kwargs):
+        return _ops.reduce.std(self, args, kwargs)
+
+    def view_as(self, other):
+        return _ops.shape.view(self, *_tensor_other("view_as", other).shape)
+
+    def reshape_as(self, other):
+        return _ops.shape.reshape(self, *_tensor_other("reshape_as", other).shape)
+
+    def type_as(self, other):
+        """``to(other.dtype)``: this tensor itself when the dtype is the same."""
+        return self._to(_tensor_other("type_as", other)._data.dtype)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_zeros(self, size, dtype, device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_ones(self, size, dtype, device, requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_empty(self, size, dtype, device, requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_full(self, size, fill_value, dtype, device, requires_grad)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        from . import _factories
+        return _factories.new_tensor(self, data, dtype, device, requires_grad)
+
+    def prod(self, dim=NO_ARG, keepdim=NO_ARG, *, dtype=None):
+        return _ops.reduce.prod(self, dim, keepdim, dtype)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _ops.reduce.cumsum(self, dim, dtype)
+
+    def flip(self, *dims):
+        if not dims:
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+        return _ops.reduce.flip(self, dims[0] if len(dims) == 1 and isinstance(
+            dims[0], (tuple, list)) else dims)
+
+    def masked_fill(self, mask, value):
+        return _ops.indexing.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        return _ops.indexing.masked_fill_(self, mask, value)
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        return _ops.indexing.gather(self, dim, index, sparse_grad)
+
+    def index_select(self, dim, index):
+        return _ops.indexing.index_select(self, dim, index)
 
     # shape ------------------------------------------------------------------------------------
     def index_put_(self, indices, values, accumulate=False):
@@ -482,7 +589,22 @@ class TensorOps:
         return Tensor._make(~self._data)
 
     def eq(self, other):
-        return _compare(np.equal, self, other)
+        return _compare(np.equal, self, _compared("eq", other))
+
+    def ne(self, other):
+        return _compare(np.not_equal, self, _compared("ne", other))
+
+    def lt(self, other):
+        return _compare(np.less, self, _compared("lt", other))
+
+    def le(self, other):
+        return _compare(np.less_equal, self, _compared("le", other))
+
+    def gt(self, other):
+        return _compare(np.greater, self, _compared("gt", other))
+
+    def ge(self, other):
+        return _compare(np.greater_equal, self, _compared("ge", other))
 
     def any(self):
         from ._tensor import Tensor

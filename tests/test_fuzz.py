@@ -81,7 +81,7 @@ def expression(draw, names):
     x = draw(st.sampled_from(names))
     y = draw(st.sampled_from(names))
     d = draw(DIM)
-    kind = draw(st.integers(0, 36))
+    kind = draw(st.integers(0, 37))
     s = draw(st.sampled_from(SCALARS))
     if kind == 0:
         return f"{x}.{draw(st.sampled_from(UNARY))}()"
@@ -235,6 +235,36 @@ def expression(draw, names):
             f"({x} * 1).index_put_((lib.tensor({idx}),), {y}{acc})",
             f"lib.zeros(1).expand(3).index_put_((lib.tensor({idx}),), {y}{acc})",
             f"lib.zeros(2, 1).expand(2, 3).index_put_((lib.tensor({idx}),), {y}{acc})"]))
+    if kind == 36:  # issue 12: ops a learner reaches for (min, maximum, sin, comparisons ...)
+        k = draw(st.booleans())
+        return draw(st.sampled_from([
+            f"{x}.min()", f"{x}.min({d}).values", f"{x}.min({d}, keepdim={k})[1]",
+            f"lib.min({x}, {d})[0]", f"lib.min({x})", f"{x}.min({y})", f"lib.max({x}, {y})",
+            f"lib.maximum({x}, {y})", f"lib.minimum({x}, {y})", f"{x}.maximum({y})",
+            f"{x}.minimum({s})", f"{x}.square()", f"lib.square({x})", f"{x}.sin()", f"{x}.cos()",
+            f"lib.sin({x})", f"lib.cos({x})", f"{x}.square_()", f"{x}.sin_()", f"{x}.cos_()",
+            f"({x} * 1).sin_()", f"{x}.clone().cos_()",
+            f"{x}.{draw(st.sampled_from(['ne', 'lt', 'le', 'gt', 'ge', 'eq']))}({draw(st.sampled_from([y, s]))})",
+            f"lib.{draw(st.sampled_from(['ne', 'lt', 'le', 'gt', 'ge', 'eq']))}({x}, {draw(st.sampled_from([y, s]))})",
+            f"{x}.masked_fill({draw(st.sampled_from([f'{x} > 0', f'{y} > 0', y]))}, {draw(st.sampled_from([s, y, f'{y}.sum()', 'lib.tensor(2)']))})",
+            f"({x} * 1).masked_fill_({draw(st.sampled_from([f'{x} < 0', f'{y} > 0']))}, {draw(st.sampled_from([s, f'{y}.sum()']))})",
+            f"lib.masked_fill({x}, {x} != 0, {s})",
+            f"{x}.gather({d}, lib.tensor({draw(st.sampled_from(['0', '[0]', '[1, 0, 1]', '[[0], [1]]', '[[0, 2], [1, 1]]', '[[-1]]', '[[0]]', '[[[0]]]']))}))",
+            f"lib.gather({x}, {d}, {y}.long())",
+            f"{x}.index_select({d}, lib.tensor({draw(st.sampled_from(['0', '[0]', '[1, 0, 1]', '[2]', '[-1]', '[]', '[[0]]']))}, dtype=lib.int64))",
+            f"lib.index_select({x}, {d}, {y}.long())",
+            f"{x}.{draw(st.sampled_from(['var', 'std']))}({draw(st.sampled_from(['', str(d), f'{d}, {k}', f'{d}, True, {k}', f'({d},), keepdim={k}', f'dim={d}, correction=0', 'correction=2', f'{k}', 'unbiased=False', '[]', 'dim=None, keepdim=True', 'correction=1.5']))})",
+            f"lib.{draw(st.sampled_from(['var', 'std']))}({x}, {d})",
+            f"{x}.view_as({y})", f"{x}.reshape_as({y})", f"{x}.type_as({y})",
+            f"{x}.{draw(st.sampled_from(['new_zeros', 'new_ones']))}({draw(st.sampled_from(['2', '2, 1', '(0,)', '[]', '-1']))})",
+            f"{x}.new_tensor({draw(st.sampled_from(['[1.5, -2]', '3', '[True]', y]))})",
+            f"{x}.new_full((2,), {s})", f"lib.full_like({x}, {s})",
+            f"lib.empty_like({x}).zero_()",  # (empty's values are unspecified: zeroed first)
+            f"lib.empty({draw(st.sampled_from(['2', '(1, 0)', '-1']))}).zero_()",
+            f"{x}.cumsum({d})", f"lib.cumsum({x}, {d})", f"{x}.cumsum({d}, dtype=lib.float64)",
+            f"{x}.flip({d})", f"lib.flip({x}, ({d}, {draw(DIM)}))",
+            f"{x}.prod()", f"{x}.prod({d})", f"lib.prod({x}, {d}, {k})", f"({x} * 0).prod()",
+            f"({x} - {x}.max()).prod({d})"]))
     return f"Scale.apply({x})"
 
 

@@ -12,8 +12,10 @@ from ._op import Op
 from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
+from .formula import MaskedFillBackward0, div_scalar
 from ._util import (as_float, cast, check_alpha, check_broadcast, check_scalar, ignore_fp_errors,
                     result_type, torch_name, value)
+from ._util import tensor_arguments
 
 
 def _binary(x, y, ufunc, alpha=1):
@@ -461,6 +463,71 @@ class WhereBackward0(Op):
         return grad_x, grad_y
 
 
+class SinBackward0(Op):
+    """out = sin(self); d/dself = grad * cos(self). Saves self."""
+
+    def forward(ctx, x):
+        ctx.save("self", x)
+        with np.errstate(invalid="ignore"):  # sin(inf) is nan, silently
+            return np.sin(as_float(x))
+
+    def backward(ctx, grad):
+        return grad * ctx.saved("self").cos()
+
+
+class CosBackward0(Op):
+    """out = cos(self); d/dself = grad * -sin(self). Saves self."""
+
+    def forward(ctx, x):
+        ctx.save("self", x)
+        with np.errstate(invalid="ignore"):
+            return np.cos(as_float(x))
+
+    def backward(ctx, grad):
+        return grad * -ctx.saved("self").sin()
+
+
+class MaximumBackward0(Op):
+    """out = maximum(self, other) (nan wins); a tie splits the gradient in halves:
+    d/dself = where(self == other, grad / 2, grad).masked_fill_(self < other, 0), and the
+    mirror for other. Saves self and other, whichever requires grad."""
+
+    _name = "maximum"
+
+    def forward(ctx, x, y):
+        return _extremum(ctx, x, y, np.maximum, "maximum")
+
+    def backward(ctx, grad):
+        x, y = ctx.saved("self"), ctx.saved("other")
+        lose_x, lose_y = (x < y, x > y) if ctx._name == "maximum" else (x > y, x < y)
+        grad_x = grad_y = None
+        if ctx.needs_input_grad[0]:
+            grad_x = MaskedFillBackward0.apply(where(x == y, div_scalar(grad, 2), grad), lose_x, 0)
+        if ctx.needs_input_grad[1]:
+            grad_y = MaskedFillBackward0.apply(where(x == y, div_scalar(grad, 2), grad), lose_y, 0)
+        return grad_x, grad_y
+
+
+class MinimumBackward0(MaximumBackward0):
+    """out = minimum(self, other) (nan wins); ties split the gradient, as maximum's.
+    Saves self and other."""
+
+    _name = "minimum"
+
+    def forward(ctx, x, y):
+        return _extremum(ctx, x, y, np.minimum, "minimum")
+
+
+def _extremum(ctx, x, y, ufunc, name):
+    ctx.save("self", x)
+    ctx.save("other", y)
+    dtype = result_type(x, y)
+    if dtype.kind == "c":
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+    check_broadcast(x, y)
+    return ufunc(x._data, y._data).astype(dtype, copy=False)
+
+
 # -- functional entry points -------------------------------------------------------------------
 def add(x, y, alpha=1):
     return AddBackward0.apply(x, y, alpha=alpha)
@@ -521,6 +588,16 @@ WHERE_SIGNATURES = ("Tensor condition",
                     "Tensor condition, Number self, Tensor other",
                     "Tensor condition, Tensor input, Number other",
                     "Tensor condition, Number self, Number other")
+
+
+@tensor_arguments("maximum", "input", "other")
+def maximum(x, y):
+    return MaximumBackward0.apply(x, y)
+
+
+@tensor_arguments("minimum", "input", "other")
+def minimum(x, y):
+    return MinimumBackward0.apply(x, y)
 
 
 def where(condition, x, y):

@@ -144,20 +144,21 @@ class MaskedFillBackward0(Op):
 
 class MaskedFillBackward1(Op):
     """out = self with a 0-dim tensor value where mask (max's backward); d/dvalue = the sum of
-    grad over the mask. Saves mask."""
+    grad over the mask. Saves mask. As in PyTorch, in place it records whatever self's dtype
+    (``int_tensor.masked_fill_(mask, w.sum())`` requires grad)."""
 
     non_differentiable = (1,)
+    any_dtype = True
 
     def forward(ctx, x, mask, value):
         ctx.save("mask", mask)
         return np.where(mask._data, value._data, x._data).astype(x._data.dtype, copy=False)
 
     def backward(ctx, grad):
-        from .elementwise import where
         mask = ctx.saved("mask")
-        zero = scalar_tensor(0.0, grad)
         grad_x = MaskedFillBackward0.apply(grad, mask, 0) if ctx.needs_input_grad[0] else None
-        grad_value = where(mask, grad, zero).sum() if ctx.needs_input_grad[1] else None
+        grad_value = (MaskedSelectBackward0.apply(grad, mask).sum() if ctx.needs_input_grad[1]
+                      else None)
         return grad_x, grad_value
 
 
@@ -188,19 +189,110 @@ class ScatterBackward0(Op):
 
 
 class GatherBackward0(Op):
-    """out = self picked at index along dim; d/dself = grad added back at index. Saves index."""
+    """out[i][j] = self[i][index[i][j]] (dim 1; ``gather``, and scatter's backward); d/dself =
+    ``zeros.scatter_add_(dim, index, grad)``: a duplicate index sums its gradients. Saves self
+    (for its shape), index, dim and sparse_grad."""
 
     non_differentiable = (2,)
 
-    def forward(ctx, x, dim, index):
+    def forward(ctx, x, dim, index, sparse_grad=False):
+        ctx.save("self", x)
         ctx.save("index", index)
-        ctx.save_value("dim", dim)
-        ctx.dim, ctx.shape = dim, x.shape
-        return np.take_along_axis(x._data, index._data, axis=dim)
+        ctx.save_values(dim=dim, sparse_grad=sparse_grad)
+        ctx.dim = dim
+        return take_along(x._data, dim % max(x.ndim, 1), index._data)
 
     def backward(ctx, grad):
-        index = ctx.saved("index")
-        return ScatterBackward0.apply(zeros(ctx.shape, grad), ctx.dim, index, grad)
+        x, index = ctx.saved("self"), ctx.saved("index")
+        return ScatterAddBackward0.apply(zeros(x.shape, grad), ctx.dim, index, grad)
+
+
+def _along(shape, dim, index):
+    """NumPy's key of the elements ``index`` names along ``dim``, over index's own extent."""
+    key = list(np.ogrid[tuple(slice(0, n) for n in index.shape)])
+    key[dim] = index
+    return tuple(key)
+
+
+def take_along(array, dim, index):
+    """``gather`` on arrays: index's shape, which may be smaller than array's off ``dim``."""
+    if not index.size:
+        return np.empty(index.shape, dtype=array.dtype)
+    if not array.ndim:  # (PyTorch treats a 0-dim tensor as one element here)
+        return array.reshape(1)[index.reshape(-1)].reshape(index.shape)
+    return array[_along(array.shape, dim, index.reshape(index.shape or (1,)))].reshape(index.shape)
+
+
+class ScatterAddBackward0(Op):
+    """out = self with src[i][j] added at [i][index[i][j]] (dim 1; gather's backward);
+    d/dself = grad, d/dsrc = grad.gather(dim, index). Saves index and dim."""
+
+    non_differentiable = (2,)
+
+    def forward(ctx, x, dim, index, src):
+        ctx.save("index", index)
+        ctx.save_value("dim", dim)
+        ctx.dim = dim
+        out = np.array(x._data, copy=True)
+        if not index._data.size:
+            return out
+        flat = out.reshape(out.shape or (1,))
+        key = _along(flat.shape, dim % flat.ndim, index._data.reshape(index.shape or (1,)))
+        np.add.at(flat, key, src._data.reshape(src.shape or (1,))[
+            tuple(slice(0, n) for n in (index.shape or (1,)))])
+        return out
+
+    def backward(ctx, grad):
+        grad_src = (GatherBackward0.apply(grad, ctx.dim, ctx.saved("index"))
+                    if ctx.needs_input_grad[1] else None)
+        return (grad if ctx.needs_input_grad[0] else None), grad_src
+
+
+class IndexAddBackward0(Op):
+    """out = self with source's slices added at index along dim (index_select's backward);
+    d/dself = grad, d/dsource = grad.index_select(dim, index). Saves index and source (and
+    alpha, dim, source_dim)."""
+
+    non_differentiable = (2,)
+
+    def forward(ctx, x, dim, index, source):
+        ctx.save("index", index)
+        ctx.save("source", source)
+        ctx.save_values(alpha=1, dim=dim, source_dim=source.ndim)
+        ctx.dim = dim
+        out = np.array(x._data, copy=True)
+        flat = out.reshape(out.shape or (1,))
+        values = source._data.reshape(source.shape or (1,))
+        np.add.at(flat, (slice(None),) * (dim % flat.ndim) + (index._data.reshape(-1),), values)
+        return out
+
+    def backward(ctx, grad):
+        grad_source = None
+        if ctx.needs_input_grad[1]:
+            source = ctx.saved("source")
+            grad_source = grad.index_select(ctx.dim, ctx.saved("index"))
+            if grad_source.shape != source.shape:
+                grad_source = grad_source.reshape(source.shape)
+        return (grad if ctx.needs_input_grad[0] else None), grad_source
+
+
+class MaskedSelectBackward0(Op):
+    """out = the elements of self where mask (both broadcast), as a vector (masked_fill's
+    value gradient); d/dself = grad written back where mask. Saves self and mask."""
+
+    non_differentiable = (1,)
+
+    def forward(ctx, x, mask):
+        ctx.save("self", x)
+        ctx.save("mask", mask)
+        values, where = np.broadcast_arrays(x._data, mask._data)
+        ctx.shape = values.shape
+        return values[where]
+
+    def backward(ctx, grad):
+        mask = ctx.saved("mask")
+        full = Tensor._make(np.broadcast_to(mask._data, ctx.shape).copy())
+        return IndexPutImplBackward0.apply(zeros(ctx.shape, grad), full, grad)
 
 
 class SelectBackwardBackward0(Op):

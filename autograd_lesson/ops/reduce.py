@@ -1,4 +1,5 @@
 """Reductions: sum, mean, max, norm."""
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -6,12 +7,15 @@ import numpy as np
 from .. import _grad_mode
 from .._dtype import invalid_combination, numpy_dtype
 from .._tensor import Size, Tensor
+from .._tensor_ops import NO_ARG
 from ._op import Op
+from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
 from ._util import ignore_fp_errors, normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
 
 
 def sum_backward(grad, shape, dims, keepdim):
@@ -108,14 +112,7 @@ class MaxBackward1(Op):
     ``zeros.masked_fill_(self == result, grad / count)``. Saves result and self."""
 
     def forward(ctx, x):
-        if x.numel() == 0:
-            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == "
-                               "0. Specify the reduction dim with the 'dim' argument.")
-        if x._data.dtype.kind == "c":
-            raise NotImplementedError(f'"max_all" not implemented for \'{torch_name(x._data.dtype)}\'')
-        ctx.save_output("result")
-        ctx.save("self", x)
-        return np.asarray(x._data.max())
+        return _reduce_all(ctx, x, "max", np.max)
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
@@ -130,29 +127,7 @@ class MaxBackward0(Op):
     differentiable_outputs = 1
 
     def forward(ctx, x, dim, keepdim=False):
-        ctx.save_value("keepdim", keepdim)
-        d = wrap_dim(dim, x.ndim)
-        if x._data.dtype.kind == "c":
-            raise RuntimeError("max(): does not support complex input")
-        if x.ndim and x.shape[d] == 0:
-            raise IndexError(f"max(): Expected reduction dim {d} to have non-zero size.")
-        if not x.ndim:
-            x_data, d = x._data.reshape(1), 0
-            keepdim = True  # a 0-dim input gives 0-dim values and indices
-        else:
-            x_data = x._data
-        indices = np.argmax(x_data, axis=d)
-        values = np.take_along_axis(x_data, np.expand_dims(indices, d), axis=d)
-        if not x.ndim:
-            values, indices, keepdim = values.reshape(()), indices.reshape(()), False
-        elif not keepdim:
-            values = values.squeeze(d)
-        else:
-            indices = np.expand_dims(indices, d)
-        ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
-        ctx.save("indices", Tensor._make(indices.astype(np.int64)))
-        ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
-        return values, indices.astype(np.int64)
+        return _reduce_dim(ctx, x, dim, keepdim, "max", np.argmax)
 
     def backward(ctx, grad, grad_indices=None):
         indices = ctx.saved("indices")
@@ -161,6 +136,63 @@ class MaxBackward0(Op):
         if not ctx.keepdim and ctx.input_shape:
             grad, indices = grad.unsqueeze(ctx.dim), indices.unsqueeze(ctx.dim)
         return ScatterBackward0.apply(zeros(ctx.input_shape, grad), ctx.dim, indices, grad)
+
+
+def _reduce_all(ctx, x, name, reduce):
+    """max()/min() of every element: PyTorch's checks, then the saves both share."""
+    if x.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           f"== 0. Specify the reduction dim with the 'dim' argument.")
+    if x._data.dtype.kind == "c":
+        raise NotImplementedError(f'"{name}_all" not implemented for '
+                                  f"'{torch_name(x._data.dtype)}'")
+    ctx.save_output("result")
+    ctx.save("self", x)
+    return np.asarray(reduce(x._data))
+
+
+def _reduce_dim(ctx, x, dim, keepdim, name, find):
+    """max(dim)/min(dim): the values and the int64 index ``find`` picks (the first one; nan
+    wins), with the saves both share."""
+    ctx.save_value("keepdim", keepdim)
+    d = wrap_dim(dim, x.ndim)
+    if x._data.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
+    if x.ndim and x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if not x.ndim:
+        x_data, d = x._data.reshape(1), 0
+        keepdim = True  # a 0-dim input gives 0-dim values and indices
+    else:
+        x_data = x._data
+    indices = find(x_data, axis=d)
+    values = np.take_along_axis(x_data, np.expand_dims(indices, d), axis=d)
+    if not x.ndim:
+        values, indices, keepdim = values.reshape(()), indices.reshape(()), False
+    elif not keepdim:
+        values = values.squeeze(d)
+    else:
+        indices = np.expand_dims(indices, d)
+    ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
+    ctx.save("indices", Tensor._make(indices.astype(np.int64)))
+    ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
+    return values, indices.astype(np.int64)
+
+
+class MinBackward1(MaxBackward1):
+    """out = self.min(); the gradient is shared evenly among the minimal elements, as max's.
+    Saves result and self."""
+
+    def forward(ctx, x):
+        return _reduce_all(ctx, x, "min", np.min)
+
+
+class MinBackward0(MaxBackward0):
+    """values, indices = self.min(dim); the gradient is scattered to the arg-min positions, as
+    max's. Saves indices."""
+
+    def forward(ctx, x, dim, keepdim=False):
+        return _reduce_dim(ctx, x, dim, keepdim, "min", np.argmin)
 
 
 class LinalgVectorNormBackward0(Op):
@@ -218,18 +250,52 @@ def mean(x, dim=None, keepdim=False):
     return MeanBackward1.apply(x, dim, keepdim=keepdim)
 
 
-def max(x, dim=None, keepdim=False):
-    _check_keepdim("max", keepdim)
-    if dim is None:
-        return MaxBackward1.apply(x)
-    return MaxResult(*MaxBackward0.apply(x, dim, keepdim=keepdim))
+def max(x, dim=NO_ARG, keepdim=NO_ARG, _function=False):
+    return _extreme(x, dim, keepdim, "max", _function)
+
+
+def min(x, dim=NO_ARG, keepdim=NO_ARG, _function=False):
+    return _extreme(x, dim, keepdim, "min", _function)
+
+
+# PyTorch's overloads of max/min, as its argument parser lists them (method, function)
+_EXTREME_SIGNATURES = (("", "Tensor other", "int dim, bool keepdim = False"),
+                       ("Tensor input, *, Tensor out = None",
+                        "Tensor input, Tensor other, *, Tensor out = None",
+                        "Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None"))
+
+
+def _extreme(x, dim, keepdim, name, function):
+    """``max()``/``min()``, ``max(dim, keepdim)`` (values and indices) and ``max(other)`` (the
+    elementwise ``maximum``), chosen as PyTorch's parser picks the overload. ``NO_ARG`` tells
+    an argument left out from one given as None."""
+    if isinstance(dim, Tensor):
+        if keepdim is True:
+            raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not Tensor")
+        from .elementwise import MaximumBackward0, MinimumBackward0
+        return (MaximumBackward0 if name == "max" else MinimumBackward0).apply(x, dim)
+    if dim is NO_ARG and keepdim is NO_ARG:
+        return (MaxBackward1 if name == "max" else MinBackward1).apply(x)
+    if dim is NO_ARG or isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        from .._dtype import typename
+        given = ["Tensor"] * function + ([] if dim is NO_ARG else [typename(dim)])
+        text = ", ".join(given)
+        if dim is NO_ARG:  # keepdim alone: a keyword (PyTorch's spelling: "got (keepdim=bool, )")
+            text += f"{', ' if given else ''}keepdim={typename(keepdim)}{'' if given else ', '}"
+        lines = "".join(f" * ({s})\n" for s in _EXTREME_SIGNATURES[function])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({text}), "
+                        f"but expected one of:\n{lines}")
+    keepdim = False if keepdim is NO_ARG else keepdim
+    _check_keepdim(name, keepdim)
+    result = MaxResult if name == "max" else MinResult
+    return result(*(MaxBackward0 if name == "max" else MinBackward0).apply(x, dim, keepdim=keepdim))
 
 
 def norm(x, p=2, dim=None, keepdim=False):
     return LinalgVectorNormBackward0.apply(x, ord=p, dim=dim, keepdim=keepdim)
 
 
-__all__ = ["sum", "mean", "max", "norm", "Size"]
+__all__ = ["sum", "mean", "max", "min", "norm", "Size"]
 
 
 def arg_reduce(x, dim, keepdim, name):
@@ -263,3 +329,364 @@ def argmax(input, dim=None, keepdim=False):
 
 def argmin(input, dim=None, keepdim=False):
     return arg_reduce(input, dim, keepdim, "argmin")
+
+
+# -- var, std ----------------------------------------------------------------------------------
+VAR_SIGNATURES = (("tuple of ints dim, bool unbiased = True, bool keepdim = False",
+                   "tuple of ints dim = None, *, Number correction = None, bool keepdim = False",
+                   "bool unbiased = True"),
+                  ("Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, "
+                   "Tensor out = None",
+                   "Tensor input, tuple of ints dim = None, *, Number correction = None, bool "
+                   "keepdim = False, Tensor out = None",
+                   "Tensor input, bool unbiased = True"))
+
+
+def parse_var(name, args, kwargs, function):
+    """PyTorch's three overloads of ``var``/``std``: ``(dim, unbiased, keepdim)``,
+    ``(dim=None, *, correction=None, keepdim)`` and ``(unbiased)``. Returns ``(dim,
+    correction, keepdim)``: correction None when not given, 1 or 0 from ``unbiased``."""
+    def invalid():
+        from .._dtype import typename
+        given = ["Tensor"] * function + [typename(a) for a in args]
+        text = ", ".join(given + [f"{k}={typename(v)}" for k, v in sorted(kwargs.items())])
+        if kwargs and not given:
+            text += ", "  # (PyTorch's own spelling: "got (unbiased=int, )")
+        lines = "".join(f" * ({s})\n" for s in VAR_SIGNATURES[function])
+        return TypeError(f"{name}() received an invalid combination of arguments - got ({text}), "
+                         f"but expected one of:\n{lines}")
+
+    def is_bool(v):
+        return isinstance(v, (bool, np.bool_))
+
+    def is_dims(v):
+        if isinstance(v, (list, tuple)):
+            return all(isinstance(d, (int, np.integer)) and not is_bool(d) for d in v)
+        return isinstance(v, (int, np.integer)) and not is_bool(v)
+
+    if len(args) > 3 or set(kwargs) - {"dim", "unbiased", "keepdim", "correction"}:
+        raise invalid()
+    if len(args) == 1 and is_bool(args[0]) and not kwargs:  # var(unbiased)
+        return None, int(args[0]), False
+    named = dict(zip(("dim", "unbiased", "keepdim"), args))
+    if set(named) & set(kwargs):
+        raise invalid()
+    named.update(kwargs)
+    dim, keepdim = named.get("dim"), named.get("keepdim", False)
+    if not (dim is None or is_dims(dim)) or not is_bool(keepdim):
+        raise invalid()
+    if "unbiased" in named:
+        unbiased = named["unbiased"]
+        if "correction" in named or not is_bool(unbiased):
+            raise invalid()
+        if "dim" not in named:  # (bool unbiased) alone
+            if len(named) > 1:
+                raise invalid()
+            return None, int(unbiased), False
+        return dim, int(unbiased), bool(keepdim)
+    if "correction" not in named:  # a dim given picks (dim, unbiased=True, keepdim)
+        return dim, (1 if "dim" in named else None), bool(keepdim)
+    correction = named["correction"]
+    if correction is not None and (isinstance(correction, Tensor) or not isinstance(
+            correction, (int, float, np.number))):
+        raise invalid()
+    return dim, correction, bool(keepdim)
+
+
+_DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                "reduction factor (input numel divided by output numel).")
+
+
+def _variance(ctx, x, dim, correction, keepdim, name):
+    """The shared forward of var/std: sum((x - mean)^2) / max(0, N - correction), N the count
+    reduced over; the saves both share (self, dim and correction as given, keepdim)."""
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    ctx.save("self", x)
+    ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
+    ctx.given_dims = None if dim is None else (
+        [dim] if isinstance(dim, (int, np.integer)) else list(dim))
+    ctx.correction, ctx.keepdim = correction, keepdim
+    ctx.save_values(correction=correction, dim=ctx.given_dims, keepdim=keepdim)
+    axes = None if not ctx.dims or not x.ndim else ctx.dims
+    a = x._data
+    with _quiet():  # (the mean of nothing is nan)
+        kept = np.mean(a, axis=axes, keepdims=True)
+    squares = np.abs(a - kept) ** 2 if a.dtype.kind == "c" else (a - kept) ** 2
+    total = squares.sum(axis=axes, keepdims=keepdim)
+    out_numel = total.size
+    count = a.size / out_numel if out_numel else 0
+    c = 1 if correction is None else correction
+    if count - c <= 0:
+        warnings.warn(_DOF_WARNING.format(name), UserWarning, stacklevel=4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(total / (count - c if count > c else 0)).astype(total.dtype, copy=False)
+
+
+def var_backward(grad, x, given_dims, correction, keepdim):
+    """PyTorch's var_backward: (2 / (N - correction)) * grad * (self - self.mean(dims)), its
+    operands recorded right to left as C++ evaluates them; with every dim reduced and
+    N <= correction, grad * where(self == mean, nan, inf)."""
+    correction = 1 if correction is None else correction
+    if not x.ndim or given_dims is None:
+        dof = x.numel() - correction
+        if dof <= 0:
+            from .._dtype import default_float
+            from .elementwise import where
+            from .formula import scalar_tensor
+            like = Tensor._make(np.zeros((), default_float()))  # (Python numbers: the default dtype)
+            return grad * where(x == x.mean(), scalar_tensor(np.nan, like),
+                                scalar_tensor(np.inf, like))
+        diff = x - x.mean()
+        return mul_scalar(grad, 2.0 / dof) * diff
+    if not keepdim and x.ndim > 1:
+        grad = unsqueeze_multiple(grad, given_dims, x.ndim)
+    rnumel = 1
+    for d in normalize_dims(given_dims, x.ndim) if given_dims else ():
+        rnumel *= x.shape[d]
+    diff = x - x.mean(dim=given_dims, keepdim=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (a C++ double: 2 / 0 is inf)
+        factor = float(np.float64(2.0) / np.float64(rnumel - correction))
+    return mul_scalar(grad, factor) * diff
+
+
+class VarBackward0(Op):
+    """out = self.var(dim, correction, keepdim); d/dself = 2 / (N - correction) * grad *
+    (self - self.mean(dim)). Saves self (correction, dim, keepdim as given)."""
+
+    def forward(ctx, x, dim=None, correction=None, keepdim=False):
+        return _variance(ctx, x, dim, correction, keepdim, "var")
+
+    def backward(ctx, grad):
+        return var_backward(grad, ctx.saved("self"), ctx.given_dims, ctx.correction, ctx.keepdim)
+
+
+class StdBackward0(Op):
+    """out = sqrt(var); d/dself = var's backward of ``(grad / (2 * result))`` (0 where
+    result = 0). Saves self and result."""
+
+    def forward(ctx, x, dim=None, correction=None, keepdim=False):
+        ctx.save_output("result")
+        out = _variance(ctx, x, dim, correction, keepdim, "std")
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(out)
+
+    def backward(ctx, grad):
+        result = ctx.saved("result")
+        grad_var = MaskedFillBackward0.apply(grad / mul_scalar(result, 2), result == 0, 0)
+        return var_backward(grad_var, ctx.saved("self"), ctx.given_dims, ctx.correction,
+                            ctx.keepdim)
+
+
+def var(x, args=(), kwargs=None, _function=False):
+    dim, correction, keepdim = parse_var("var", args, kwargs or {}, _function)
+    return VarBackward0.apply(x, dim, correction, keepdim)
+
+
+def std(x, args=(), kwargs=None, _function=False):
+    dim, correction, keepdim = parse_var("std", args, kwargs or {}, _function)
+    return StdBackward0.apply(x, dim, correction, keepdim)
+
+
+# -- cumsum (and flip, which its backward records) ------------------------------------------------
+class CumsumBackward0(Op):
+    """out[i] = self[0] + ... + self[i] along dim; d/dself = the reversed cumsum of grad
+    (``grad.flip(dim).cumsum(dim).flip(dim)``; grad itself when there is one element to sum).
+    Saves dim (as given)."""
+
+    def forward(ctx, x, dim, dtype=None):
+        d = wrap_dim(dim, x.ndim, "cumsum")
+        ctx.save_value("dim", dim)
+        ctx.dim, ctx.dtype = dim, x._data.dtype
+        out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
+        with ignore_fp_errors():
+            return np.cumsum(x._data.reshape(x.shape or (1,)), axis=d, dtype=out).reshape(x.shape)
+
+    def backward(ctx, grad):
+        if grad._data.dtype != ctx.dtype:  # (cumsum(dtype=...): back to self's dtype first)
+            grad = grad._to(ctx.dtype)
+        if grad.numel() <= 1 or grad.shape[ctx.dim] == 1:
+            return grad
+        return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
+
+
+def cumsum(x, dim, dtype=None, _function=False):
+    wrap_dim(dim, x.ndim, "cumsum", "dim", 2 if _function else 1)
+    if dtype is not None:
+        dtype = numpy_dtype(dtype, "cumsum")
+        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
+            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
+    return CumsumBackward0.apply(x, dim, dtype=dtype)
+
+
+class FlipBackward0(Op):
+    """out = self reversed along dims (a copy, not a view); d/dself = grad.flip(dims).
+    Saves dims (as given)."""
+
+    def forward(ctx, x, dims):
+        axes = normalize_dims(dims, x.ndim)
+        ctx.save_value("dims", list(dims))
+        ctx.dims = tuple(dims)
+        return np.flip(x._data, axis=axes).copy() if x.ndim else x._data.copy()
+
+    def backward(ctx, grad):
+        return FlipBackward0.apply(grad, ctx.dims)
+
+
+def flip(x, dims, _function=False):
+    """``flip(dims)`` (a tuple or list of ints; the method also takes ``flip(0, 1)``)."""
+    if isinstance(dims, (int, np.integer)) or not isinstance(dims, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        from .._dtype import typename
+        raise TypeError(f"flip(): argument 'dims' (position {2 if _function else 1}) must be "
+                        f"tuple of ints, not {typename(dims)}")
+    return FlipBackward0.apply(x, tuple(dims))
+
+
+# -- prod (and cumprod, which its backward records when an input is zero) ------------------------
+class CumprodBackward0(Op):
+    """out[i] = self[0] * ... * self[i] along dim (recorded by prod's backward); d/dself =
+    reversed_cumsum(grad * out) / self. Saves self, dim and result."""
+
+    def forward(ctx, x, dim):
+        ctx.save("self", x)
+        ctx.save_value("dim", dim)
+        ctx.save_output("result")
+        ctx.dim = dim
+        with ignore_fp_errors():
+            return np.cumprod(x._data.reshape(x.shape or (1,)), axis=dim).reshape(x.shape)
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        dim = ctx.dim % (x.ndim or 1)
+        if x.numel() <= 1 or x.shape[dim] == 1:
+            return grad
+        w = result * grad
+        if not (x._data == 0).any():
+            return w.flip(dim).cumsum(dim).flip(dim) / x
+        return _cumprod_backward_zeros(grad, x, dim)
+
+
+def _cumprod_backward_zeros(grad, x, dim):
+    """PyTorch's O(n^2) cumprod_backward (what it records under create_graph; the same values
+    as its O(n) first-order path): for each k, grad[k:] times the products leaving x[k] out."""
+    from .shape import CatBackward0, narrow
+    n = x.shape[dim]
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(np.ones((1,), dtype=grad._data.dtype)).expand(*ones_shape)
+    grad_input = None
+    for k in range(n):
+        if k == 0:
+            after = CumprodBackward0.apply(narrow(x, dim, k + 1, n - k - 1), dim)
+            omitted = CatBackward0.apply([ones, after], dim=dim)
+        elif k == n - 1:
+            omitted = prod(narrow(x, dim, 0, k), dim, True)
+        else:
+            until = prod(narrow(x, dim, 0, k), dim, True)
+            after = CumprodBackward0.apply(narrow(x, dim, k + 1, n - k - 1), dim)
+            omitted = CatBackward0.apply([until, until.expand_as(after) * after], dim=dim)
+        grad_slice = (narrow(grad, dim, k, n - k) * omitted).sum(dim).unsqueeze(dim)
+        grad_input = grad_slice if k == 0 else CatBackward0.apply([grad_input, grad_slice], dim=dim)
+    return grad_input
+
+
+def _prod_safe_zeros_backward(grad, x, dim):
+    """PyTorch's prod_safe_zeros_backward: grad times the product of every other element, as
+    exclusive cumulative products from both ends (no division, so zeros are fine)."""
+    from .shape import CatBackward0, narrow
+    if not x.numel():
+        return grad.expand_as(x)
+    n = x.shape[dim]
+    if n == 1:
+        return grad
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(np.ones(ones_shape, dtype=grad._data.dtype))
+    normal = CumprodBackward0.apply(CatBackward0.apply([ones, narrow(x, dim, 0, n - 1)], dim=dim),
+                                    dim)
+    reverse = narrow(x, dim, 1, n - 1).flip(dim)
+    reverse = CumprodBackward0.apply(CatBackward0.apply([ones, reverse], dim=dim), dim).flip(dim)
+    return grad * (normal * reverse)
+
+
+class ProdBackward0(Op):
+    """out = the product of every element; d/dself = grad * (result / self), or, where self
+    has a zero, grad times the product of the others (cumulative products). Saves self and
+    result."""
+
+    def forward(ctx, x, dtype=None):
+        ctx.save("self", x)
+        ctx.save_output("result")
+        out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
+        with ignore_fp_errors():
+            return np.asarray(np.prod(x._data, dtype=out))
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        x = x._to(grad._data.dtype)
+        if not x.ndim:
+            return grad
+        zeros = int((x._data == 0).sum())
+        if not zeros:
+            return grad * (result / x)
+        if not _grad_mode._enabled and zeros > 1:
+            return Tensor._make(np.zeros(x.shape, dtype=x._data.dtype))
+        return _prod_safe_zeros_backward(grad, x.contiguous().view(-1), 0).view_as(x)
+
+
+class ProdBackward1(Op):
+    """out = self.prod(dim, keepdim); the gradient as ProdBackward0's, per slice along dim.
+    Saves self and result (dim as given, keepdim)."""
+
+    def forward(ctx, x, dim, keepdim=False, dtype=None):
+        d = wrap_dim(dim, x.ndim, "prod")
+        ctx.save("self", x)
+        ctx.save_output("result")
+        ctx.save_values(dim=dim, keepdim=keepdim)
+        ctx.dim, ctx.keepdim = d, keepdim
+        out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
+        with ignore_fp_errors():
+            if not x.ndim:
+                return x._data.astype(out)
+            return np.asarray(np.prod(x._data, axis=d, keepdims=keepdim, dtype=out))
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        x = x._to(grad._data.dtype)
+        if not x.ndim:
+            return grad
+        if not ctx.keepdim:
+            grad, result = grad.unsqueeze(ctx.dim), result.unsqueeze(ctx.dim)
+        if not (x._data == 0).any():
+            return grad * (result / x)
+        return _prod_safe_zeros_backward(grad, x, ctx.dim)
+
+
+PROD_SIGNATURES = (("*, ScalarType? dtype = None", "int dim, bool keepdim = False, *, ScalarType? "
+                    "dtype = None"),
+                   ("Tensor input, *, ScalarType? dtype = None", "Tensor input, int dim, bool "
+                    "keepdim = False, *, ScalarType? dtype = None"))
+
+
+def prod(x, dim=NO_ARG, keepdim=NO_ARG, dtype=None, _function=False):
+    """``prod()`` or ``prod(dim, keepdim)`` (an int dim only, as PyTorch)."""
+    if dim is NO_ARG and keepdim is not NO_ARG or dim is not NO_ARG and (
+            isinstance(dim, bool) or not isinstance(dim, (int, np.integer))):
+        from .._dtype import typename
+        given = ["Tensor"] * _function + ([] if dim is NO_ARG else [typename(dim)])
+        text = ", ".join(given)
+        if dim is NO_ARG:
+            text += f"{', ' if given else ''}keepdim={typename(keepdim)}{'' if given else ', '}"
+        lines = "".join(f" * ({s})\n" for s in PROD_SIGNATURES[_function])
+        raise TypeError(f"prod() received an invalid combination of arguments - got ({text}), "
+                        f"but expected one of:\n{lines}")
+    if dtype is not None:
+        dtype = numpy_dtype(dtype, "prod")
+        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
+            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
+    if dim is NO_ARG:
+        return ProdBackward0.apply(x, dtype=dtype)
+    keepdim = False if keepdim is NO_ARG else keepdim
+    _check_keepdim("prod", keepdim)
+    return ProdBackward1.apply(x, dim, keepdim=keepdim, dtype=dtype)
