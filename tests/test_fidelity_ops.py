@@ -52,6 +52,10 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "expand gives a new size-1 dim the contiguous stride": [
+        "a = [lib.ones(2).expand(1, 2).stride(), lib.ones(2).expand(3, 1, 2).stride()]",
+        "b = [lib.tensor(1.).expand(1, 1).stride(), lib.ones(3, 1).t().expand(2, 1, 3).stride()]",
+        "t = lib.ones(1, 1, 2)", "t[0] = t"],
     "tensor(floats, dtype=float64) keeps the doubles": [
         "a = lib.tensor([.2, 1], dtype=lib.float64)", "b = lib.tensor(3.3, dtype=lib.float64) * 1",
         "c = lib.tensor(0.1, dtype=lib.complex128)", "d = lib.as_tensor([.2], dtype=lib.float64)",

@@ -161,11 +161,18 @@ class ExpandBackward0(Op):
         a = x._data
         target = expand_shape(x.shape, shape, a.dtype)
         out = np.broadcast_to(a, target)
-        # PyTorch's strides: 0 where a dim is new or grows, the input's where it is kept (NumPy
-        # gives a kept size-1 dim 0 too; matmul's fold decision reads these strides)
-        lead = len(target) - a.ndim
-        strides = tuple(0 if i < lead or a.shape[i - lead] != n else a.strides[i - lead]
-                        for i, n in enumerate(target))
+        # PyTorch's strides (inferExpandGeometry): 0 where a dim grows, the input's where it is
+        # kept, and a new size-1 dim the contiguous stride over the dims after it (NumPy gives
+        # both 0; matmul's fold decision and the overlap checks read these strides)
+        lead, strides = len(target) - a.ndim, [0] * len(target)
+        for i in range(len(target) - 1, -1, -1):
+            if i >= lead:
+                size, stride = a.shape[i - lead], a.strides[i - lead]
+            else:  # (a 0-dim input: every stride 0)
+                size = 1
+                stride = target[i + 1] * strides[i + 1] if a.ndim else 0
+            strides[i] = 0 if size != target[i] else stride
+        strides = tuple(strides)
         if a.flags.writeable or strides != out.strides:  # (writeable: PyTorch writes through)
             out = np.lib.stride_tricks.as_strided(a, target, strides,
                                                   writeable=a.flags.writeable)
