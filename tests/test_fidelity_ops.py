@@ -52,6 +52,8 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "complex exp of inf and division by 0j are silent": [
+        "a = (lib.tensor([float('inf'), 0.]) * 1j).exp()", "b = 2 / (lib.tensor([0., 1.]) * 1j)"],
     "expand gives a new size-1 dim the contiguous stride": [
         "a = [lib.ones(2).expand(1, 2).stride(), lib.ones(2).expand(3, 1, 2).stride()]",
         "b = [lib.tensor(1.).expand(1, 1).stride(), lib.ones(3, 1).t().expand(2, 1, 3).stride()]",

@@ -194,7 +194,7 @@ class ReciprocalBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # (1 / 0j is nan, silently)
             return (1 / x._data).astype(result_type(x, 1.0), copy=False)
 
     def backward(ctx, grad):
@@ -294,7 +294,7 @@ class ExpBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        with np.errstate(over="ignore"):  # exp(100.) is inf, silently, in PyTorch
+        with np.errstate(over="ignore", invalid="ignore"):  # exp(100.) is inf, silently
             return np.exp(as_float(x))
 
     def backward(ctx, grad):
