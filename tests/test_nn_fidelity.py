@@ -437,6 +437,8 @@ def test_weighted_losses_match_torch(torch, expression):
     "F.binary_cross_entropy_with_logits(x, x, pos_weight=lib.ones(2))",
     "F.binary_cross_entropy_with_logits(x, x, weight=lib.ones(2, 3, 3))",
     "F.binary_cross_entropy(x.sigmoid(), x.sigmoid(), weight=lib.ones(2))",
+    "F.binary_cross_entropy_with_logits(x, x.bool(), pos_weight=x.bool())",
+    "F.binary_cross_entropy_with_logits(x, x, pos_weight=x[0].bool())",
     "F.nll_loss(x, lib.tensor([0, 1, 9]), weight=lib.ones(2, requires_grad=True))",
     "F.binary_cross_entropy_with_logits(x, x, pos_weight=lib.ones(3, requires_grad=True))",
     "F.binary_cross_entropy(x.sigmoid(), x.sigmoid(), weight=lib.ones(3, requires_grad=True))"])

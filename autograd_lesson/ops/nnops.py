@@ -176,6 +176,9 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         if x._data.dtype.kind != "f":
             raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
                                       f"'{torch_name(x._data.dtype)}'")
+        if pos_weight is not None and pos_weight._data.dtype == np.bool_:  # pos_weight - 1
+            from .elementwise import _check_bool_sub
+            _check_bool_sub(pos_weight, 1)
         if target._data.dtype == np.bool_:  # PyTorch's kernel computes 1 - target first
             from .elementwise import _check_bool_sub
             _check_bool_sub(target, target)
