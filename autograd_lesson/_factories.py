@@ -1,5 +1,6 @@
 """Tensor factories: ``tensor``, ``zeros``, ``ones``, ``randn``, ``rand`` and friends."""
 import re
+import warnings
 
 import numpy as np
 
@@ -99,6 +100,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor copying ``data``; Python floats become float32, ints int64."""
     _check_device(device)
     dtype = None if dtype is None else numpy_dtype(dtype, "tensor")
+    if isinstance(data, Tensor):
+        warnings.warn(COPY_CONSTRUCT_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
     _check_nested(data)
     return _leaf(_infer_array(data, dtype), requires_grad)
 

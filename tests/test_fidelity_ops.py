@@ -52,6 +52,8 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "tensor(a tensor) warns to detach().clone() instead": [
+        "t = lib.ones(2)", "a = lib.tensor(t)", "b = lib.tensor([t[0], t[1]])", "c = lib.as_tensor(t)"],
     "complex exp of inf and division by 0j are silent": [
         "a = (lib.tensor([float('inf'), 0.]) * 1j).exp()", "b = 2 / (lib.tensor([0., 1.]) * 1j)"],
     "expand gives a new size-1 dim the contiguous stride": [
