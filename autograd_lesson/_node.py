@@ -120,7 +120,8 @@ class SavedTensor:
             pack, self.unpack_hook = _saved_tensors_hooks[-1]
             if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
                 self.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
-            self.packed = pack(tensor)
+            from .ops._util import call_with_user_fp_errors  # (user code, inside an op)
+            self.packed = call_with_user_fp_errors(pack, tensor)
             self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
             self.placeholder = isinstance(self.packed, Placeholder)
         elif is_output:
