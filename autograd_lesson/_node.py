@@ -371,10 +371,14 @@ class Node:
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
+        if (type(self), slot) not in _exposed:
+            _expose(type(self), slot, "_raw_saved_", "_saved_")
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
         self._saved_slots[slot] = SavedTensor.wrapped_scalar(value)
+        if (type(self), slot) not in _exposed:
+            _expose(type(self), slot, "_raw_saved_", "_saved_")
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""
@@ -384,7 +388,9 @@ class Node:
         saved = self._saved_slots.get(slot)
         return None if saved is None else saved.unpack(self)
 
-    def __getattr__(self, attr):
+    def _saved_attribute(self, attr):
+        """``node._raw_saved_<slot>`` (the SavedTensor), ``node._saved_<name>`` (unpacked, or a
+        non-tensor save), as PyTorch's generated nodes have them; AttributeError otherwise."""
         if attr.startswith("_raw_saved_"):
             slot = attr[len("_raw_saved_"):]
             if slot in self._saved_slots and self._saved_slots[slot] is not None:
@@ -442,6 +448,36 @@ class Node:
         return tuple(grads) if len(grads) != 1 else grads[0]
 
 
+class _SavedAttribute:
+    """``node._saved_<name>`` / ``node._raw_saved_<name>`` on a node class, installed by its first
+    save of ``name`` (:func:`_expose`). A ``__getattr__`` on Node could answer these too, but
+    CPython 3.11 then specializes no attribute read of any node (``node.next_functions``,
+    ``ctx.needs_input_grad`` ...), which costs every op and every backward step."""
+
+    __slots__ = ("attr",)
+
+    def __init__(self, attr):
+        self.attr = attr
+
+    def __get__(self, node, cls=None):
+        if node is None:  # (on the class itself, as before: no such attribute)
+            raise AttributeError(f"type object '{cls.__name__}' has no attribute '{self.attr}'")
+        return node._saved_attribute(self.attr)
+
+
+_exposed = set()  # (node class, save name) pairs whose attributes are installed
+
+
+def _expose(cls, name, *prefixes):
+    """Install ``<prefix><name>`` on ``cls`` for each prefix, unless the class or a base defines
+    that attribute already (``_raw_saved_indices``, ``_saved_values``)."""
+    for prefix in prefixes:
+        attr = prefix + name
+        if not any(attr in vars(klass) for klass in cls.__mro__):
+            setattr(cls, attr, _SavedAttribute(attr))
+    _exposed.add((cls, name))
+
+
 class RemovableHandle:
     """What registering a hook returns: ``remove()`` unregisters it (twice is harmless), and
     ``with handle:`` removes it when the block ends, as PyTorch's ``RemovableHandle``."""
@@ -493,6 +529,8 @@ class AccumulateGrad(Node):
         super().__init__()
         self.variable = variable
 
+    __getattr__ = Node._saved_attribute  # (messages name the node as name() does)
+
     def _sequence_nr(self):
         return UINT64_MAX
 
@@ -502,6 +540,8 @@ class AccumulateGrad(Node):
 
 class GraphRoot(Node):
     """The entry node the engine uses when a backward starts from several tensors."""
+
+    __getattr__ = Node._saved_attribute
 
     def __init__(self, edges):
         super().__init__()

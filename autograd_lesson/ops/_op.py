@@ -93,10 +93,15 @@ class Op(Node):
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
+        if (type(self), name) not in _node._exposed:
+            _node._expose(type(self), name, "_saved_")
 
     def save_values(self, **values):
         """Several non-tensor saves at once, in PyTorch's order."""
         self._own("_saved_values").update(values)
+        for name in values:
+            if (type(self), name) not in _node._exposed:
+                _node._expose(type(self), name, "_saved_")
 
     @classmethod
     def apply(cls, *inputs, **params):
@@ -188,7 +193,7 @@ class Op(Node):
     def backward(self, *grad_outputs):
         raise NotImplementedError
 
-    def __getattr__(self, attr):
+    def _saved_attribute(self, attr):
         # A save that was skipped (``self`` of x * w when w needs no grad) still has its raw
         # attribute in PyTorch: an undefined SavedTensor whose ``_saved_`` twin reads None.
         if attr.startswith("_raw_saved_"):
@@ -196,7 +201,7 @@ class Op(Node):
             slot = attr[len("_raw_saved_"):]
             if slot in slots and slots[slot] is None:
                 return UNDEFINED_SAVED
-        return super().__getattr__(attr)
+        return super()._saved_attribute(attr)
 
 
 def _view(base, array, differentiable, fn, nr, cls):
