@@ -96,25 +96,26 @@ class SavedTensor:
                  "placeholder", "grad_edge", "view_fn", "__weakref__")
 
     def __init__(self, tensor, is_output=False):
-        if tensor._storage.inference:
+        self.storage = storage = tensor._storage
+        if storage.inference:
             raise RuntimeError(_grad_mode.INFERENCE_SAVE_ERROR)
-        data = tensor._data
+        data, base = tensor._data, tensor._base
         self.is_output = is_output
         self.is_wrapped_scalar = self.released = self.placeholder = False
         self.view_fn = self.grad_edge = self.scalar = None
         self.shape, self.dtype, self.nbytes = data.shape, data.dtype, data.nbytes
-        self.storage = tensor._storage
         self.version_counter = counter = tensor._version_counter
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
-        self.requires_grad = tensor.requires_grad
+        # (Tensor.requires_grad, inlined: a save per op)
+        self.requires_grad = tensor._requires_grad or (base is not None and base._requires_grad)
         self.packed = self.unpack_hook = self.tensor = self.array = None
         # For introspection only: weak references (they keep nothing alive).
         if is_output:
             self.ref = self.origin = None
         else:
             self.ref = weakref.ref(tensor)
-            fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn
+            fn = tensor._grad_fn if base is None else tensor.grad_fn
             self.origin = None if fn is None else weakref.ref(fn)
         if _saved_tensors_hooks:
             pack, self.unpack_hook = _saved_tensors_hooks[-1]

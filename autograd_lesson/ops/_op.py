@@ -179,15 +179,17 @@ class Op(Node):
         # Like PyTorch's generated nodes, unpack every save first: a freed or stale one raises
         # even if this call would not need it.
         slots = self._saved_slots
-        self._unpacked = slots and {slot: saved.unpack(self) for slot, saved in slots.items()
-                                    if saved is not None}
+        if slots:  # (a node without saves: saved() finds nothing either way)
+            self._unpacked = {slot: saved.unpack(self) for slot, saved in slots.items()
+                              if saved is not None}
         try:
             if not grad_outputs or (grad_outputs[0] is None
                                     and all(g is None for g in grad_outputs)):
                 return [None] * len(self.next_functions)
             grads = self.backward(*grad_outputs)
         finally:
-            self._unpacked = None
+            if slots:
+                self._unpacked = None
         return list(grads) if isinstance(grads, tuple) else [grads]
 
     def backward(self, *grad_outputs):
