@@ -372,13 +372,13 @@ class Node:
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
-        if (type(self), slot) not in _exposed:
+        if slot not in type(self).__dict__.get("_exposed", ()):
             _expose(type(self), slot, "_raw_saved_", "_saved_")
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
         self._saved_slots[slot] = SavedTensor.wrapped_scalar(value)
-        if (type(self), slot) not in _exposed:
+        if slot not in type(self).__dict__.get("_exposed", ()):
             _expose(type(self), slot, "_raw_saved_", "_saved_")
 
     def saved(self, slot):
@@ -466,17 +466,18 @@ class _SavedAttribute:
         return node._saved_attribute(self.attr)
 
 
-_exposed = set()  # (node class, save name) pairs whose attributes are installed
-
-
 def _expose(cls, name, *prefixes):
     """Install ``<prefix><name>`` on ``cls`` for each prefix, unless the class or a base defines
-    that attribute already (``_raw_saved_indices``, ``_saved_values``)."""
+    that attribute already (``_raw_saved_indices``, ``_saved_values``). The names done are kept
+    in the class's own ``_exposed`` set (not in a registry here, which would keep classes, and a
+    custom Function's globals with them, alive)."""
     for prefix in prefixes:
         attr = prefix + name
         if not any(attr in vars(klass) for klass in cls.__mro__):
             setattr(cls, attr, _SavedAttribute(attr))
-    _exposed.add((cls, name))
+    if "_exposed" not in vars(cls):
+        cls._exposed = set()
+    cls._exposed.add(name)
 
 
 class RemovableHandle:

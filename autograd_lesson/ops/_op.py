@@ -93,14 +93,15 @@ class Op(Node):
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
-        if (type(self), name) not in _node._exposed:
+        if name not in type(self).__dict__.get("_exposed", ()):
             _node._expose(type(self), name, "_saved_")
 
     def save_values(self, **values):
         """Several non-tensor saves at once, in PyTorch's order."""
         self._own("_saved_values").update(values)
+        exposed = type(self).__dict__.get("_exposed", ())
         for name in values:
-            if (type(self), name) not in _node._exposed:
+            if name not in exposed:
                 _node._expose(type(self), name, "_saved_")
 
     @classmethod
