@@ -20,7 +20,7 @@ import itertools
 import numpy as np
 
 from . import _anomaly_mode, _grad_mode
-from ._node import AccumulateGrad, GraphRoot, _type_string
+from ._node import UINT64_MAX, AccumulateGrad, GraphRoot, _type_string
 from ._tensor import Tensor
 from .autograd import graph as _graph
 from .ops._util import ignore_fp_errors, is_expandable_to, sum_to
@@ -113,8 +113,9 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
                         slots[nr] = grad if old is None else _add_gradients(old, grad, create_graph)
                     count = dependencies[child] - 1
                     dependencies[child] = count
-                    if count == 0:
-                        heapq.heappush(ready, (-child._sequence_nr(), next(order), child))
+                    if count == 0:  # (child._sequence_nr(), inlined: a call per edge otherwise)
+                        seq = UINT64_MAX if type(child) is AccumulateGrad else child._id
+                        heapq.heappush(ready, (-seq, next(order), child))
     except BaseException as error:
         if anomaly and node is not None and isinstance(error, Exception):
             _anomaly_mode.warn_failed(node)

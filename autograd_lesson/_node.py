@@ -96,31 +96,33 @@ class SavedTensor:
                  "placeholder", "grad_edge", "view_fn", "__weakref__")
 
     def __init__(self, tensor, is_output=False):
-        if tensor._storage.inference:
+        self.storage = storage = tensor._storage
+        if storage.inference:
             raise RuntimeError(_grad_mode.INFERENCE_SAVE_ERROR)
-        data = tensor._data
+        data, base = tensor._data, tensor._base
         self.is_output = is_output
         self.is_wrapped_scalar = self.released = self.placeholder = False
         self.view_fn = self.grad_edge = self.scalar = None
         self.shape, self.dtype, self.nbytes = data.shape, data.dtype, data.nbytes
-        self.storage = tensor._storage
         self.version_counter = counter = tensor._version_counter
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
-        self.requires_grad = tensor.requires_grad
+        # (Tensor.requires_grad, inlined: a save per op)
+        self.requires_grad = tensor._requires_grad or (base is not None and base._requires_grad)
         self.packed = self.unpack_hook = self.tensor = self.array = None
         # For introspection only: weak references (they keep nothing alive).
         if is_output:
             self.ref = self.origin = None
         else:
             self.ref = weakref.ref(tensor)
-            fn = tensor._grad_fn if tensor._base is None else tensor.grad_fn
+            fn = tensor._grad_fn if base is None else tensor.grad_fn
             self.origin = None if fn is None else weakref.ref(fn)
         if _saved_tensors_hooks:
             pack, self.unpack_hook = _saved_tensors_hooks[-1]
             if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
                 self.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
-            self.packed = pack(tensor)
+            from .ops._util import call_with_user_fp_errors  # (user code, inside an op)
+            self.packed = call_with_user_fp_errors(pack, tensor)
             self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
             self.placeholder = isinstance(self.packed, Placeholder)
         elif is_output:
@@ -385,10 +387,14 @@ class Node:
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
+        if slot not in type(self).__dict__.get("_exposed", ()):
+            _expose(type(self), slot, "_raw_saved_", "_saved_")
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
         self._saved_slots[slot] = SavedTensor.wrapped_scalar(value)
+        if slot not in type(self).__dict__.get("_exposed", ()):
+            _expose(type(self), slot, "_raw_saved_", "_saved_")
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""
@@ -398,7 +404,9 @@ class Node:
         saved = self._saved_slots.get(slot)
         return None if saved is None else saved.unpack(self)
 
-    def __getattr__(self, attr):
+    def _saved_attribute(self, attr):
+        """``node._raw_saved_<slot>`` (the SavedTensor), ``node._saved_<name>`` (unpacked, or a
+        non-tensor save), as PyTorch's generated nodes have them; AttributeError otherwise."""
         if attr.startswith("_raw_saved_"):
             slot = attr[len("_raw_saved_"):]
             if slot in self._saved_slots and self._saved_slots[slot] is not None:
@@ -465,6 +473,37 @@ class Node:
         return tuple(grads) if len(grads) != 1 else grads[0]
 
 
+class _SavedAttribute:
+    """``node._saved_<name>`` / ``node._raw_saved_<name>`` on a node class, installed by its first
+    save of ``name`` (:func:`_expose`). A ``__getattr__`` on Node could answer these too, but
+    CPython 3.11 then specializes no attribute read of any node (``node.next_functions``,
+    ``ctx.needs_input_grad`` ...), which costs every op and every backward step."""
+
+    __slots__ = ("attr",)
+
+    def __init__(self, attr):
+        self.attr = attr
+
+    def __get__(self, node, cls=None):
+        if node is None:  # (on the class itself, as before: no such attribute)
+            raise AttributeError(f"type object '{cls.__name__}' has no attribute '{self.attr}'")
+        return node._saved_attribute(self.attr)
+
+
+def _expose(cls, name, *prefixes):
+    """Install ``<prefix><name>`` on ``cls`` for each prefix, unless the class or a base defines
+    that attribute already (``_raw_saved_indices``, ``_saved_values``). The names done are kept
+    in the class's own ``_exposed`` set (not in a registry here, which would keep classes, and a
+    custom Function's globals with them, alive)."""
+    for prefix in prefixes:
+        attr = prefix + name
+        if not any(attr in vars(klass) for klass in cls.__mro__):
+            setattr(cls, attr, _SavedAttribute(attr))
+    if "_exposed" not in vars(cls):
+        cls._exposed = set()
+    cls._exposed.add(name)
+
+
 class RemovableHandle:
     """What registering a hook returns: ``remove()`` unregisters it (twice is harmless), and
     ``with handle:`` removes it when the block ends, as PyTorch's ``RemovableHandle``."""
@@ -516,6 +555,8 @@ class AccumulateGrad(Node):
         super().__init__()
         self.variable = variable
 
+    __getattr__ = Node._saved_attribute  # (messages name the node as name() does)
+
     def _sequence_nr(self):
         return UINT64_MAX
 
@@ -525,6 +566,8 @@ class AccumulateGrad(Node):
 
 class GraphRoot(Node):
     """The entry node the engine uses when a backward starts from several tensors."""
+
+    __getattr__ = Node._saved_attribute
 
     def __init__(self, edges):
         super().__init__()

@@ -67,6 +67,9 @@ class VersionCounter:
         self.value = value
 
 
+_new = object.__new__
+
+
 class Size(tuple):
     """A shape, printed like PyTorch's ``torch.Size([2, 3])``."""
 
@@ -180,11 +183,17 @@ class Tensor(TensorOps):
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        t._storage = Storage(array.nbytes) if storage is None else storage
-        t._version_counter = VersionCounter() if version_counter is None else version_counter
+        if storage is None:  # (Storage(nbytes) inlined too: its __init__ is a frame per op)
+            storage = _new(Storage)
+            storage.nbytes, storage.inference = array.nbytes, _grad_mode._inference
+        t._storage = storage
+        if version_counter is None:
+            version_counter = _new(VersionCounter)
+            version_counter.value = 0
+        t._version_counter = version_counter
         t._base = base
         if base is not None:
-            t._attr_version = t._version_counter.value
+            t._attr_version = version_counter.value
         return t
 
     @classmethod

@@ -18,21 +18,19 @@ import numpy as np
 from .. import _grad_mode, _node
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
+from ._util import enter_fp_ignore, exit_fp_ignore
 
 
 class _Unrecorded:
     """Stands in for the node when nothing is recorded: saves are dropped, attributes kept."""
 
+    __slots__ = ("_cls", "_inputs", "_needs", "__dict__")  # (the forward's own attributes)
     recording = False  # a forward may skip computing what only a save would use
-
-    def __init__(self, cls, inputs, needs_input_grad=None):
-        self._cls, self._inputs, self._needs = cls, inputs, needs_input_grad
 
     @property
     def needs_input_grad(self):  # under no_grad (most backward formulas) only if asked for
         if self._needs is None:
-            self._needs = tuple([t is not None and t.requires_grad
-                                 for t in _edge_inputs(self._cls, self._inputs)])
+            self._needs = _edge_inputs(self._cls, self._inputs)[1]
         return self._needs
 
     def save(self, slot, tensor, is_output=False):
@@ -54,19 +52,24 @@ class _Unrecorded:
 def _edge_inputs(cls, inputs):
     """One entry per edge PyTorch gives the node: each Tensor input (lists flattened), and None
     for a Python scalar that PyTorch wraps into a tensor (``x * 2``: an edge to nothing).
-    Non-differentiable inputs (masks, class targets) get no edge at all."""
-    flat = []
+    Non-differentiable inputs (masks, class targets) get no edge at all. Returns the entries
+    and, for each, whether it requires grad (``needs_input_grad``)."""
+    flat, needs = [], []
     skip = cls.non_differentiable
     for i, value in enumerate(inputs):
         if skip and i in skip:
             continue
         if isinstance(value, Tensor):
-            flat.append(value)
+            flat.append(value)  # (Tensor.requires_grad, inlined: this runs for every input)
+            needs.append(value._requires_grad
+                         or (value._base is not None and value._base._requires_grad))
         elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Tensor) for v in value):
             flat.extend(value)
+            needs.extend([v.requires_grad for v in value])
         elif i in cls.scalar_edges:
             flat.append(None)
-    return flat
+            needs.append(False)
+    return flat, tuple(needs)
 
 
 class Op(Node):
@@ -79,6 +82,7 @@ class Op(Node):
     any_dtype = False        # outputs of any dtype carry a gradient (copy_ only, as in PyTorch)
     scalar_edges = ()        # argument positions where a Python scalar still gets an edge
     non_differentiable = ()  # argument positions of tensors that get no edge
+    ignores_fp_errors = False  # forward runs under np.errstate(all="ignore"): inf, nan silently
 
     _output_saves = ()
 
@@ -89,24 +93,37 @@ class Op(Node):
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
+        if name not in type(self).__dict__.get("_exposed", ()):
+            _node._expose(type(self), name, "_saved_")
 
     def save_values(self, **values):
         """Several non-tensor saves at once, in PyTorch's order."""
         self._own("_saved_values").update(values)
+        exposed = type(self).__dict__.get("_exposed", ())
+        for name in values:
+            if name not in exposed:
+                _node._expose(type(self), name, "_saved_")
 
     @classmethod
     def apply(cls, *inputs, **params):
-        record = False
+        record, needs = False, None
         if _grad_mode._enabled and not _grad_mode._inference:
-            tensors = _edge_inputs(cls, inputs)
-            needs = tuple([t is not None and t.requires_grad for t in tensors])
+            tensors, needs = _edge_inputs(cls, inputs)
             record = True in needs
-            ctx = cls() if record else _Unrecorded(cls, inputs, needs)
-            if record:
-                ctx.needs_input_grad = needs
+        if record:
+            ctx = cls()
+            ctx.needs_input_grad = needs
         else:
-            ctx = _Unrecorded(cls, inputs)
-        result = cls.forward(ctx, *inputs, **params)
+            ctx = _Unrecorded()  # (its slots set here: no __init__ frame per op)
+            ctx._cls, ctx._inputs, ctx._needs = cls, inputs, needs
+        if cls.ignores_fp_errors:  # (here, once, rather than an np.errstate in each forward)
+            token = enter_fp_ignore()
+            try:
+                result = cls.forward(ctx, *inputs, **params)
+            finally:
+                exit_fp_ignore(token)
+        else:
+            result = cls.forward(ctx, *inputs, **params)
         if type(result) is not tuple:  # the common case: one output
             if type(result) is not np.ndarray:  # a ufunc of a 0-dim array gives a NumPy scalar
                 result = np.asarray(result)
@@ -163,21 +180,23 @@ class Op(Node):
         # Like PyTorch's generated nodes, unpack every save first: a freed or stale one raises
         # even if this call would not need it.
         slots = self._saved_slots
-        self._unpacked = slots and {slot: saved.unpack(self) for slot, saved in slots.items()
-                                    if saved is not None}
+        if slots:  # (a node without saves: saved() finds nothing either way)
+            self._unpacked = {slot: saved.unpack(self) for slot, saved in slots.items()
+                              if saved is not None}
         try:
             if not grad_outputs or (grad_outputs[0] is None
                                     and all(g is None for g in grad_outputs)):
                 return [None] * len(self.next_functions)
             grads = self.backward(*grad_outputs)
         finally:
-            self._unpacked = None
+            if slots:
+                self._unpacked = None
         return list(grads) if isinstance(grads, tuple) else [grads]
 
     def backward(self, *grad_outputs):
         raise NotImplementedError
 
-    def __getattr__(self, attr):
+    def _saved_attribute(self, attr):
         # A save that was skipped (``self`` of x * w when w needs no grad) still has its raw
         # attribute in PyTorch: an undefined SavedTensor whose ``_saved_`` twin reads None.
         if attr.startswith("_raw_saved_"):
@@ -185,7 +204,7 @@ class Op(Node):
             slot = attr[len("_raw_saved_"):]
             if slot in slots and slots[slot] is None:
                 return UNDEFINED_SAVED
-        return super().__getattr__(attr)
+        return super()._saved_attribute(attr)
 
 
 def _view(base, array, differentiable, fn, nr, cls):

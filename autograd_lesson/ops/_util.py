@@ -298,19 +298,23 @@ def is_expandable_to(shape, target):
 
 
 def sum_to(grad, shape):
-    """Reduce a broadcast gradient back to ``shape`` (PyTorch's ``at::sum_to``), with Tensor ops."""
-    shape = tuple(shape)
-    if grad.shape == shape:
+    """Reduce a broadcast gradient back to ``shape`` (PyTorch's ``at::sum_to``), with Tensor ops
+    (``sum(dims, keepdim=True)``, then ``view``), applied directly: the engine calls this for
+    every broadcast gradient, and the arguments are known to be valid."""
+    from .reduce import SumBackward1  # (import cycle; ~0.1 us, the op itself ~4 us)
+    from .shape import ViewBackward0
+    shape, have = tuple(shape), grad._data.shape
+    if have == shape:
         return grad
     if not shape:
         return grad.sum()
-    lead = grad.ndim - len(shape)
+    lead = len(have) - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
-                                if s == 1 and grad.shape[lead + i] != 1]
+                                if s == 1 and have[lead + i] != 1]
     if dims:
-        grad = grad.sum(dim=dims, keepdim=True)
-    if lead or grad.shape != shape:
-        grad = grad.view(shape)
+        grad = SumBackward1.apply(grad, dims, keepdim=True)
+    if lead or grad._data.shape != shape:
+        grad = ViewBackward0.apply(grad, shape)
     return grad
 
 
@@ -359,29 +363,58 @@ except ImportError:  # pragma: no cover - older NumPy: np.errstate itself
 _last_state = _last_ignoring = None
 
 
+def enter_fp_ignore():
+    """Enter ``np.errstate(all="ignore")`` (PyTorch never warns of inf or nan); returns what
+    :func:`exit_fp_ignore` takes, None when that state is on already (an op inside an op).
+    The state is derived once per surrounding state (re-derived when the user's ``np.errstate``
+    changes), not built anew per op as ``np.errstate`` does."""
+    global _last_state, _last_ignoring
+    if _extobj_contextvar is None:
+        token = np.errstate(all="ignore")
+        token.__enter__()
+        return token
+    state = _extobj_contextvar.get()
+    if state is _last_ignoring:
+        return None
+    if state is not _last_state:  # the user's np.errstate changed: derive "ignore" anew
+        with np.errstate(all="ignore"):
+            _last_ignoring = _extobj_contextvar.get()
+        _last_state = state
+    return _extobj_contextvar.set(_last_ignoring)
+
+
+def exit_fp_ignore(token):
+    if token is None:
+        return
+    if _extobj_contextvar is None:
+        token.__exit__(None, None, None)
+    else:
+        _extobj_contextvar.reset(token)
+
+
+def call_with_user_fp_errors(fn, *args):
+    """Call user code (a pack hook) from inside an op that ignores FP errors under the user's
+    own error state, as if the op had not changed it."""
+    if _extobj_contextvar is None or _extobj_contextvar.get() is not _last_ignoring:
+        return fn(*args)
+    token = _extobj_contextvar.set(_last_state)
+    try:
+        return fn(*args)
+    finally:
+        _extobj_contextvar.reset(token)
+
+
 class ignore_fp_errors:
-    """``np.errstate(all="ignore")`` for the per-op path (PyTorch never warns of inf or nan):
-    the same state, but built once per surrounding state rather than on every op, as
-    ``np.errstate`` does (~1.5 us an op; this ~0.3 us)."""
+    """``with ignore_fp_errors():`` is :func:`enter_fp_ignore` .. :func:`exit_fp_ignore` (an
+    op with ``Op.ignores_fp_errors`` gets it around its whole forward instead)."""
 
     __slots__ = ("_token",)
 
     def __enter__(self):
-        global _last_state, _last_ignoring
-        if _extobj_contextvar is None:
-            self._token = np.errstate(all="ignore")
-            return self._token.__enter__()
-        state = _extobj_contextvar.get()
-        if state is not _last_state:  # the user's np.errstate changed: derive "ignore" anew
-            with np.errstate(all="ignore"):
-                _last_ignoring = _extobj_contextvar.get()
-            _last_state = state
-        self._token = _extobj_contextvar.set(_last_ignoring)
+        self._token = enter_fp_ignore()
 
     def __exit__(self, *exc):
-        if _extobj_contextvar is None:
-            return self._token.__exit__(*exc)
-        _extobj_contextvar.reset(self._token)
+        exit_fp_ignore(self._token)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ import numpy as np
 
 from .formula import AddBackward1, mul_scalar, zeros
 from ._op import Op
-from ._util import ignore_fp_errors, normalize_dims
+from ._util import normalize_dims
 
 
 class SigmoidBackwardBackward0(Op):
@@ -91,14 +91,15 @@ class SoftmaxBackwardDataBackward0(Op):
     """out = output * (grad_output - sum(grad_output * output, dim)) (softmax's backward).
     Saves grad_output (if output requires grad) and output."""
 
+    ignores_fp_errors = True  # inf - inf, 0 * inf: nan, silently, as PyTorch
+
     def forward(ctx, grad_output, output, dim):
         ctx.save("grad_output", grad_output if output.requires_grad else None)
         ctx.save("output", output)
         ctx.save_value("dim", dim)
         ctx.given_dim, (ctx.dim,) = dim, normalize_dims(dim, output.ndim)
         g, y = grad_output._data, output._data
-        with ignore_fp_errors():  # inf - inf, 0 * inf: nan, silently, as PyTorch
-            return y * (g - (g * y).sum(axis=ctx.dim, keepdims=True))
+        return y * (g - (g * y).sum(axis=ctx.dim, keepdims=True))
 
     def backward(ctx, grad):
         grad_output, output, dim = ctx.saved("grad_output"), ctx.saved("output"), ctx.dim
@@ -116,14 +117,15 @@ class LogSoftmaxBackwardDataBackward0(Op):
     """out = grad_output - exp(output) * sum(grad_output, dim) (log_softmax's backward).
     Saves grad_output (if output requires grad) and output."""
 
+    ignores_fp_errors = True  # inf - inf: nan, silently, as PyTorch
+
     def forward(ctx, grad_output, output, dim):
         ctx.save("grad_output", grad_output if output.requires_grad else None)
         ctx.save("output", output)
         ctx.save_value("dim", dim)
         (ctx.dim,) = normalize_dims(dim, output.ndim)
         g = grad_output._data
-        with ignore_fp_errors():  # inf - inf: nan, silently, as PyTorch
-            return g - np.exp(output._data) * g.sum(axis=ctx.dim, keepdims=True)
+        return g - np.exp(output._data) * g.sum(axis=ctx.dim, keepdims=True)
 
     def backward(ctx, grad):
         grad_output, output, dim = ctx.saved("grad_output"), ctx.saved("output"), ctx.dim

@@ -13,7 +13,7 @@ from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
 from .formula import MaskedFillBackward0, div_scalar
-from ._util import (as_float, cast, check_alpha, check_broadcast, check_scalar, ignore_fp_errors,
+from ._util import (as_float, cast, check_alpha, check_broadcast, check_scalar,
                     result_type, torch_name, value)
 from ._util import tensor_arguments
 
@@ -34,8 +34,7 @@ def _binary(x, y, ufunc, alpha=1):
     if type(alpha) is not int or alpha != 1:  # (True == 1, and PyTorch refuses a bool alpha)
         check_alpha(alpha, dtype)  # (in place, inplace.apply has checked it after the cast)
         other = np.logical_and(alpha, other) if dtype.kind == "b" else alpha * other  # (as a bool)
-    with ignore_fp_errors():  # inf - inf is nan, 0 * inf too: silently, in PyTorch
-        out = ufunc(x._data, other)
+    out = ufunc(x._data, other)  # (under the op's ignores_fp_errors: inf - inf, 0 * inf)
     return out if out.dtype == dtype else out.astype(dtype)
 
 
@@ -46,6 +45,7 @@ class AddBackward0(Op):
     the second to nothing."""
 
     scalar_edges = (1,)
+    ignores_fp_errors = True
 
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
@@ -61,6 +61,7 @@ class SubBackward0(Op):
     """out = self - alpha * other. Saves no tensor."""
 
     scalar_edges = (1,)
+    ignores_fp_errors = True
 
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
@@ -94,6 +95,7 @@ class MulBackward0(Op):
     """
 
     scalar_edges = (1,)
+    ignores_fp_errors = True
 
     def forward(ctx, x, y):
         out = _binary(x, y, np.multiply)  # (first: a shape clash is the error to raise)

@@ -11,7 +11,7 @@ import numpy as np
 from .._dtype import default_float
 from .._tensor import Tensor
 from ._op import Op
-from ._util import ignore_fp_errors, normalize_dims, result_type
+from ._util import normalize_dims, result_type
 
 
 def zeros(shape, like):
@@ -33,11 +33,12 @@ def _true_divide_type(x, y):
 class MulBackward1(Op):
     """out = self * other for a C++ Scalar other; d/dself = grad * other. Saves no tensor."""
 
+    ignores_fp_errors = True  # 0 * inf is nan, silently, in PyTorch
+
     def forward(ctx, x, scalar):
         ctx.save_value("other", scalar)
         ctx.scalar = scalar
-        with ignore_fp_errors():  # 0 * inf is nan, silently, in PyTorch
-            return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
+        return np.asarray(x._data * scalar).astype(result_type(x, scalar), copy=False)
 
     def backward(ctx, grad):
         return mul_scalar(grad, ctx.scalar)

@@ -9,8 +9,7 @@ import numpy as np
 
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import (broadcast_shape, expand_shape, ignore_fp_errors, result_type, tensor_arguments,
-                    torch_name)
+from ._util import broadcast_shape, expand_shape, result_type, tensor_arguments, torch_name
 
 
 def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
@@ -60,6 +59,8 @@ class MmBackward0(Op):
     """out = self @ mat2 (2-D); d/dself = grad @ mat2.T, d/dmat2 = self.T @ grad.
     Saves mat2 if self requires grad and self if mat2 requires grad."""
 
+    ignores_fp_errors = True  # inf and nan, silently
+
     def forward(ctx, x, w):
         a, b = x._data, w._data
         if a.ndim != 2:
@@ -77,8 +78,7 @@ class MmBackward0(Op):
                             mat2_sym_strides=_strides_if_needed(w),
                             self_sym_sizes=list(a.shape),
                             self_sym_strides=_strides_if_needed(x))
-        with ignore_fp_errors():  # inf and nan, silently
-            return a @ b
+        return a @ b
 
     def backward(ctx, grad):
         w, x = ctx.saved("mat2"), ctx.saved("self")
@@ -94,6 +94,8 @@ class MmBackward0(Op):
 class AddmmBackward0(Op):
     """out = beta * self + alpha * (mat1 @ mat2) (``nn.Linear``'s op).
     Saves mat1 if mat2 requires grad and mat2 if mat1 requires grad."""
+
+    ignores_fp_errors = True
 
     def forward(ctx, bias, x, w, beta=1, alpha=1):
         a, b, c = x._data, w._data, bias._data
@@ -119,9 +121,8 @@ class AddmmBackward0(Op):
                             mat1_sym_strides=_strides_if_needed(x), mat2_sym_sizes=list(b.shape),
                             mat2_sym_strides=_strides_if_needed(w))
         ctx.alpha, ctx.beta = alpha, beta
-        with ignore_fp_errors():
-            product = a @ b
-            out = (product if alpha == 1 else alpha * product) + (c if beta == 1 else beta * c)
+        product = a @ b
+        out = (product if alpha == 1 else alpha * product) + (c if beta == 1 else beta * c)
         return out if out.dtype == a.dtype else out.astype(a.dtype)
 
     def backward(ctx, grad):

@@ -12,7 +12,7 @@ from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
-from ._util import ignore_fp_errors, normalize_dims, quiet as _quiet, torch_name, wrap_dim
+from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -28,12 +28,13 @@ def sum_backward(grad, shape, dims, keepdim):
 class SumBackward0(Op):
     """out = self.sum(); d/dself = grad expanded to self's shape. Saves no tensor."""
 
+    ignores_fp_errors = True  # inf + -inf is nan, without NumPy's RuntimeWarning
+
     def forward(ctx, x, dtype=None):
         ctx.save_value("self_sym_sizes", list(x.shape))
         ctx.input_shape = x.shape
         out_dtype = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
-        with ignore_fp_errors():  # inf + -inf is nan, without NumPy's RuntimeWarning
-            return np.asarray(x._data.sum(dtype=out_dtype))
+        return np.asarray(x._data.sum(dtype=out_dtype))
 
     def backward(ctx, grad):
         return grad.expand(ctx.input_shape)
@@ -42,6 +43,8 @@ class SumBackward0(Op):
 class SumBackward1(Op):
     """out = self.sum(dim, keepdim); d/dself = grad with dims re-inserted, expanded. No tensor."""
 
+    ignores_fp_errors = True
+
     def forward(ctx, x, dim, keepdim=False, dtype=None):
         ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
         ctx.keepdim, ctx.input_shape = keepdim, x._data.shape
@@ -49,8 +52,7 @@ class SumBackward1(Op):
             ctx.save_values(dim=ctx.given_dims, keepdim=keepdim, self_sym_sizes=list(x._data.shape))
         dtype = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
         # sum(dim=()) reduces every dim, as PyTorch does (NumPy's axis=() reduces none)
-        with ignore_fp_errors():
-            return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))
+        return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))
 
     def backward(ctx, grad):
         return sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim)
