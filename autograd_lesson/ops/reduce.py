@@ -12,7 +12,7 @@ from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
-from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
+from ._util import ignore_fp_errors, normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
