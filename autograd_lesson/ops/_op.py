@@ -82,7 +82,6 @@ class Op(Node):
     any_dtype = False        # outputs of any dtype carry a gradient (copy_ only, as in PyTorch)
     scalar_edges = ()        # argument positions where a Python scalar still gets an edge
     non_differentiable = ()  # argument positions of tensors that get no edge
-    ignores_fp_errors = False  # forward runs under np.errstate(all="ignore"): inf, nan silently
 
     _output_saves = ()
 
@@ -116,14 +115,13 @@ class Op(Node):
         else:
             ctx = _Unrecorded()  # (its slots set here: no __init__ frame per op)
             ctx._cls, ctx._inputs, ctx._needs = cls, inputs, needs
-        if cls.ignores_fp_errors:  # (here, once, rather than an np.errstate in each forward)
-            token = enter_fp_ignore()
-            try:
-                result = cls.forward(ctx, *inputs, **params)
-            finally:
-                exit_fp_ignore(token)
-        else:
+        # Every forward runs under NumPy's ignore-all error state: PyTorch never warns of an
+        # inf or a nan (inf - inf, 0 * inf, exp(100.), 1 / 0j), so no op should.
+        token = enter_fp_ignore()
+        try:
             result = cls.forward(ctx, *inputs, **params)
+        finally:
+            exit_fp_ignore(token)
         if type(result) is not tuple:  # the common case: one output
             if type(result) is not np.ndarray:  # a ufunc of a 0-dim array gives a NumPy scalar
                 result = np.asarray(result)

@@ -406,7 +406,7 @@ def call_with_user_fp_errors(fn, *args):
 
 class ignore_fp_errors:
     """``with ignore_fp_errors():`` is :func:`enter_fp_ignore` .. :func:`exit_fp_ignore` (an
-    op with ``Op.ignores_fp_errors`` gets it around its whole forward instead)."""
+    op's forward gets it from ``Op.apply``)."""
 
     __slots__ = ("_token",)
 

@@ -91,7 +91,6 @@ class SoftmaxBackwardDataBackward0(Op):
     """out = output * (grad_output - sum(grad_output * output, dim)) (softmax's backward).
     Saves grad_output (if output requires grad) and output."""
 
-    ignores_fp_errors = True  # inf - inf, 0 * inf: nan, silently, as PyTorch
 
     def forward(ctx, grad_output, output, dim):
         ctx.save("grad_output", grad_output if output.requires_grad else None)
@@ -117,7 +116,6 @@ class LogSoftmaxBackwardDataBackward0(Op):
     """out = grad_output - exp(output) * sum(grad_output, dim) (log_softmax's backward).
     Saves grad_output (if output requires grad) and output."""
 
-    ignores_fp_errors = True  # inf - inf: nan, silently, as PyTorch
 
     def forward(ctx, grad_output, output, dim):
         ctx.save("grad_output", grad_output if output.requires_grad else None)
@@ -155,8 +153,7 @@ class MseLossBackwardBackward0(Op):
         ctx.save_value("reduction", reduction)
         ctx.reduction = reduction
         scale = 2 * _mean_factor(reduction, x.numel())
-        with np.errstate(all="ignore"):  # 0 * inf is nan, silently, in PyTorch
-            return np.asarray(scale * (x._data - target._data) * grad_output._data, dtype=x._data.dtype)
+        return np.asarray(scale * (x._data - target._data) * grad_output._data, dtype=x._data.dtype)
 
     def backward(ctx, grad):
         grad_output, x, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")
@@ -188,9 +185,8 @@ class BinaryCrossEntropyBackwardBackward0(Op):
         ctx.reduction = reduction
         a, t = p._data, target._data
         factor = _mean_factor(reduction, p.numel())
-        with np.errstate(all="ignore"):
-            out = factor * grad_output._data * (a - t) / np.maximum(a * (1 - a), 1e-12)
-            return np.asarray(out if weight is None else out * weight._data, dtype=p._data.dtype)
+        out = factor * grad_output._data * (a - t) / np.maximum(a * (1 - a), 1e-12)
+        return np.asarray(out if weight is None else out * weight._data, dtype=p._data.dtype)
 
     def backward(ctx, grad):
         grad_output, p, target = ctx.saved("grad_output"), ctx.saved("self"), ctx.saved("target")

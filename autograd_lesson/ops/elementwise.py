@@ -34,7 +34,7 @@ def _binary(x, y, ufunc, alpha=1):
     if type(alpha) is not int or alpha != 1:  # (True == 1, and PyTorch refuses a bool alpha)
         check_alpha(alpha, dtype)  # (in place, inplace.apply has checked it after the cast)
         other = np.logical_and(alpha, other) if dtype.kind == "b" else alpha * other  # (as a bool)
-    out = ufunc(x._data, other)  # (under the op's ignores_fp_errors: inf - inf, 0 * inf)
+    out = ufunc(x._data, other)  # (under Op.apply's error state: inf - inf, 0 * inf)
     return out if out.dtype == dtype else out.astype(dtype)
 
 
@@ -45,7 +45,6 @@ class AddBackward0(Op):
     the second to nothing."""
 
     scalar_edges = (1,)
-    ignores_fp_errors = True
 
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
@@ -61,7 +60,6 @@ class SubBackward0(Op):
     """out = self - alpha * other. Saves no tensor."""
 
     scalar_edges = (1,)
-    ignores_fp_errors = True
 
     def forward(ctx, x, y, alpha=1):
         ctx.save_value("alpha", alpha)
@@ -95,7 +93,6 @@ class MulBackward0(Op):
     """
 
     scalar_edges = (1,)
-    ignores_fp_errors = True
 
     def forward(ctx, x, y):
         out = _binary(x, y, np.multiply)  # (first: a shape clash is the error to raise)
@@ -129,8 +126,7 @@ class DivBackward0(Op):
             ctx.save_scalar("other", y)
             ctx.save("self", None)
         check_broadcast(x, y)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x._data / value(y)).astype(_true_divide_type(x, y), copy=False)
+        return np.asarray(x._data / value(y)).astype(_true_divide_type(x, y), copy=False)
 
     def backward(ctx, grad):
         other, x = ctx.saved("other"), ctx.saved("self")
@@ -196,8 +192,7 @@ class ReciprocalBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        with np.errstate(divide="ignore", invalid="ignore"):  # (1 / 0j is nan, silently)
-            return (1 / x._data).astype(result_type(x, 1.0), copy=False)
+        return (1 / x._data).astype(result_type(x, 1.0), copy=False)
 
     def backward(ctx, grad):
         result = ctx.saved("result")
@@ -220,8 +215,7 @@ class PowBackward0(Op):
             return x._data.copy() if exponent else np.ones_like(x._data)
         if dtype.kind in "iub" and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return np.asarray(x._data ** exponent).astype(dtype, copy=False)
+        return np.asarray(x._data ** exponent).astype(dtype, copy=False)
 
     def backward(ctx, grad):
         x = ctx.saved("self")
@@ -296,8 +290,7 @@ class ExpBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        with np.errstate(over="ignore", invalid="ignore"):  # exp(100.) is inf, silently
-            return np.exp(as_float(x))
+        return np.exp(as_float(x))
 
     def backward(ctx, grad):
         return grad * ctx.saved("result")
@@ -308,8 +301,7 @@ class LogBackward0(Op):
 
     def forward(ctx, x):
         ctx.save("self", x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(as_float(x))
+        return np.log(as_float(x))
 
     def backward(ctx, grad):
         return grad / ctx.saved("self")
@@ -320,8 +312,7 @@ class SqrtBackward0(Op):
 
     def forward(ctx, x):
         ctx.save_output("result")
-        with np.errstate(invalid="ignore"):
-            return np.sqrt(as_float(x))
+        return np.sqrt(as_float(x))
 
     def backward(ctx, grad):
         return grad / mul_scalar(ctx.saved("result"), 2)
@@ -470,8 +461,7 @@ class SinBackward0(Op):
 
     def forward(ctx, x):
         ctx.save("self", x)
-        with np.errstate(invalid="ignore"):  # sin(inf) is nan, silently
-            return np.sin(as_float(x))
+        return np.sin(as_float(x))
 
     def backward(ctx, grad):
         return grad * ctx.saved("self").cos()
@@ -482,8 +472,7 @@ class CosBackward0(Op):
 
     def forward(ctx, x):
         ctx.save("self", x)
-        with np.errstate(invalid="ignore"):
-            return np.cos(as_float(x))
+        return np.cos(as_float(x))
 
     def backward(ctx, grad):
         return grad * -ctx.saved("self").sin()

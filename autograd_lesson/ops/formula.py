@@ -33,7 +33,6 @@ def _true_divide_type(x, y):
 class MulBackward1(Op):
     """out = self * other for a C++ Scalar other; d/dself = grad * other. Saves no tensor."""
 
-    ignores_fp_errors = True  # 0 * inf is nan, silently, in PyTorch
 
     def forward(ctx, x, scalar):
         ctx.save_value("other", scalar)
@@ -50,8 +49,7 @@ class DivBackward1(Op):
     def forward(ctx, x, scalar):
         ctx.save_value("other", scalar)
         ctx.scalar = scalar
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x._data / scalar).astype(_true_divide_type(x, scalar), copy=False)
+        return np.asarray(x._data / scalar).astype(_true_divide_type(x, scalar), copy=False)
 
     def backward(ctx, grad):
         return div_scalar(grad, ctx.scalar)
@@ -119,8 +117,7 @@ class LogitBackward0(Op):
     def forward(ctx, p):
         ctx.save("self", p)
         ctx.save_value("eps", None)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(p._data / (1 - p._data))
+        return np.log(p._data / (1 - p._data))
 
     def backward(ctx, grad):
         from .elementwise import RsubBackward1, where

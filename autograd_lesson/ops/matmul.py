@@ -59,7 +59,6 @@ class MmBackward0(Op):
     """out = self @ mat2 (2-D); d/dself = grad @ mat2.T, d/dmat2 = self.T @ grad.
     Saves mat2 if self requires grad and self if mat2 requires grad."""
 
-    ignores_fp_errors = True  # inf and nan, silently
 
     def forward(ctx, x, w):
         a, b = x._data, w._data
@@ -95,7 +94,6 @@ class AddmmBackward0(Op):
     """out = beta * self + alpha * (mat1 @ mat2) (``nn.Linear``'s op).
     Saves mat1 if mat2 requires grad and mat2 if mat1 requires grad."""
 
-    ignores_fp_errors = True
 
     def forward(ctx, bias, x, w, beta=1, alpha=1):
         a, b, c = x._data, w._data, bias._data
@@ -158,8 +156,7 @@ class MvBackward0(Op):
         _check_dtypes(x, v, "addmv_impl_cpu")
         ctx.save("self", x if v.requires_grad else None)
         ctx.save("vec", v if x.requires_grad else None)
-        with np.errstate(over="ignore", invalid="ignore"):
-            return x._data @ v._data
+        return x._data @ v._data
 
     def backward(ctx, grad):
         x, v = ctx.saved("self"), ctx.saved("vec")
@@ -186,8 +183,7 @@ class DotBackward0(Op):
         _check_dtypes(x, y)
         ctx.save("self", x if y.requires_grad else None)
         ctx.save("tensor", y if x.requires_grad else None)
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.asarray(x._data @ y._data)
+        return np.asarray(x._data @ y._data)
 
     def backward(ctx, grad):
         x, y = ctx.saved("self"), ctx.saved("tensor")
@@ -217,8 +213,7 @@ class BmmBackward0(Op):
         if x._data.dtype != y._data.dtype:
             raise RuntimeError(f"expected scalar type {torch_name(x._data.dtype)} but found "
                                f"{torch_name(y._data.dtype)}")
-        with np.errstate(over="ignore", invalid="ignore"):
-            return x._data @ y._data
+        return x._data @ y._data
 
     def backward(ctx, grad):
         y, x = ctx.saved("mat2"), ctx.saved("self")

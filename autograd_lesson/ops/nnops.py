@@ -54,9 +54,8 @@ class SoftmaxBackward0(Op):
         a = x._data.reshape(x.shape or (1,))
         if not a.size:
             return x._data.copy()
-        with np.errstate(invalid="ignore"):  # inf - inf: nan, as PyTorch, without a warning
-            shifted = np.exp(a - a.max(axis=ctx.dim, keepdims=True))
-            return (shifted / shifted.sum(axis=ctx.dim, keepdims=True)).reshape(x.shape)
+        shifted = np.exp(a - a.max(axis=ctx.dim, keepdims=True))
+        return (shifted / shifted.sum(axis=ctx.dim, keepdims=True)).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.SoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -74,10 +73,9 @@ class LogSoftmaxBackward0(Op):
         a = x._data.reshape(x.shape or (1,))
         if not a.size:
             return x._data.copy()
-        with np.errstate(invalid="ignore"):  # inf - inf: nan, as PyTorch, without a warning
-            shifted = a - a.max(axis=ctx.dim, keepdims=True)
-            return (shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
-                    ).reshape(x.shape)
+        shifted = a - a.max(axis=ctx.dim, keepdims=True)
+        return (shifted - np.log(np.exp(shifted).sum(axis=ctx.dim, keepdims=True))
+                ).reshape(x.shape)
 
     def backward(ctx, grad):
         return _db.LogSoftmaxBackwardDataBackward0.apply(grad, ctx.saved("result"), ctx.given_dim)
@@ -99,9 +97,8 @@ class MseLossBackward0(Op):
         ctx.save("self", x)
         ctx.save("target", target)
         ctx.save_value("reduction", ctx.reduction)
-        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
-            return _reduce(((x._data - target._data) ** 2).astype(dtype, copy=False),
-                           ctx.reduction)
+        return _reduce(((x._data - target._data) ** 2).astype(dtype, copy=False),
+                       ctx.reduction)
 
     def backward(ctx, grad):
         x, target = ctx.saved("self"), ctx.saved("target")
@@ -140,9 +137,8 @@ class BinaryCrossEntropyBackward0(Op):
         ctx.save("target", target)
         ctx.save("weight", weight)
         ctx.save_value("reduction", ctx.reduction)
-        with np.errstate(divide="ignore"):
-            log_p = np.maximum(np.log(p._data), -100)
-            log_q = np.maximum(np.log(1 - p._data), -100)
+        log_p = np.maximum(np.log(p._data), -100)
+        log_q = np.maximum(np.log(1 - p._data), -100)
         loss = -(target._data * log_p + (1 - target._data) * log_q)
         return _reduce(loss if weight is None else loss * weight._data, ctx.reduction)
 
@@ -196,13 +192,12 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
         ctx.save("weight", weight)
         ctx.save_value("reduction", ctx.reduction)
         a, t = x._data, target._data
-        with ignore_fp_errors():  # (inf - inf is nan, silently, in PyTorch)
-            log_sigmoid = np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))  # (PyTorch's order)
-            if pos_weight is not None:
-                log_sigmoid = log_sigmoid * ((pos_weight._data - 1) * t + 1)
-            loss = (1 - t) * a - log_sigmoid
-            if weight is not None:
-                loss = loss * weight._data
+        log_sigmoid = np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))  # (PyTorch's order)
+        if pos_weight is not None:
+            log_sigmoid = log_sigmoid * ((pos_weight._data - 1) * t + 1)
+        loss = (1 - t) * a - log_sigmoid
+        if weight is not None:
+            loss = loss * weight._data
         # (PyTorch computes (1 - target).mul_(input)...: the loss has the target's dtype)
         return _reduce(loss.astype(target._data.dtype, copy=False), ctx.reduction)
 

@@ -12,7 +12,7 @@ from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       unsqueeze_multiple, zeros)
-from ._util import ignore_fp_errors, normalize_dims, quiet as _quiet, torch_name, wrap_dim
+from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -28,7 +28,6 @@ def sum_backward(grad, shape, dims, keepdim):
 class SumBackward0(Op):
     """out = self.sum(); d/dself = grad expanded to self's shape. Saves no tensor."""
 
-    ignores_fp_errors = True  # inf + -inf is nan, without NumPy's RuntimeWarning
 
     def forward(ctx, x, dtype=None):
         ctx.save_value("self_sym_sizes", list(x.shape))
@@ -43,7 +42,6 @@ class SumBackward0(Op):
 class SumBackward1(Op):
     """out = self.sum(dim, keepdim); d/dself = grad with dims re-inserted, expanded. No tensor."""
 
-    ignores_fp_errors = True
 
     def forward(ctx, x, dim, keepdim=False, dtype=None):
         ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
@@ -213,9 +211,8 @@ class LinalgVectorNormBackward0(Op):
         ctx.given_dims, ctx.keepdim = (None if dim is None else _as_given(dim)), keepdim
         ctx.save_values(ord=ord, dim=ctx.given_dims, keepdim=keepdim)
         a = np.abs(x._data) if x._data.dtype.kind == "c" else x._data
-        with np.errstate(over="ignore", invalid="ignore"):  # inf and nan, silently
-            return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
-                                                                keepdims=keepdim)))
+        return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
+                                                            keepdims=keepdim)))
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
@@ -470,8 +467,7 @@ class StdBackward0(Op):
     def forward(ctx, x, dim=None, correction=None, keepdim=False):
         ctx.save_output("result")
         out = _variance(ctx, x, dim, correction, keepdim, "std")
-        with np.errstate(invalid="ignore"):
-            return np.sqrt(out)
+        return np.sqrt(out)
 
     def backward(ctx, grad):
         result = ctx.saved("result")
@@ -501,8 +497,7 @@ class CumsumBackward0(Op):
         ctx.save_value("dim", dim)
         ctx.dim, ctx.dtype = dim, x._data.dtype
         out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
-        with ignore_fp_errors():
-            return np.cumsum(x._data.reshape(x.shape or (1,)), axis=d, dtype=out).reshape(x.shape)
+        return np.cumsum(x._data.reshape(x.shape or (1,)), axis=d, dtype=out).reshape(x.shape)
 
     def backward(ctx, grad):
         if grad._data.dtype != ctx.dtype:  # (cumsum(dtype=...): back to self's dtype first)
@@ -555,8 +550,7 @@ class CumprodBackward0(Op):
         ctx.save_value("dim", dim)
         ctx.save_output("result")
         ctx.dim = dim
-        with ignore_fp_errors():
-            return np.cumprod(x._data.reshape(x.shape or (1,)), axis=dim).reshape(x.shape)
+        return np.cumprod(x._data.reshape(x.shape or (1,)), axis=dim).reshape(x.shape)
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
@@ -621,8 +615,7 @@ class ProdBackward0(Op):
         ctx.save("self", x)
         ctx.save_output("result")
         out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
-        with ignore_fp_errors():
-            return np.asarray(np.prod(x._data, dtype=out))
+        return np.asarray(np.prod(x._data, dtype=out))
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
@@ -648,10 +641,9 @@ class ProdBackward1(Op):
         ctx.save_values(dim=dim, keepdim=keepdim)
         ctx.dim, ctx.keepdim = d, keepdim
         out = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
-        with ignore_fp_errors():
-            if not x.ndim:
-                return x._data.astype(out)
-            return np.asarray(np.prod(x._data, axis=d, keepdims=keepdim, dtype=out))
+        if not x.ndim:
+            return x._data.astype(out)
+        return np.asarray(np.prod(x._data, axis=d, keepdims=keepdim, dtype=out))
 
     def backward(ctx, grad):
         x, result = ctx.saved("self"), ctx.saved("result")
