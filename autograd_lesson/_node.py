@@ -404,7 +404,7 @@ class Node:
         saved = self._saved_slots.get(slot)
         return None if saved is None else saved.unpack(self)
 
-    def _saved_attribute(self, attr):
+    def _lookup_saved(self, attr):
         """``node._raw_saved_<slot>`` (the SavedTensor), ``node._saved_<name>`` (unpacked, or a
         non-tensor save), as PyTorch's generated nodes have them; AttributeError otherwise."""
         if attr.startswith("_raw_saved_"):
@@ -423,11 +423,12 @@ class Node:
     def __dir__(self):
         """The saves are listed as PyTorch's nodes list them (``_saved_self``,
         ``_raw_saved_self``), the bookkeeping behind them is not."""
-        names = set(super().__dir__()) - {"_saved_slots", "_saved_values"}
-        slots = [slot for slot in self._saved_slots if "[" not in slot]  # (a list's entries,
-        names.update(f"_saved_{slot}" for slot in (*slots, *self._saved_values))  # read whole)
+        names = set(super().__dir__()) - {"_saved_slots", "_saved_values", "_lookup_saved"}
+        slots = list(self._saved_slots)
+        names.update(f"_saved_{slot}" for slot in (*slots, *self._saved_values))
         names.update(f"_raw_saved_{slot}" for slot in slots if self._saved_slots[slot] is not None)
-        return sorted(names)
+        # (a list's entries, indices[0] or a custom Function's saved_tensors[0], are read whole)
+        return sorted(name for name in names if "[" not in name)
 
     def saved_buffers(self):
         """List this node's saved tensor slots as :class:`SavedBuffer` records (weak refs only)."""
@@ -487,7 +488,7 @@ class _SavedAttribute:
     def __get__(self, node, cls=None):
         if node is None:  # (on the class itself, as before: no such attribute)
             raise AttributeError(f"type object '{cls.__name__}' has no attribute '{self.attr}'")
-        return node._saved_attribute(self.attr)
+        return node._lookup_saved(self.attr)
 
 
 def _expose(cls, name, *prefixes):
@@ -555,7 +556,7 @@ class AccumulateGrad(Node):
         super().__init__()
         self.variable = variable
 
-    __getattr__ = Node._saved_attribute  # (messages name the node as name() does)
+    __getattr__ = Node._lookup_saved  # (messages name the node as name() does)
 
     def _sequence_nr(self):
         return UINT64_MAX
@@ -567,7 +568,7 @@ class AccumulateGrad(Node):
 class GraphRoot(Node):
     """The entry node the engine uses when a backward starts from several tensors."""
 
-    __getattr__ = Node._saved_attribute
+    __getattr__ = Node._lookup_saved
 
     def __init__(self, edges):
         super().__init__()

@@ -52,6 +52,10 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "dir(node) lists torch's _saved_ names only": [
+        "x = lib.ones(2, 1, requires_grad=True)",
+        "a = [sorted(n for n in dir(f) if n.startswith('_saved_')) for f in "
+        "(x.exp().grad_fn, x[([0, 1], [0, 0])].grad_fn, x.sum(0).grad_fn)]"],
     "tensor(a tensor) warns to detach().clone() instead": [
         "t = lib.ones(2)", "a = lib.tensor(t)", "b = lib.tensor([t[0], t[1]])", "c = lib.as_tensor(t)"],
     "complex exp of inf and division by 0j are silent": [

@@ -27,7 +27,7 @@ class BackwardCFunction(Node):
 
     _forward_cls = None
     _static_needs_input_grad = True
-    __getattr__ = Node._saved_attribute  # (users read their own ctx attributes: same messages)
+    __getattr__ = Node._lookup_saved  # (users read their own ctx attributes: same messages)
 
     def __init__(self):
         super().__init__()

@@ -194,7 +194,7 @@ class Op(Node):
     def backward(self, *grad_outputs):
         raise NotImplementedError
 
-    def _saved_attribute(self, attr):
+    def _lookup_saved(self, attr):
         # A save that was skipped (``self`` of x * w when w needs no grad) still has its raw
         # attribute in PyTorch: an undefined SavedTensor whose ``_saved_`` twin reads None.
         if attr.startswith("_raw_saved_"):
@@ -202,7 +202,7 @@ class Op(Node):
             slot = attr[len("_raw_saved_"):]
             if slot in slots and slots[slot] is None:
                 return UNDEFINED_SAVED
-        return super()._saved_attribute(attr)
+        return super()._lookup_saved(attr)
 
 
 def _view(base, array, differentiable, fn, nr, cls):

@@ -260,7 +260,7 @@ class CopySlices(Node):
     ``retain_graph`` drops the wrapped node, so a second backward raises the usual error.
     """
 
-    __getattr__ = Node._saved_attribute  # (messages name it torch::autograd::CopySlices)
+    __getattr__ = Node._lookup_saved  # (messages name it torch::autograd::CopySlices)
 
     def __init__(self, base, view, fn):
         super().__init__()
