@@ -606,6 +606,10 @@ class Tensor(TensorOps):
         if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
         key = _ops.shape.sequence_key(key, stacklevel=2)
+        if isinstance(key, (bool, np.bool_)):  # PyTorch: x[False] = v writes nothing, and
+            if not key:                         # x[True] = v writes through x.unsqueeze(0)
+                return
+            key = None
         if _ops.shape.is_advanced_key(key):
             _ops.shape.index_put_(self, key, value)
             return

@@ -41,6 +41,9 @@ c.GenerateAssignment.preprocessors = [
     ClearMarkScheme, ComputeChecksums, CheckCellMetadata,
 ]
 c.ExecutePreprocessor.timeout = 300
+# A class's submissions graded at once on a busy hub start kernels slowly: nbclient's 60 s
+# default failed a whole autograde run (seen in CI under load)
+c.ExecutePreprocessor.startup_timeout = 180
 '''
 
 

@@ -52,6 +52,13 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "a mask write into a 0-dim tensor goes through a view (CopySlices)": [
+        "x = lib.tensor(-2.0, requires_grad=True)", "t = x.exp()", "t[t > 0] = 0.",
+        "n = t.grad_fn.name()", "t.sum().backward()"],
+    "x[True] = v writes through x.unsqueeze(0), x[False] = v writes nothing": [
+        "x = lib.tensor(-2.0, requires_grad=True)", "t = x.exp()", "t[False] = 5.",
+        "u = x.exp() * lib.ones(2)", "u[True] = 0.", "n = (t.grad_fn.name(), u.grad_fn.name())",
+        "(t + u.sum()).backward()"],
     "dir(node) lists torch's _saved_ names only": [
         "x = lib.ones(2, 1, requires_grad=True)",
         "a = [sorted(n for n in dir(f) if n.startswith('_saved_')) for f in "

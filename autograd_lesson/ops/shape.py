@@ -565,6 +565,10 @@ def index_put_(x, key, value, accumulate=False, setitem=True):
     if (len(keys) == 1 and isinstance(key, Tensor) and key._data.dtype == np.bool_ and not x.ndim
             and x.is_leaf and x.requires_grad and inplace._grad_mode._recording()):
         raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
+    if (setitem and len(keys) == 1 and isinstance(key, Tensor) and key._data.dtype == np.bool_
+            and not x.ndim and not key.ndim):  # ... a view: x's history becomes CopySlices
+        return index_put_(UnsqueezeBackward0.apply(x, 0), Tensor._make(key._data.reshape(1)),
+                          value, accumulate)
     x, entries = slicing(x, keys, check=False)  # ints and slices make a view of x
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index values
     expanded = inplace.has_internal_overlap(x._data)
