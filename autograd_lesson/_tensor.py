@@ -532,12 +532,14 @@ class Tensor(TensorOps):
         return self._inplace(TensorOps.tanh)
 
     def relu_(self):
+        _ops.elementwise.ReluBackward0.check(self)
         return self._inplace(TensorOps.relu)
 
     def sqrt_(self):
         return self._inplace(TensorOps.sqrt)
 
     def neg_(self):
+        _ops.elementwise.NegBackward0.check(self)
         return self._inplace(TensorOps.neg)
 
     def abs_(self):
@@ -549,6 +551,8 @@ class Tensor(TensorOps):
         return self._inplace(TensorOps.reciprocal)
 
     def clamp_(self, min=None, max=None):
+        if not isinstance(min, Tensor) and not isinstance(max, Tensor):  # (Tensor bounds: later)
+            _ops.elementwise.ClampBackward1.check(self, min, max, out=self)
         return self._inplace(lambda x: x.clamp(min, max))
 
     clip_ = clamp_

@@ -52,9 +52,20 @@ PROGRAMS = {
         "x = lib.tensor([True, False])", "a = x.add(x, alpha=-1)", "b = lib.tensor(True).add(x, alpha=0)",
         "c = x.add(True, alpha=2)", "x.add_(x, alpha=-1)"],
     "ones_like and its kin take a Tensor": ["a = lib.ones_like(3)"],
+    "relu_ of an expanded bool tensor refuses the dtype first": [
+        "t = lib.tensor([True]).expand(2, -1)", "t.relu_()"],
+    "neg_ of an expanded bool tensor refuses the dtype first": [
+        "t = lib.tensor([True]).expand(2, -1)", "t.neg_()"],
+    "clamp_ refuses the cast first, naming the C++ type": [
+        "t = lib.tensor([1]).expand(2)", "t.clamp_(0.5, 1)"],
+    "clamp_ of a bool tensor": ["t = lib.tensor([True])", "t.clamp_(0)"],
+    "mm of empty operands saves torch's strides": [
+        "x = lib.tensor([[], []], requires_grad=True)",
+        "f = lib.mm(x, lib.zeros(0, 3, requires_grad=True)).grad_fn",
+        "s = (f._saved_mat2_sym_strides, f._saved_self_sym_strides)"],
     "a mask write into a 0-dim tensor goes through a view (CopySlices)": [
         "x = lib.tensor(-2.0, requires_grad=True)", "t = x.exp()", "t[t > 0] = 0.",
-        "n = t.grad_fn.name()", "t.sum().backward()"],
+        "n = t.grad_fn.name()", "t.sum().backward()", "u = lib.tensor(-2)", "u[u < 0] = u"],
     "x[True] = v writes through x.unsqueeze(0), x[False] = v writes nothing": [
         "x = lib.tensor(-2.0, requires_grad=True)", "t = x.exp()", "t[False] = 5.",
         "u = x.exp() * lib.ones(2)", "u[True] = 0.", "n = (t.grad_fn.name(), u.grad_fn.name())",

@@ -279,6 +279,11 @@ FUNCTION = (
     "        (x,) = ctx.saved_tensors\n"
     "        return g * 3")
 
+# Saved strides, except an empty operand's: NumPy keeps no strides for an empty array, so a view
+# of one (x.t() of a (2, 0) tensor) reports C-ordered ones (a documented limit, README)
+STRIDES = ("w = [getattr({y}.grad_fn, a) for a in n if a.endswith('_strides') and "
+           "0 not in getattr({y}.grad_fn, a.replace('_strides', '_sizes'), ())]")
+
 ENDINGS = [
     [], ["{y}.sum().backward()"], ["g = lib.autograd.grad({y}.sum(), [t0], allow_unused=True)"],
     ["h = {y}.register_hook(lambda g: g * 2)", "{y}.sum().backward()"],
@@ -312,9 +317,11 @@ ENDINGS = [
     ["n = {y}.grad_fn.name() if {y}.grad_fn is not None else None",
      "e = [(f and f.name(), i) for f, i in {y}.grad_fn.next_functions] if {y}.grad_fn else None"],
     ["n = sorted(a for a in dir({y}.grad_fn) if a.startswith('_saved_'))",
-     "v = [getattr({y}.grad_fn, a) for a in n]"],
+     "v = [getattr({y}.grad_fn, a) for a in n if not a.endswith('_strides')]",
+     STRIDES.format(y="{y}")],
     ["n = sorted(a for a in dir({y}.grad_fn) if a.startswith('_saved_'))", "{y}.sum().backward()",
-     "v = [getattr({y}.grad_fn, a) for a in n]"],
+     "v = [getattr({y}.grad_fn, a) for a in n if not a.endswith('_strides')]",
+     STRIDES.format(y="{y}")],
 ]
 
 

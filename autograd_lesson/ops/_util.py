@@ -107,12 +107,21 @@ def as_float(x):
     return x._data if x._data.dtype.kind in "fc" else x._data.astype(default_float())
 
 
-def check_castable(result, target):
+def check_castable(result, target, cpp=False):
     """An op writing ``result`` into a ``target`` tensor (in place, ``out=``): PyTorch refuses a
-    cast to a lower category (float into int, int into bool)."""
+    cast to a lower category (float into int, int into bool). ``cpp``: the message names the
+    target by its C++ type (``long int``), as clamp's meta function does."""
     if _category(result) > _category(target):
         raise RuntimeError(f"result type {torch_name(result)} can't be cast to the desired "
-                           f"output type {torch_name(target)}")
+                           f"output type {cpp_name(target) if cpp else torch_name(target)}")
+
+
+def cpp_name(dtype):
+    """The C++ type of a dtype as c10 prints it (``long int``, ``c10::Half``)."""
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "float16": "c10::Half", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(str(dtype), str(dtype))
 
 # c10's names of the C++ types in "value cannot be converted to type ... without overflow"
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "at::Half", "int64": "int64_t",

@@ -13,7 +13,7 @@ from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
 from .formula import MaskedFillBackward0, div_scalar
-from ._util import (as_float, cast, check_alpha, check_broadcast, check_scalar,
+from ._util import (as_float, cast, check_alpha, check_broadcast, check_castable, check_scalar,
                     result_type, torch_name, value)
 from ._util import tensor_arguments
 
@@ -141,11 +141,16 @@ class DivBackward0(Op):
 class NegBackward0(Op):
     """out = -self. Saves no tensor."""
 
-    def forward(ctx, x):
+    @staticmethod
+    def check(x):
+        """PyTorch's entry check, before any other (in place: before the overlap checks)."""
         if x._data.dtype == np.bool_:
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                                "you are trying to invert a mask, use the `~` or `logical_not()` "
                                "operator instead.")
+
+    def forward(ctx, x):
+        NegBackward0.check(x)
         return -x._data
 
     def backward(ctx, grad):
@@ -361,10 +366,15 @@ def _sigmoid(a):
 class ReluBackward0(Op):
     """out = max(self, 0); d/dself = grad where out > 0 (0 at self = 0). Saves result."""
 
-    def forward(ctx, x):
+    @staticmethod
+    def check(x):
+        """PyTorch's entry checks, before any other (in place: before the overlap checks)."""
         if x._data.dtype == np.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
         _no_complex_clamp(x)
+
+    def forward(ctx, x):
+        ReluBackward0.check(x)
         ctx.save_output("result")
         return np.maximum(x._data, 0).astype(x._data.dtype, copy=False)
 
@@ -418,11 +428,20 @@ class ClampBackward1(Op):
         ctx.save("self", x)
         ctx.save_values(min=min, max=max)
         ctx.bounds = (min, max)
+        dtype = ClampBackward1.check(x, min, max)
+        return np.clip(x._data.astype(dtype, copy=False), min, max)
+
+    @staticmethod
+    def check(x, min, max, out=None):
+        """PyTorch's entry checks (clamp's meta function), before any other: returns the dtype
+        it computes in, which an in-place ``out`` must be able to hold."""
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         _no_complex_clamp(x)
         dtype = result_type(x, *(b for b in (min, max) if b is not None))
-        return np.clip(x._data.astype(dtype, copy=False), min, max)
+        if out is not None:
+            check_castable(dtype, out._data.dtype, cpp=True)
+        return dtype
 
     def backward(ctx, grad):
         x, (low, high) = ctx.saved("self"), ctx.bounds

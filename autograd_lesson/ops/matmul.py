@@ -9,7 +9,8 @@ import numpy as np
 
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import broadcast_shape, expand_shape, result_type, tensor_arguments, torch_name
+from ._util import (broadcast_shape, cpp_name, expand_shape, result_type, tensor_arguments,
+                    torch_name)
 
 
 def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
@@ -23,11 +24,7 @@ def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-def _name(dtype):
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-            "float16": "c10::Half", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}.get(str(dtype), str(dtype))
+_name = cpp_name  # (dot's dtype message names C++ types)
 
 
 def _column_major(sizes, strides):
@@ -52,7 +49,7 @@ def _strides_if_needed(t):
     the gradient is laid out like it. ``W.t()`` has strides [1, in_features]."""
     if not t.requires_grad:
         return []
-    return [s // t._data.itemsize for s in t._data.strides]
+    return list(t.stride())  # (an empty tensor's: the C-ordered ones, as torch)
 
 
 class MmBackward0(Op):
@@ -266,7 +263,7 @@ def _should_fold(x, y):
         return False
     if not big.numel():
         return True
-    sizes, strides = list(big.shape), [s // big._data.itemsize for s in big._data.strides]
+    sizes, strides = list(big.shape), list(big.stride())
     if not larger_first:  # big.mT
         sizes[-2:], strides[-2:] = sizes[:-3:-1], strides[:-3:-1]
     return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(big.ndim - 2))

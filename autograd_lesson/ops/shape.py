@@ -567,6 +567,8 @@ def index_put_(x, key, value, accumulate=False, setitem=True):
         raise RuntimeError(inplace.LEAF_VIEW_INPLACE_ERROR)  # PyTorch writes through x[None]
     if (setitem and len(keys) == 1 and isinstance(key, Tensor) and key._data.dtype == np.bool_
             and not x.ndim and not key.ndim):  # ... a view: x's history becomes CopySlices
+        if isinstance(value, Tensor):
+            check_overlap(x, value)  # (the value read from x itself, as the view would see)
         return index_put_(UnsqueezeBackward0.apply(x, 0), Tensor._make(key._data.reshape(1)),
                           value, accumulate)
     x, entries = slicing(x, keys, check=False)  # ints and slices make a view of x
