@@ -65,7 +65,11 @@ PROGRAMS = {
         "s = (f._saved_mat2_sym_strides, f._saved_self_sym_strides)"],
     "a mask write into a 0-dim tensor goes through a view (CopySlices)": [
         "x = lib.tensor(-2.0, requires_grad=True)", "t = x.exp()", "t[t > 0] = 0.",
-        "n = t.grad_fn.name()", "t.sum().backward()", "u = lib.tensor(-2)", "u[u < 0] = u"],
+        "n = t.grad_fn.name()", "t.sum().backward()", "u = lib.tensor(-2)", "u[u < 0] = 7"],
+    "a mask write into a 0-dim tensor of itself refuses the overlap": [
+        "u = lib.tensor(-2)", "u[u < 0] = u"],
+    "a mask write into a 0-dim tensor is index_put_, not masked_fill_ (dtypes must match)": [
+        "u = lib.tensor(-2)", "u[u < 0] = u.exp()"],
     "x[True] = v writes through x.unsqueeze(0), x[False] = v writes nothing": [
         "x = lib.tensor(-2.0, requires_grad=True)", "t = x.exp()", "t[False] = 5.",
         "u = x.exp() * lib.ones(2)", "u[True] = 0.", "n = (t.grad_fn.name(), u.grad_fn.name())",

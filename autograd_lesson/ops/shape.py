@@ -549,7 +549,7 @@ def check_overlap(target, value, partial_only=False):
         raise RuntimeError(OVERLAP_INPUT_ERROR)
 
 
-def index_put_(x, key, value, accumulate=False, setitem=True):
+def index_put_(x, key, value, accumulate=False, setitem=True, masked=True):
     """``x[key] = value`` for an advanced ``key`` (or, without ``setitem``, ``x.index_put_(key,
     value, accumulate)``), with PyTorch's checks in its order: the basic indexing, the
     autograd checks, then masked_fill_ for a mask and one value (not with accumulate), else
@@ -570,7 +570,7 @@ def index_put_(x, key, value, accumulate=False, setitem=True):
         if isinstance(value, Tensor):
             check_overlap(x, value)  # (the value read from x itself, as the view would see)
         return index_put_(UnsqueezeBackward0.apply(x, 0), Tensor._make(key._data.reshape(1)),
-                          value, accumulate)
+                          value, accumulate, masked=False)  # (index_put_, not masked_fill_)
     x, entries = slicing(x, keys, check=False)  # ints and slices make a view of x
     inplace.check_inplace(x, (value,))  # PyTorch checks the leaf before the index values
     expanded = inplace.has_internal_overlap(x._data)
@@ -578,7 +578,7 @@ def index_put_(x, key, value, accumulate=False, setitem=True):
         warnings.warn(EXPANDED_WARNING.format(op="index_put_", index="indices", value="tensor"),
                       UserWarning, stacklevel=3)
     used = [t for t in entries if t is not None]
-    mask_fill = ((setitem or not accumulate) and x.ndim and len(used) == 1
+    mask_fill = ((setitem or not accumulate) and masked and x.ndim and len(used) == 1
                  and used[0]._data.dtype == np.bool_
                  and (not isinstance(value, Tensor) or value.numel() == 1))
     if mask_fill and isinstance(value, Tensor):  # masked_fill_ reads one number
