@@ -29,10 +29,7 @@ GRAD_DTYPE_ERROR = (
     "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
     "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
     "downstream systems that assume they match.")
-# how that message names dtypes: the C++ type of the value, the ScalarType of the tensor
-_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-             "int32": "int", "int16": "short int", "int8": "signed char",
-             "uint8": "unsigned char", "bool": "bool"}
+# how that message names dtypes: the C++ type of the value (cpp_name), the tensor's ScalarType
 _SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 REQUIRES_GRAD_LEAF_ERROR = "you can only change requires_grad flags of leaf variables."
@@ -324,7 +321,7 @@ class Tensor(TensorOps):
                                 f"type {type(value).__name__}")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(GRAD_DTYPE_ERROR.format(
-                    _CPP_TYPE.get(str(value._data.dtype), value._data.dtype),
+                    _ops._util.cpp_name(value._data.dtype),
                     _SCALAR_TYPE.get(str(self._data.dtype), self._data.dtype)))
             if value is self:
                 raise RuntimeError("can't assign Variable as its own grad")

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _grad_mode, _node
 from .._tensor import Tensor
 from ._op import Op
-from ._util import (broadcast_shape, check_scalar, invalid_arguments, is_expandable_to,
+from ._util import (broadcast_shape, check_scalar, cpp_name, invalid_arguments, is_expandable_to,
                     torch_name, wrap_dim)
 from .formula import GatherBackward0, IndexAddBackward0, MaskedFillBackward0, MaskedFillBackward1
 from .formula import zeros
@@ -29,9 +29,8 @@ def _masked_fill_arguments(name, x, mask, value, function, convert=True):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
     if mask._data.dtype != np.bool_:
-        from .._tensor import _CPP_TYPE  # (PyTorch names the mask's C++ type here)
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_CPP_TYPE.get(str(mask._data.dtype), mask._data.dtype)}")
+                           f"{cpp_name(mask._data.dtype)}")  # (the mask's C++ type)
     if convert:
         check_scalar(value.item() if isinstance(value, Tensor) else value, x._data.dtype)
 

@@ -19,12 +19,9 @@ def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
         return
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_name(x._data.dtype)} != {_name(y._data.dtype)}")
+                           f"{cpp_name(x._data.dtype)} != {cpp_name(y._data.dtype)}")
     if x._data.dtype == np.bool_ and x._data.size and y._data.size:  # (an empty product: no kernel)
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-
-
-_name = cpp_name  # (dot's dtype message names C++ types)
 
 
 def _column_major(sizes, strides):
