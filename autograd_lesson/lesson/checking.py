@@ -425,33 +425,35 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
     """
     from ..autograd.graph import observe
     from ..viz.timeline import track_saved_bytes
+    from .audit import frozen_past
     exercise, hint = _exercise(exercise, "")
     if fn is ... or _unwritten(fn):
         return _not_done(exercise)
     if not callable(fn):
         return _malformed(t("step.not_a_function", type=type(fn).__name__))
-    ref_inputs = make()
-    reference(*ref_inputs.values())
-    want = _state(ref_inputs, compare)
-    inputs, events = make(), _Events()
-    gc.collect()  # the reference's garbage must not be freed during the step, lowering its peak
-    code = fn.__code__
-    key = (code.co_code, repr(code.co_consts), code.co_names)
-    on_torch = _uses_torch(inputs)
-    if on_torch and max_peak is not None:
-        return _malformed(t("step.max_peak_on_torch"))
-    if on_torch:
-        events, error, held = _run_torch_step(fn, inputs)
-        peak = None
-    else:
-        with track_saved_bytes() as mem, observe(events):
-            try:
-                fn(*inputs.values())
-                error = None
-            except Exception as exc:  # the learner's code: one line, not a traceback
-                error = exc
-            gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
-        peak, held = mem.peak - mem.start, mem.end - mem.start
+    with frozen_past():  # the collections below look only at what the check makes
+        ref_inputs = make()
+        reference(*ref_inputs.values())
+        want = _state(ref_inputs, compare)
+        inputs, events = make(), _Events()
+        gc.collect()  # the reference's garbage must not be freed during the step (its peak)
+        code = fn.__code__
+        key = (code.co_code, repr(code.co_consts), code.co_names)
+        on_torch = _uses_torch(inputs)
+        if on_torch and max_peak is not None:
+            return _malformed(t("step.max_peak_on_torch"))
+        if on_torch:
+            events, error, held = _run_torch_step(fn, inputs)
+            peak = None
+        else:
+            with track_saved_bytes() as mem, observe(events):
+                try:
+                    fn(*inputs.values())
+                    error = None
+                except Exception as exc:  # the learner's code: one line, not a traceback
+                    error = exc
+                gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
+            peak, held = mem.peak - mem.start, mem.end - mem.start
     if error is not None:
         return _verdict(exercise, hint, key, False, "",
                         t("step.raised", error=verdict(error)[2:]))
