@@ -217,6 +217,37 @@ def test_without_dot_every_helper_degrades_to_its_text(monkeypatch, capsys):
                for b in shown), shown
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (2, 7), (61, 40)])
+def test_a_strip_png_holds_exactly_its_pixels(shape):
+    """viz.render.rgb_png, the step-through strip's encoder: lossless, and a PNG Pillow reads."""
+    import io
+    from PIL import Image
+    from autograd_lesson.viz.render import rgb_png
+    pixels = np.random.RandomState(len(shape) + shape[0]).randint(0, 256, (*shape, 3)).astype(np.uint8)
+    pixels[: shape[0] // 2] = 255  # a white run, as in a drawing
+    image = Image.open(io.BytesIO(rgb_png(pixels)))
+    assert (image.format, image.mode, image.size) == ("PNG", "RGB", (shape[1], shape[0]))
+    assert np.array_equal(np.asarray(image), pixels)
+
+
+def test_a_step_through_strip_is_the_sheet_pillow_composed(monkeypatch):
+    """The strip, encoded by rgb_png, decodes to the very pixels of the sheet Pillow composed,
+    and carries the frame height the browser test reads."""
+    import io
+    from PIL import Image
+    encode, sheets = steps_module.rgb_png, []
+    monkeypatch.setattr(steps_module, "rgb_png",
+                        lambda pixels: sheets.append(np.array(pixels)) or encode(pixels))
+    monkeypatch.setattr(steps_module, "cached", lambda key, make: make())  # draw it here
+    names = small_graph()
+    rec = viz.record(lambda: names["out"].backward(), roots=[names["out"]], names=names,
+                     frames=True)
+    strip = Image.open(io.BytesIO(StepThrough(rec.frames, "out.backward()").static_png()))
+    assert len(sheets) == 1 and sheets[0].ndim == 3
+    assert np.array_equal(np.asarray(strip), sheets[0])
+    assert strip.info["autograd-lesson-frame-height-px"].isdigit()
+
+
 # -- lessons ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("number", ["00", "01", "02", "03", "04", "05", "06", "07"])
 def test_every_scenario_lesson_stores_a_step_through_with_its_static_frames(number):

@@ -19,6 +19,7 @@ import tempfile
 import zlib
 
 import graphviz
+import numpy as np
 
 from .dot import MIN_FONT_PT
 
@@ -170,6 +171,24 @@ def fit_width(svg, area_px=AREA_PX):
     return svg.replace(match.group(0),
                        f'<svg width="{width * scale:.2f}pt" height="{height * scale:.2f}pt" '
                        f'style="max-width: 100%; height: auto"', 1)
+
+
+def rgb_png(pixels):
+    """PNG bytes of ``pixels``, an RGB image as a (height, width, 3) uint8 array: rows left
+    unfiltered and deflated at level 3. For a step-through's strip of frames (lesson 02's is
+    1333x13789 px) that takes a third of the time of Pillow's encoder (which tries every row
+    filter and deflates at level 6), and the file is smaller (1.60 MB against 1.73 MB):
+    pictures of graphs are mostly long runs of one colour."""
+    pixels = np.ascontiguousarray(pixels, dtype=np.uint8)
+    height, width, _ = pixels.shape
+    rows = np.zeros((height, 1 + 3 * width), np.uint8)  # each row: filter byte 0, then pixels
+    rows[:, 1:] = pixels.reshape(height, 3 * width)
+
+    def chunk(kind, body):
+        return (struct.pack(">I", len(body)) + kind + body
+                + struct.pack(">I", zlib.crc32(kind + body)))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 3)) + chunk(b"IEND", b""))
 
 
 def tag_png(png, min_pt=MIN_FONT_PT, px_per_pt=PX_PER_PT, extra=None):

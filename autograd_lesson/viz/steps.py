@@ -20,11 +20,12 @@ import subprocess
 import weakref
 
 import graphviz
+import numpy as np
 
 from ..i18n import get_language, t
 from .dot import CJK_FONT, HANGUL, Change, compare, fold_plan, keep_set, legend_dot, picture_dot
 from .render import (AREA_PX, MIN_FONT_PT, PX_PER_PT, cached, dot_missing, fit, fit_width,
-                     render, tag_png)
+                     render, rgb_png, tag_png)
 
 MAX_STATIC_FRAMES = 12
 _PNG_END = b"IEND\xaeB`\x82"  # the last chunk of every PNG (its type and CRC)
@@ -207,9 +208,8 @@ class StepThrough:
             x, y = (k % columns) * width, top + (k // columns) * height
             sheet.paste(image, (x, y))
             draw.rectangle([x, y, x + image.width - 1, y + image.height - 1], outline="#bbbbbb")
-        out = io.BytesIO()
-        sheet.save(out, format="PNG")
-        return tag_png(out.getvalue(), extra={"autograd-lesson-frame-height-px": str(height)})
+        return tag_png(rgb_png(np.asarray(sheet)),
+                       extra={"autograd-lesson-frame-height-px": str(height)})
 
     # -- notebook display ---------------------------------------------------------------------
     def widget(self):
