@@ -68,16 +68,22 @@ def notebook_times():
     rows = []
     empty = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])
     rows.append(("(empty notebook: kernel start)", *_execute(empty), 1, ""))
-    for path in sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb"))):
+    paths = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb"))) + \
+        sorted(glob.glob(os.path.join(ROOT, "notebooks", "ko", "*.ipynb")))  # Korean edition
+    for path in paths:
         nb = nbformat.read(path, as_version=4)
         cells = sum(1 for c in nb.cells if c.cell_type == "code")
         try:
-            rows.append((os.path.basename(path), *_execute(nb), cells, ""))
+            rows.append((_name(path), *_execute(nb), cells, ""))
         except Exception as error:  # noqa: BLE001  (a notebook in progress: report, go on)
             first = str(error).strip().splitlines()
-            rows.append((os.path.basename(path), None, None, None, (None, 0.0), cells,
+            rows.append((_name(path), None, None, None, (None, 0.0), cells,
                          f"{type(error).__name__}: {first[-1] if first else ''}"[:100]))
     return rows
+
+
+def _name(path):
+    return os.path.relpath(path, os.path.join(ROOT, "notebooks"))
 
 
 def nbval_run():
