@@ -34,15 +34,23 @@ def interleaved_medians(runners, repeats, min_seconds=0.0):
         wanted = runners[name][1]
         return len(runs[name]) >= wanted and (wanted < repeats or spent[name] >= min_seconds)
 
-    while not all(done(name) for name in runners) and max(map(len, runs.values())) < 1000:
-        for name, (run_once, _, _) in runners.items():
-            if done(name):
-                continue
-            gc.collect()  # collect the previous run's garbage outside the timed region
-            times = run_once()
-            times["total"] = sum(times.values())
-            runs[name].append(times)
-            spent[name] += times["total"]
+    # What exists now (torch, NumPy, the harness) is frozen out of the collector's view, so
+    # the collection before each run walks only what the previous run left: with torch loaded
+    # a full gc.collect() took tens of ms, which made a full `run.py speed` take 20 minutes.
+    gc.collect()
+    gc.freeze()
+    try:
+        while not all(done(name) for name in runners) and max(map(len, runs.values())) < 1000:
+            for name, (run_once, _, _) in runners.items():
+                if done(name):
+                    continue
+                gc.collect()  # collect the previous run's garbage outside the timed region
+                times = run_once()
+                times["total"] = sum(times.values())
+                runs[name].append(times)
+                spent[name] += times["total"]
+    finally:
+        gc.unfreeze()
     medians = {name: {phase: statistics.median(r[phase] for r in rs) for phase in rs[0]}
                for name, rs in runs.items()}
     return medians, {name: len(rs) for name, rs in runs.items()}
