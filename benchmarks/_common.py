@@ -17,6 +17,9 @@ def use_wall_clock():
     clock = time.perf_counter
 
 
+FREEZE_PAST = True  # False: a full collection before every run (run.py --collect-all)
+
+
 def interleaved_medians(runners, repeats, min_seconds=0.0):
     """Time several engines on one workload, round-robin so that a change of machine load
     hits all of them alike. ``runners`` maps a name to ``(run_once, its_repeats, warmup)``;
@@ -36,9 +39,11 @@ def interleaved_medians(runners, repeats, min_seconds=0.0):
 
     # What exists now (torch, NumPy, the harness) is frozen out of the collector's view, so
     # the collection before each run walks only what the previous run left: with torch loaded
-    # a full gc.collect() took tens of ms, which made a full `run.py speed` take 20 minutes.
+    # a full gc.collect() took tens of ms (a full `run.py speed` took 20 minutes), and walking
+    # the whole heap before every run left the caches cold for the run (`--collect-all`).
     gc.collect()
-    gc.freeze()
+    if FREEZE_PAST:
+        gc.freeze()
     try:
         while not all(done(name) for name in runners) and max(map(len, runs.values())) < 1000:
             for name, (run_once, _, _) in runners.items():

@@ -29,6 +29,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller graphs")
     parser.add_argument("--wall", action="store_true",
                         help="time engines by wall clock instead of this process's CPU time")
+    parser.add_argument("--collect-all", action="store_true",
+                        help="a full gc.collect() before every timed run (the harness before "
+                             "stop 20), instead of collecting only what the last run left")
     args = parser.parse_args(argv)
     unknown = set(args.sections) - set(SECTIONS)
     if unknown:
@@ -41,12 +44,14 @@ def main(argv=None):
     from _common import machine
     if args.wall:
         _common.use_wall_clock()
+    _common.FREEZE_PAST = not args.collect_all
 
     facts = machine()
     print("Machine\n-------\n" + "\n".join(f"{k + ':':14}{v}" for k, v in facts.items()))
     print(f"threads: torch {torch.get_num_threads()}, "
           f"OPENBLAS/OMP/MKL_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
           f"engine clock: {'wall' if args.wall else 'process CPU time'}; "
+          f"before each run: {'full gc.collect()' if args.collect_all else 'collect the last run'}; "
           f"load average at start: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
     failed = False
     if "speed" in sections:
