@@ -1,10 +1,13 @@
-"""The graph view: ``take_snapshot`` + ``snapshot_dot`` and Graphviz's layout, by graph size.
+"""The graph view: ``take_snapshot``, the picture a lesson shows, and the full drawing, by size.
 
 Graphs: a chain of elementwise ops on one leaf (one node per op) and an unrolled RNNCell
-(six nodes per step plus the parameters' AccumulateGrad). ``snapshot_dot`` draws at most
-``max_nodes`` (60 by default, what the lessons show: the first and last 30 plus a "… n nodes
-not drawn …" note), so its ``dot`` layout time hardly grows with the graph; the table also
-lays out the full drawing (every node and buffer) to show why that cap exists.
+(six nodes per step plus the parameters' AccumulateGrad). A lesson's picture is
+``viz.graph_view(snapshot)``: ``render.fit`` folds what did not change into labelled groups
+(fold levels 0-4, top-down then left-right) until the SVG fits 920 px with text of at least
+9 px, so the boxes drawn and the ``dot`` time stay small whatever the graph's size; its PNG
+is drawn when the picture is displayed. The table also makes the full drawing
+(``viz.snapshot_dot``: every node and buffer, fold level 0) and lays it out, to show why the
+folding exists. Nothing is cached between repeats.
 """
 import statistics
 import subprocess
@@ -61,26 +64,37 @@ def _layout_seconds(source, timeout):
 
 
 def run(quick=False):
+    import importlib
+
     import autograd_lesson as al
     from autograd_lesson import viz
+    render = importlib.import_module("autograd_lesson.viz.render")  # (viz.render: a function)
+
+    def uncached(fn):
+        def call():
+            render._RENDERED.clear()
+            return fn()
+        return call
     rows = []
     for kind, build in (("chain", chain_graph), ("RNN unroll", rnn_graph)):
         for size in SIZES:
             roots, names = build(al, size)
             repeats = 3 if quick or size >= 5000 else 7
             t_snap, snap = _best(lambda: viz.take_snapshot(roots, names), repeats)
-            t_dot, source = _best(lambda: viz.snapshot_dot(snap), repeats)
-            t_layout, _ = _best(lambda: viz.render(source, "svg"), 1 if size >= 5000 else 3)
+            t_view, view = _best(uncached(lambda: viz.graph_view(snap)), repeats)
+            t_png, _ = _best(uncached(lambda: render.render(view.source, "png")), 3)
             full_layout, full_dot = "skipped", "skipped"
             if size <= 1000 and not (quick and size > 100):
-                t_full_dot, full = _best(lambda: viz.snapshot_dot(snap, max_nodes=10 ** 9), 1)
+                t_full_dot, full = _best(lambda: viz.snapshot_dot(snap), 1)
                 seconds = _layout_seconds(full, FULL_LAYOUT_TIMEOUT)
                 full_dot = ms(t_full_dot)
                 full_layout = ms(seconds) if seconds is not None else f">{FULL_LAYOUT_TIMEOUT} s"
             rows.append([kind, f"{len(snap.nodes):,}", f"{len(snap.buffers):,}", ms(t_snap),
-                         ms(t_dot), ms(t_snap + t_dot), ms(t_layout), full_dot, full_layout])
-    headers = ["graph", "nodes", "buffers", "snapshot ms", "DOT ms", "snap+DOT ms",
-               "dot layout ms", "full DOT ms", "full layout ms"]
-    text = table(headers, rows, "Graph view: snapshot + DOT (60 nodes drawn), Graphviz layout "
-                 "(viz.render to SVG); 'full' draws every node", left=1)
+                         f"{render.drawn_nodes(view.source)}", ms(t_view), ms(t_png),
+                         ms(t_snap + t_view + t_png), full_dot, full_layout])
+    headers = ["graph", "nodes", "buffers", "snapshot ms", "boxes drawn", "picture (SVG) ms",
+               "PNG ms", "snap+picture ms", "full DOT ms", "full layout ms"]
+    text = table(headers, rows, "Graph view: snapshot, the folded picture a lesson shows "
+                 "(viz.graph_view: DOT and dot layouts until it fits), its PNG; 'full' draws "
+                 "every node", left=1)
     return text

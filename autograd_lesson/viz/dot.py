@@ -433,13 +433,16 @@ def legend_dot():
 
 
 def snapshot_dot(snapshot, title=None, max_nodes=DEFAULT_MAX_NODES, legend=True, fold_level=0):
-    """DOT source of one snapshot, titled, with a legend."""
+    """DOT source of one snapshot, titled, with a legend: every node at ``fold_level=0``, less
+    at higher levels. ``max_nodes`` is accepted for older callers and ignored: since folding
+    replaced the node cap, ``viz.graph_view`` picks the level that fits a laptop."""
     return picture_dot(snapshot, snapshot, title if title is not None else snapshot.title,
                        fold_level=fold_level, legend=legend)
 
 
 def panels_dot(panels, max_nodes=DEFAULT_MAX_NODES, legend=True, fold_level=0):
-    """One picture comparing the first and last (title, snapshot) of ``panels``."""
+    """One picture comparing the first and last (title, snapshot) of ``panels`` (``max_nodes``
+    ignored, as in :func:`snapshot_dot`)."""
     (first_title, first), (last_title, last) = panels[0], panels[-1]
     title = first_title if len(panels) == 1 else f"{first_title} → {last_title}"
     return picture_dot(first, last, title, fold_level=fold_level, legend=legend)
