@@ -36,8 +36,11 @@ def format_tensor(t):
         formatter = {"float_kind": lambda v: fmt(v).rjust(width)}
     else:
         formatter = None
+    # (legacy and sign given: torch's repr does not follow NumPy's print options, which another
+    # library may have set for the whole process; colour-science sets legacy="1.13")
     body = np.array2string(data, separator=", ", formatter=formatter, prefix="tensor(",
-                           threshold=1000, edgeitems=3, max_line_width=80)
+                           threshold=1000, edgeitems=3, max_line_width=80, legacy=False,
+                           sign="-")
     body = body.replace(", ...,", ",  ...,")  # PyTorch prints a skipped run in a row as " ..."
     extras = []
     default = default_float()

@@ -300,6 +300,17 @@ def test_repr_matches_torch(torch, expr):
 
 
 @pytest.mark.parity
+@pytest.mark.parametrize("expr", [REPRS[0], "lib.tensor(3.5)", "lib.tensor([-1, 2])",
+                                  "lib.tensor(np.arange(2000).reshape(1000, 2))"])
+def test_repr_ignores_numpys_print_options_as_torch(torch, expr):
+    """NumPy's print options are the process's (colour-science sets legacy="1.13" on import):
+    torch's repr does not follow them, and neither does ours."""
+    want = repr(eval(expr, {"lib": torch, "np": np}))
+    with np.printoptions(legacy="1.13", sign="+"):
+        assert repr(eval(expr, {"lib": al, "np": np})) == want
+
+
+@pytest.mark.parity
 def test_a_0_dim_tensor_formats_as_its_number_as_torch(torch):
     """``f"{loss:.3f}"`` works on a 0-dim tensor; other tensors (and a Parameter) keep
     ``object.__format__``, which refuses a format spec."""
