@@ -310,21 +310,29 @@ def sum_to(grad, shape):
     """Reduce a broadcast gradient back to ``shape`` (PyTorch's ``at::sum_to``), with Tensor ops
     (``sum(dims, keepdim=True)``, then ``view``), applied directly: the engine calls this for
     every broadcast gradient, and the arguments are known to be valid."""
-    from .reduce import SumBackward1  # (import cycle; ~0.1 us, the op itself ~4 us)
-    from .shape import ViewBackward0
+    global _sum_to_ops
     shape, have = tuple(shape), grad._data.shape
     if have == shape:
         return grad
     if not shape:
         return grad.sum()
+    if _sum_to_ops is None:  # (an import cycle; an import per call costs two Python calls)
+        from .reduce import SumBackward1
+        from .shape import ViewBackward0
+        _sum_to_ops = SumBackward1, ViewBackward0
     lead = len(have) - len(shape)
-    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
-                                if s == 1 and have[lead + i] != 1]
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and have[lead + i] != 1:
+            dims.append(lead + i)
     if dims:
-        grad = SumBackward1.apply(grad, dims, keepdim=True)
+        grad = _sum_to_ops[0].apply(grad, dims, keepdim=True)
     if lead or grad._data.shape != shape:
-        grad = ViewBackward0.apply(grad, shape)
+        grad = _sum_to_ops[1].apply(grad, shape)
     return grad
+
+
+_sum_to_ops = None
 
 
 def wrap_dim(dim, ndim, op=None, param="dim", position=1):
@@ -355,8 +363,10 @@ def check_alpha(alpha, dtype):
 
 def normalize_dims(dim, ndim):
     """A dim or a list of dims, wrapped; a dim named twice is PyTorch's error."""
-    if type(dim) is int and 0 <= dim < ndim:  # the common case, which needs no wrapping
+    if type(dim) is int and 0 <= dim < ndim:  # the common cases, which need no wrapping
         return (dim,)
+    if type(dim) in (list, tuple) and len(dim) == 1 and type(dim[0]) is int and 0 <= dim[0] < ndim:
+        return (dim[0],)  # (sum_to's)
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     out = tuple(wrap_dim(d, ndim) for d in dims)
     for d in out:
