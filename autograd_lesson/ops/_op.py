@@ -21,6 +21,8 @@ from .._tensor import Tensor  # at module level: an import inside apply() costs 
 from . import _util
 from ._util import _extobj_contextvar, enter_fp_ignore, exit_fp_ignore
 
+_new = object.__new__
+
 
 class _Unrecorded:
     """Stands in for the node when nothing is recorded: saves are dropped, attributes kept."""
@@ -114,7 +116,7 @@ class Op(Node):
             ctx = cls()
             ctx.needs_input_grad = needs
         else:
-            ctx = _Unrecorded()  # (its slots set here: no __init__ frame per op)
+            ctx = _new(_Unrecorded)  # (its slots set here: no __init__ frame per op)
             ctx._cls, ctx._inputs, ctx._needs = cls, inputs, needs
         # Every forward runs under NumPy's ignore-all error state: PyTorch never warns of an
         # inf or a nan (inf - inf, 0 * inf, exp(100.), 1 / 0j), so no op should. Inside an op
