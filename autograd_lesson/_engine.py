@@ -150,14 +150,15 @@ def _slots(node, by_nr):
 
 
 def _count_dependencies(root):
-    dependencies, seen, stack = {}, {root}, [root]
+    dependencies, stack = {}, [root]
     while stack:
         for child, _ in stack.pop().next_functions:
             if child is None:
                 continue
-            dependencies[child] = dependencies.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
+            if child in dependencies:  # (seen before: the graph is acyclic, so not the root)
+                dependencies[child] += 1
+            else:
+                dependencies[child] = 1
                 stack.append(child)
     return dependencies
 
@@ -314,12 +315,13 @@ def _validate(node, outputs):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {expected}, got {len(outputs)})")
     metadata, edges = node._input_metadata, node.next_functions
+    known = len(metadata)
     for i, grad in enumerate(outputs):
         if grad is None:
             continue
         if not isinstance(grad, Tensor):
             raise RuntimeError(f"expected Variable or None (got {_typename(grad)})")
-        if i >= len(metadata) or edges[i][0] is None:
+        if i >= known or edges[i][0] is None:
             continue
         shape, dtype = metadata[i]
         data = grad._data

@@ -303,7 +303,10 @@ def check_broadcast(x, y):
 def is_expandable_to(shape, target):
     if len(shape) > len(target):
         return False
-    return all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
+    for s, t in zip(shape, target[len(target) - len(shape):]):  # (the trailing dims, aligned)
+        if s != 1 and s != t:
+            return False
+    return True
 
 
 def sum_to(grad, shape):
