@@ -781,10 +781,12 @@ def test_pack_hook_runs_under_the_users_error_state_inside_nested_ops():
         return t
 
     x = leaf([1.0, 2.0])
+    w, b = leaf([[1.0, 2.0]]), leaf([0.5])
     with np.errstate(divide="raise"), G.saved_tensors_hooks(pack, lambda t: t):
         al.nn.functional.softmax(x, dim=0)  # (an op whose forward applies other ops)
+        al.nn.functional.linear(x[None], w, b)  # (t() and addmm under one switch)
         x.exp()
-    assert seen and set(seen) == {("pack hook", "raised")}
+    assert len(seen) >= 4 and set(seen) == {("pack hook", "raised")}
 
 
 BACKWARD_INF_NAN = {  # gradients PyTorch computes as inf or nan, silently
