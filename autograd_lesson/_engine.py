@@ -4,8 +4,9 @@
 2. Keep a ready queue of nodes whose count reached zero. Like PyTorch's CPU queue it pops the
    node with the highest sequence number (the newest); ``AccumulateGrad`` has the largest
    possible one, so a leaf's ``.grad`` is written as soon as its gradient is complete.
-3. Run the node (under grad mode = ``create_graph``), check its gradients against its inputs'
-   shapes, route them to ``next_functions`` and, unless the graph is kept, release the node's
+3. Run the node (under grad mode = ``create_graph``, and NumPy's ignore-all error state:
+   PyTorch never warns of an inf or a nan; hooks and other user code run under the user's own
+   state), check its gradients against its inputs' shapes, route them to ``next_functions`` and, unless the graph is kept, release the node's
    saved tensors right away. A failure stops the walk where it is: what already ran stays run.
 4. With ``inputs`` (``autograd.grad``, ``backward(inputs=...)``) only nodes that lead to them
    run, and a node computes only the gradients that lead there (PyTorch's exec_info and
@@ -23,7 +24,7 @@ from . import _anomaly_mode, _grad_mode
 from ._node import UINT64_MAX, AccumulateGrad, GraphRoot, _type_string
 from ._tensor import Tensor
 from .autograd import graph as _graph
-from .ops._util import ignore_fp_errors, is_expandable_to, sum_to
+from .ops._util import call_with_user_fp_errors, ignore_fp_errors, is_expandable_to, sum_to
 
 _task_ids = itertools.count()
 _tasks = []  # (id, runs only part of the graph) of the backwards running now, innermost last
@@ -82,7 +83,9 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
     _tasks.append((next(_task_ids), bool(targets)))
     _plans.append((root, dependencies, needed, capture))
     try:
-        with _grad_mode.set_grad_enabled(create_graph):
+        # One error state for the whole walk, so that the formulas' ops find it on (a contextvar
+        # switch per op otherwise); user code goes through call_with_user_fp_errors.
+        with _grad_mode.set_grad_enabled(create_graph), ignore_fp_errors():
             while ready:
                 node = heapq.heappop(ready)[2]
                 grads = buffers.pop(node)
@@ -136,8 +139,7 @@ def _add_gradients(old, new, create_graph):
     a, b = old._data, new._data
     if create_graph or a.dtype != b.dtype or a.shape != b.shape:
         return old + new
-    with ignore_fp_errors():  # inf + -inf: nan, silently, as in PyTorch
-        return Tensor._make(a + b)
+    return Tensor._make(a + b)  # (inf + -inf: nan, silently, under the walk's error state)
 
 
 def _slots(node, by_nr):
@@ -148,14 +150,15 @@ def _slots(node, by_nr):
 
 
 def _count_dependencies(root):
-    dependencies, seen, stack = {}, {root}, [root]
+    dependencies, stack = {}, [root]
     while stack:
         for child, _ in stack.pop().next_functions:
             if child is None:
                 continue
-            dependencies[child] = dependencies.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
+            if child in dependencies:  # (seen before: the graph is acyclic, so not the root)
+                dependencies[child] += 1
+            else:
+                dependencies[child] = 1
                 stack.append(child)
     return dependencies
 
@@ -240,7 +243,8 @@ def _run_tensor_hooks(node, grads):
     for nr, fns in hooks.items():
         for fn in list(fns):
             if grads[nr] is not None:
-                grads[nr] = _check_hook_value(grads[nr], fn(grads[nr]), fn)
+                grads[nr] = _check_hook_value(grads[nr], call_with_user_fp_errors(fn, grads[nr]),
+                                              fn)
     for nr, ref in node._retain_grad_refs.items():
         tensor = ref()
         if tensor is not None and grads[nr] is not None:
@@ -256,7 +260,7 @@ def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
         _graph._emit(_graph.NodeStarted(node, tuple(grads)))
     if node._pre_hooks:  # AccumulateGrad's run too
         for hook in list(node._pre_hooks):
-            new = hook(tuple(grads))
+            new = call_with_user_fp_errors(hook, tuple(grads))
             if new is not None:
                 grads = _check_hook_tuple(tuple(grads), new, hook)
     if type(node) is AccumulateGrad:
@@ -266,7 +270,7 @@ def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
             if observers:
                 _graph._emit(_graph.GradAccumulated(node, variable, variable._grad))
             for hook in list(variable.__dict__.get("_post_accumulate_grad_hooks", ())):
-                if hook(variable) is not None:
+                if call_with_user_fp_errors(hook, variable) is not None:
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         outputs = []
     else:
@@ -274,7 +278,7 @@ def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
                             else _call_backward(node, grads, mask))
     if node._post_hooks:
         for hook in list(node._post_hooks):
-            new = hook(tuple(outputs), tuple(grads))
+            new = call_with_user_fp_errors(hook, tuple(outputs), tuple(grads))
             if new is not None:
                 outputs = _check_hook_tuple(tuple(outputs), new, hook)
     released = ()
@@ -311,12 +315,13 @@ def _validate(node, outputs):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {expected}, got {len(outputs)})")
     metadata, edges = node._input_metadata, node.next_functions
+    known = len(metadata)
     for i, grad in enumerate(outputs):
         if grad is None:
             continue
         if not isinstance(grad, Tensor):
             raise RuntimeError(f"expected Variable or None (got {_typename(grad)})")
-        if i >= len(metadata) or edges[i][0] is None:
+        if i >= known or edges[i][0] is None:
             continue
         shape, dtype = metadata[i]
         data = grad._data

@@ -156,14 +156,16 @@ class SavedTensor:
     def _register(self):
         _all_saved.add(weakref.ref(self, _all_saved.discard))  # (cheaper than a WeakSet)
         if _saved_listeners:  # the only cost on the per-op path when nothing is measuring
+            from .ops._util import call_with_user_fp_errors
             for listener in list(_saved_listeners):
-                listener.saved(self)
+                call_with_user_fp_errors(listener.saved, self)
 
     def unpack(self, node):
         if self.released:
             raise RuntimeError(FREED_MESSAGE)
         if self.unpack_hook is not None:
-            result = self.unpack_hook(self.packed)
+            from .ops._util import call_with_user_fp_errors  # (user code, inside the engine)
+            result = call_with_user_fp_errors(self.unpack_hook, self.packed)
             if not isinstance(result, _tensor.Tensor):
                 raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
                                 f"got result of type {type(result).__name__}")
@@ -247,8 +249,9 @@ class SavedTensor:
 
     def release(self):
         if _saved_listeners and not self.released:
+            from .ops._util import call_with_user_fp_errors
             for listener in list(_saved_listeners):
-                listener.released(self)
+                call_with_user_fp_errors(listener.released, self)
         self.released = True  # the hooks go too, as PyTorch's reset_data(): a checkpoint dies
         self.tensor = self.array = self.packed = self.storage = self.unpack_hook = None
         self.grad_edge = None

@@ -212,7 +212,8 @@ class Tensor(TensorOps):
         NumPy keeps no strides for an empty array: it gets the C-ordered ones PyTorch gives a
         new empty tensor (a view of one, such as ``.t()``, may differ from PyTorch's)."""
         if self._data.size:
-            strides = tuple(s // self._data.itemsize for s in self._data.strides)
+            itemsize = self._data.itemsize  # (a list, not a generator: every mm saves these)
+            strides = tuple([s // itemsize for s in self._data.strides])
         else:
             strides = tuple(math.prod(max(n, 1) for n in self.shape[i + 1:])
                             for i in range(self.ndim))

@@ -656,3 +656,176 @@ def test_custom_function_matches_torch(torch, name):
         return scope["out"]
 
     assert run(al) == run(torch)
+
+
+# -- NumPy's error state: ignored by the walk, the user's own in user code --------------------
+
+def _divide_by_zero(seen, name):
+    """What user code sees of the user's ``np.errstate``: ``1 / 0`` raises under divide='raise'."""
+    try:
+        np.float64(1) / 0
+    except FloatingPointError:
+        seen.append((name, "raised"))
+    else:
+        seen.append((name, "silent"))
+
+
+def _user_code_in_backward(lib, seen):
+    """One backward that calls every kind of user code the engine calls."""
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            _divide_by_zero(seen, "Function.backward")
+            return grad * 2
+
+    def pack(t):
+        return t
+
+    def unpack(t):
+        _divide_by_zero(seen, "unpack hook")
+        return t
+
+    def region(t):
+        _divide_by_zero(seen, "checkpointed function")
+        return t.sin()
+
+    def hook(name, result=None):
+        def fn(*args):
+            _divide_by_zero(seen, name)
+            return result
+        return fn
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        h = x.exp()
+    y = Double.apply(h) + lib.utils.checkpoint.checkpoint(region, x, use_reentrant=False)
+    y.register_hook(hook("tensor hook"))
+    y.grad_fn.register_prehook(hook("node pre-hook"))
+    y.grad_fn.register_hook(hook("node hook"))
+    x.register_hook(hook("leaf hook"))
+    x.register_post_accumulate_grad_hook(hook("post-accumulate hook"))
+    lib.autograd.graph.register_multi_grad_hook((x, h), hook("multi-grad hook"))
+    y.sum().backward()
+    return x.grad.tolist()
+
+
+@pytest.mark.parity
+def test_user_code_in_backward_runs_under_the_users_error_state(torch):
+    """The engine ignores NumPy's FP errors for its formulas, but a hook, a custom backward, an
+    unpack hook or a checkpoint's recomputation run under the user's own ``np.errstate``: as in
+    PyTorch, where NumPy's state is the user's alone."""
+    results = []
+    for lib in (al, torch):
+        seen = []
+        with np.errstate(divide="raise"):
+            grad = _user_code_in_backward(lib, seen)
+        results.append((grad, sorted(set(seen))))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    assert results[0][1] == results[1][1]
+    assert {outcome for _, outcome in results[0][1]} == {"raised"}
+    assert len(results[0][1]) == 9
+
+
+def test_observers_and_meters_run_under_the_users_error_state():
+    from autograd_lesson import _node
+
+    class Meter:
+        def saved(self, saved):
+            _divide_by_zero(seen, "meter saved")
+
+        def released(self, saved):
+            _divide_by_zero(seen, "meter released")
+
+    seen = []
+    x = leaf([1.0, 2.0])
+    _node._saved_listeners.append(Meter())
+    try:
+        with np.errstate(divide="raise"):
+            loss = (x * x).sum()
+            record_events = G.observe(lambda event: _divide_by_zero(seen, "observer"))
+            with record_events:
+                loss.backward()
+    finally:
+        _node._saved_listeners.pop()
+    assert set(seen) == {("meter saved", "raised"), ("meter released", "raised"),
+                         ("observer", "raised")}
+
+
+def test_user_code_keeps_the_users_state_after_a_hook_changes_it():
+    """A hook that runs ops under an np.errstate of its own makes the ops derive another ignore
+    state; the user code called after it still runs under the user's state."""
+    seen = []
+
+    def own_state(grad):
+        with np.errstate(over="ignore"):
+            return grad * 1  # (an op: "ignore" is derived from this hook's state)
+
+    x = leaf([1.0, 2.0])
+    y = x.exp()
+    y.register_hook(own_state)
+    x.register_hook(lambda grad: _divide_by_zero(seen, "leaf hook"))
+    with np.errstate(divide="raise"):
+        (y * 3).sum().backward()
+    assert seen == [("leaf hook", "raised")]
+
+
+def test_pack_hook_runs_under_the_users_error_state_inside_nested_ops():
+    seen = []
+
+    def pack(t):
+        _divide_by_zero(seen, "pack hook")
+        return t
+
+    x = leaf([1.0, 2.0])
+    w, b = leaf([[1.0, 2.0]]), leaf([0.5])
+    with np.errstate(divide="raise"), G.saved_tensors_hooks(pack, lambda t: t):
+        al.nn.functional.softmax(x, dim=0)  # (an op whose forward applies other ops)
+        al.nn.functional.linear(x[None], w, b)  # (t() and addmm under one switch)
+        x.exp()
+    assert len(seen) >= 4 and set(seen) == {("pack hook", "raised")}
+
+
+BACKWARD_INF_NAN = {  # gradients PyTorch computes as inf or nan, silently
+    "sqrt at 0": lambda lib, x: (x - 1).sqrt().sum(),
+    "log at 0": lambda lib, x: (x - 1).log().sum(),
+    "pow 0 ** -1": lambda lib, x: ((x - 1) ** -1.0).sum(),
+    "div by 0": lambda lib, x: (x / (x - 1)).sum(),
+    "inf + -inf in one backward": lambda lib, x: ((x - 1).log() - (x - 1).log() * 2).sum(),
+    "overflow": lambda lib, x: (x * 400).exp().sum(),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(BACKWARD_INF_NAN))
+def test_backward_formulas_giving_inf_or_nan_warn_nothing(torch, name):
+    """Under the user's ``np.errstate(all="raise")`` and warnings as errors, a backward whose
+    formulas compute inf or nan neither raises nor warns (PyTorch never does)."""
+    import warnings
+    grads = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        loss = BACKWARD_INF_NAN[name](lib, x)
+        with np.errstate(all="raise"), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            loss.backward()
+        grads.append(np.asarray(x.grad.tolist()))
+    np.testing.assert_array_equal(grads[0], grads[1])
+    assert not np.isfinite(grads[0]).all()
+
+
+@pytest.mark.parity
+def test_accumulating_inf_and_minus_inf_into_grad_is_silent_nan(torch):
+    import warnings
+    grads = []
+    for lib in (al, torch):
+        x = lib.tensor([1.0], dtype=lib.float64, requires_grad=True)
+        with np.errstate(all="raise"), warnings.catch_warnings():
+            warnings.simplefilter("error")
+            (x - 1).log().sum().backward()  # grad inf
+            (-(x - 1).log()).sum().backward()  # grad += -inf, in place
+        grads.append(x.grad.tolist())
+    assert np.isnan(grads[0]).all() and np.isnan(grads[1]).all()

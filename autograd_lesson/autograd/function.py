@@ -20,6 +20,7 @@ import warnings
 from .. import _grad_mode
 from .._node import Node
 from .._tensor import Tensor
+from ..ops._util import call_with_user_fp_errors
 
 
 class BackwardCFunction(Node):
@@ -72,7 +73,8 @@ class BackwardCFunction(Node):
         if backward is not Function.backward and vjp is not Function.vjp:
             raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
                                "not allowed. You should only implement one of them.")
-        result = (vjp if vjp is not Function.vjp else backward)(self, *grad_outputs)
+        result = call_with_user_fp_errors(vjp if vjp is not Function.vjp else backward, self,
+                                          *grad_outputs)  # (user code, under the user's state)
         result = result if isinstance(result, tuple) else (result,)
         expected = len(self._arg_is_tensor)
         if len(result) > expected and all(g is None for g in result[expected:]):

@@ -42,8 +42,9 @@ def observe(callback):
 
 
 def _emit(event):
+    from ..ops._util import call_with_user_fp_errors  # (observers are user code)
     for callback in list(_observers):
-        callback(event)
+        call_with_user_fp_errors(callback, event)
 
 
 GradientEdge = namedtuple("GradientEdge", "node output_nr")

@@ -6,7 +6,8 @@ import numpy as np
 from .._random import generator
 from .._tensor import Tensor
 from ..ops import elementwise as _ew, formula as _formula, matmul as _mm, nnops as _nn
-from ..ops._util import broadcast_shape, tensor_arguments, torch_name
+from ..ops._util import (broadcast_shape, enter_fp_ignore, exit_fp_ignore, tensor_arguments,
+                         torch_name)
 
 
 @tensor_arguments("linear", "input", "weight")
@@ -26,7 +27,11 @@ def linear(input, weight, bias=None):
         weight.t()  # raises t()'s message, as PyTorch's linear does
     if input.ndim == 2 and bias is not None:
         if isinstance(bias, Tensor):  # (what addmm's argument parser checks)
-            return _mm.AddmmBackward0.apply(bias, input, weight.t())
+            token = enter_fp_ignore()  # (the two ops' error state, switched to once)
+            try:
+                return _mm.AddmmBackward0.apply(bias, input, weight.t())
+            finally:
+                exit_fp_ignore(token)
         return _mm.addmm(bias, input, weight.t())
     if (bias is not None and (bias.ndim == 1 or sum(s != 1 for s in bias.shape) == 1)
             and bias._data.flags.c_contiguous and input._data.flags.c_contiguous):

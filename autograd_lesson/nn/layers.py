@@ -105,19 +105,21 @@ class RNNCell(Module):
     def _check_call(self, input, hx):
         """PyTorch's checks that ``forward`` (kept short: a lesson prints it) leaves out, in
         PyTorch's order: hidden dims, nonlinearity, input size, then (after forward's batch
-        check) the hidden size."""
-        if input.ndim not in (1, 2):
+        check) the hidden size. (Each shape read once: this runs at every step of a loop.)"""
+        ndim = input.ndim
+        if ndim not in (1, 2):
             return  # forward's own ValueError
         if hx is not None and hx.ndim not in (1, 2):
             raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.ndim}D instead")
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        if input.shape[-1] != self.weight_ih.shape[1]:  # (ATen's check_rnn_cell_forward_input)
-            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} "
-                               f"expected {self.weight_ih.shape[1]}")
+        shape, expected = input.shape, self.weight_ih.shape[1]
+        if shape[-1] != expected:  # (ATen's check_rnn_cell_forward_input)
+            raise RuntimeError(f"input has inconsistent input_size: got {shape[-1]} "
+                               f"expected {expected}")
         if hx is not None:
-            batch = input.shape[0] if input.ndim == 2 else 1
-            hidden = hx.shape if input.ndim == 2 else (1, *hx.shape)
+            batch = shape[0] if ndim == 2 else 1
+            hidden = hx.shape if ndim == 2 else (1, *hx.shape)
             if hidden[0] == batch and hidden[1] != self.hidden_size:
                 raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {hidden[1]}, "
                                    f"expected {self.hidden_size}")

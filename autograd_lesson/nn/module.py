@@ -147,10 +147,14 @@ class Module:
 
     register_module = add_module
 
-    def __getattr__(self, name):
-        for table in ("_parameters", "_buffers", "_modules"):
-            values = self.__dict__.get(table, {})
-            if name in values:
+    def __getattr__(self, name):  # (every self.weight in a forward: kept to plain dict reads)
+        d = self.__dict__
+        params = d.get("_parameters")
+        if params is not None and name in params:
+            return params[name]
+        for table in ("_buffers", "_modules"):
+            values = d.get(table)
+            if values is not None and name in values:
                 return values[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 

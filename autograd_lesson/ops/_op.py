@@ -18,7 +18,10 @@ import numpy as np
 from .. import _grad_mode, _node
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
-from ._util import enter_fp_ignore, exit_fp_ignore
+from . import _util
+from ._util import _extobj_contextvar, enter_fp_ignore, exit_fp_ignore
+
+_new = object.__new__
 
 
 class _Unrecorded:
@@ -113,15 +116,19 @@ class Op(Node):
             ctx = cls()
             ctx.needs_input_grad = needs
         else:
-            ctx = _Unrecorded()  # (its slots set here: no __init__ frame per op)
+            ctx = _new(_Unrecorded)  # (its slots set here: no __init__ frame per op)
             ctx._cls, ctx._inputs, ctx._needs = cls, inputs, needs
         # Every forward runs under NumPy's ignore-all error state: PyTorch never warns of an
-        # inf or a nan (inf - inf, 0 * inf, exp(100.), 1 / 0j), so no op should.
-        token = enter_fp_ignore()
-        try:
+        # inf or a nan (inf - inf, 0 * inf, exp(100.), 1 / 0j), so no op should. Inside an op
+        # or the engine's walk it is on already (enter_fp_ignore's first check, inlined).
+        if _extobj_contextvar is not None and _extobj_contextvar.get() is _util._ignoring:
             result = cls.forward(ctx, *inputs, **params)
-        finally:
-            exit_fp_ignore(token)
+        else:
+            token = enter_fp_ignore()
+            try:
+                result = cls.forward(ctx, *inputs, **params)
+            finally:
+                exit_fp_ignore(token)
         if type(result) is not tuple:  # the common case: one output
             if type(result) is not np.ndarray:  # a ufunc of a 0-dim array gives a NumPy scalar
                 result = np.asarray(result)
@@ -179,8 +186,11 @@ class Op(Node):
         # even if this call would not need it.
         slots = self._saved_slots
         if slots:  # (a node without saves: saved() finds nothing either way)
-            self._unpacked = {slot: saved.unpack(self) for slot, saved in slots.items()
-                              if saved is not None}
+            unpacked = {}
+            for slot, saved in slots.items():  # (a loop: a comprehension is a call in 3.11)
+                if saved is not None:
+                    unpacked[slot] = saved.unpack(self)
+            self._unpacked = unpacked
         try:
             if not grad_outputs or (grad_outputs[0] is None
                                     and all(g is None for g in grad_outputs)):

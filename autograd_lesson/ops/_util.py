@@ -303,28 +303,39 @@ def check_broadcast(x, y):
 def is_expandable_to(shape, target):
     if len(shape) > len(target):
         return False
-    return all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(target)))
+    for s, t in zip(shape, target[len(target) - len(shape):]):  # (the trailing dims, aligned)
+        if s != 1 and s != t:
+            return False
+    return True
 
 
 def sum_to(grad, shape):
     """Reduce a broadcast gradient back to ``shape`` (PyTorch's ``at::sum_to``), with Tensor ops
     (``sum(dims, keepdim=True)``, then ``view``), applied directly: the engine calls this for
     every broadcast gradient, and the arguments are known to be valid."""
-    from .reduce import SumBackward1  # (import cycle; ~0.1 us, the op itself ~4 us)
-    from .shape import ViewBackward0
+    global _sum_to_ops
     shape, have = tuple(shape), grad._data.shape
     if have == shape:
         return grad
     if not shape:
         return grad.sum()
+    if _sum_to_ops is None:  # (an import cycle; an import per call costs two Python calls)
+        from .reduce import SumBackward1
+        from .shape import ViewBackward0
+        _sum_to_ops = SumBackward1, ViewBackward0
     lead = len(have) - len(shape)
-    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
-                                if s == 1 and have[lead + i] != 1]
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and have[lead + i] != 1:
+            dims.append(lead + i)
     if dims:
-        grad = SumBackward1.apply(grad, dims, keepdim=True)
+        grad = _sum_to_ops[0].apply(grad, dims, keepdim=True)
     if lead or grad._data.shape != shape:
-        grad = ViewBackward0.apply(grad, shape)
+        grad = _sum_to_ops[1].apply(grad, shape)
     return grad
+
+
+_sum_to_ops = None
 
 
 def wrap_dim(dim, ndim, op=None, param="dim", position=1):
@@ -355,8 +366,10 @@ def check_alpha(alpha, dtype):
 
 def normalize_dims(dim, ndim):
     """A dim or a list of dims, wrapped; a dim named twice is PyTorch's error."""
-    if type(dim) is int and 0 <= dim < ndim:  # the common case, which needs no wrapping
+    if type(dim) is int and 0 <= dim < ndim:  # the common cases, which need no wrapping
         return (dim,)
+    if type(dim) in (list, tuple) and len(dim) == 1 and type(dim[0]) is int and 0 <= dim[0] < ndim:
+        return (dim[0],)  # (sum_to's)
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     out = tuple(wrap_dim(d, ndim) for d in dims)
     for d in out:
@@ -369,44 +382,62 @@ try:  # NumPy >= 2 keeps the error state in a context variable
     from numpy._core.umath import _extobj_contextvar
 except ImportError:  # pragma: no cover - older NumPy: np.errstate itself
     _extobj_contextvar = None
-_last_state = _last_ignoring = None
+_derived_from = _derived = None  # the last state "ignore" was derived from, and the result
+_ignoring = None  # the state the innermost switch to "ignore" set; None outside every switch
+_user_states = []  # per switch in progress, innermost last: (the user's state, the outer _ignoring)
 
 
 def enter_fp_ignore():
     """Enter ``np.errstate(all="ignore")`` (PyTorch never warns of inf or nan); returns what
-    :func:`exit_fp_ignore` takes, None when that state is on already (an op inside an op).
-    The state is derived once per surrounding state (re-derived when the user's ``np.errstate``
-    changes), not built anew per op as ``np.errstate`` does."""
-    global _last_state, _last_ignoring
+    :func:`exit_fp_ignore` takes, None when that state is on already (an op inside an op, or
+    a backward formula inside the engine's walk). The state is derived once per surrounding
+    state (re-derived when the user's ``np.errstate`` changes), not built anew per op as
+    ``np.errstate`` does; the user's state is remembered for :func:`call_with_user_fp_errors`."""
+    global _derived_from, _derived, _ignoring
     if _extobj_contextvar is None:
         token = np.errstate(all="ignore")
+        _user_states.append((np.geterr(), None))
         token.__enter__()
         return token
     state = _extobj_contextvar.get()
-    if state is _last_ignoring:
+    if state is _ignoring:
         return None
-    if state is not _last_state:  # the user's np.errstate changed: derive "ignore" anew
+    if state is not _derived_from:  # the user's np.errstate changed: derive "ignore" anew
         with np.errstate(all="ignore"):
-            _last_ignoring = _extobj_contextvar.get()
-        _last_state = state
-    return _extobj_contextvar.set(_last_ignoring)
+            _derived = _extobj_contextvar.get()
+        _derived_from = state
+    _user_states.append((state, _ignoring))
+    _ignoring = _derived
+    return _extobj_contextvar.set(_derived)
 
 
 def exit_fp_ignore(token):
+    global _ignoring
     if token is None:
         return
     if _extobj_contextvar is None:
         token.__exit__(None, None, None)
+        _user_states.pop()
     else:
         _extobj_contextvar.reset(token)
+        _ignoring = _user_states.pop()[1]
 
 
 def call_with_user_fp_errors(fn, *args):
-    """Call user code (a pack hook) from inside an op that ignores FP errors under the user's
-    own error state, as if the op had not changed it."""
-    if _extobj_contextvar is None or _extobj_contextvar.get() is not _last_ignoring:
-        return fn(*args)
-    token = _extobj_contextvar.set(_last_state)
+    """Call user code (a hook, a custom Function's backward, an observer) from inside an op's
+    forward or the engine's walk under the user's own error state, as if neither had changed
+    it: ``np.float64(1) / 0`` raises there under ``np.errstate(divide="raise")``."""
+    if _extobj_contextvar is None:
+        if not _user_states:
+            return fn(*args)
+        outer = np.seterr(**_user_states[-1][0])
+        try:
+            return fn(*args)
+        finally:
+            np.seterr(**outer)
+    if _ignoring is None or _extobj_contextvar.get() is not _ignoring:
+        return fn(*args)  # (already under the user's state: user code called from user code)
+    token = _extobj_contextvar.set(_user_states[-1][0])
     try:
         return fn(*args)
     finally:

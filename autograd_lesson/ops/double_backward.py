@@ -37,8 +37,9 @@ class TanhBackwardBackward0(Op):
     """out = grad_output * (1 - output**2). Saves grad_output (if output requires grad), output."""
 
     def forward(ctx, grad_output, output):
-        ctx.save("grad_output", grad_output if output.requires_grad else None)
-        ctx.save("output", output)
+        if ctx.recording:
+            ctx.save("grad_output", grad_output if output.requires_grad else None)
+            ctx.save("output", output)
         return grad_output._data * (1 - output._data * output._data)
 
     def backward(ctx, grad):

@@ -49,7 +49,8 @@ class ViewBackward0(Op):
 
     def forward(ctx, x, shape):
         ctx.input_shape = x._data.shape
-        ctx.save_value("self_sym_sizes", list(ctx.input_shape))
+        if ctx.recording:
+            ctx.save_value("self_sym_sizes", list(ctx.input_shape))
         try:  # possible exactly when the strides allow it, as in PyTorch
             return x._data.reshape(shape, copy=False)
         except ValueError:
@@ -105,7 +106,7 @@ class TBackward0(Op):
     is_view = True
 
     def forward(ctx, x):
-        if x.ndim > 2:
+        if x._data.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
         return x._data.T
 
