@@ -615,10 +615,13 @@ class Tensor(TensorOps):
         if _ops.shape.is_advanced_key(key):
             _ops.shape.index_put_(self, key, value)
             return
-        if key is Ellipsis or (isinstance(key, tuple) and all(k is Ellipsis for k in key) and key):
-            target = self  # x[...] = v is x.copy_(v) itself
-        else:
-            target = self[key]
+        target = _ops.shape.setitem_target(self, key)  # x[...] = v, x[:] = v: x itself
+        if target is self and target.ndim and isinstance(value, (int, float, np.integer,
+                                                                  np.floating, np.bool_)):
+            # PyTorch's set_item makes a number a 0-dim tensor of x's dtype, and copy_to fills
+            # with a 0-dim value: x[:] = 0. records FillBackward3, as x[:] = t.sum() does
+            value = Tensor._make(np.asarray(_ops._util.check_scalar(value, self._data.dtype),
+                                            dtype=self._data.dtype))
         if isinstance(value, Tensor) and not value.ndim and target.ndim:
             # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
             # FillBackward3 records whatever the dtype, so an int tensor can require grad

@@ -315,6 +315,30 @@ def c_setitem_value(lib, rec):
         rec(label, lambda: (h * h).sum().backward())
 
 
+def c_whole_key_writes(lib, rec):
+    """``h[:] = v``, ``h[...] = v``, ``h[()] = v`` and ``h[0:n, :] = v`` write into h itself, as
+    PyTorch's set_item does (its applySlice returns the tensor for a whole slice):
+    FillBackward3 for a number or a 0-dim value, CopyBackwards for a tensor, no CopySlices; a
+    stale save then names Fill3. ``h[-3:]`` and ``h[:2]`` slice, through CopySlices."""
+    x = S.randn(lib, 9, 3, 2, requires_grad=True)
+    b = S.tensor(lib, [5.0, 6.0], requires_grad=True)
+    note(rec, **{"x[0:3, :]": x[0:3, :], "x[:, 0:5]": x[:, 0:5], "x[-3:]": x[-3:]})
+    for label, key, value in [("h[:] = 0.", slice(None), lambda: 0.0),
+                              ("h[...] = 2", Ellipsis, lambda: 2),
+                              ("h[()] = True", (), lambda: True),
+                              ("h[0:3, :] = b", (slice(0, 3), slice(None)), lambda: b),
+                              ("h[:, ...] = b.sum()", (slice(None), Ellipsis), lambda: b.sum()),
+                              ("h[-3:] = 1.", slice(-3, None), lambda: 1.0),
+                              ("h[:2] = 1.", slice(None, 2), lambda: 1.0)]:
+        h = x * 1
+        saved = h.sin()  # saves h: stale once h is written
+        h[key] = value()
+        note(rec, **{label: h})
+        rec.track(x=x, b=b).graph(h)
+        rec(label, lambda: (h * h).sum().backward(retain_graph=True))
+        rec(label + ", the old save", lambda: saved.sum().backward())
+
+
 def c_index_put(lib, rec):
     x = S.randn(lib, 8, 2, 2, requires_grad=True)
     h = x * 1
@@ -453,7 +477,7 @@ def c_more_views(lib, rec):
 CASES = [c_saved_tensors_hooks, c_more_views, c_module_inplace_flags, c_relu_inplace, c_residual_add, c_mul_by_grad_tensor, c_version_errors, c_leaf_errors,
          c_detach_, c_retain_grad_then_inplace, c_rnn_buffer, c_rnn_loop,
          c_view_before_base_inplace, c_view_of_nonleaf, c_sibling_views, c_view_mul_grad_tensor,
-         c_saved_view_then_base, c_setitem_value, c_index_put, c_no_grad_views,
+         c_saved_view_then_base, c_setitem_value, c_whole_key_writes, c_index_put, c_no_grad_views,
          c_double_backward_copyslices]
 
 

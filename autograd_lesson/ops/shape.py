@@ -6,6 +6,8 @@ which is why graphs made of them can be backpropagated twice.
 import math
 import warnings
 
+import operator
+
 import numpy as np
 
 from .. import _node
@@ -1016,12 +1018,44 @@ def _apply_basic(out, dim, k, position):
     if k is None:
         return UnsqueezeBackward0.apply(out, dim), dim + 1
     if isinstance(k, slice):
-        return (out if k == slice(None) else SliceBackward0.apply(out, dim, k)), dim + 1
+        return (out if whole_slice(k, out.shape[dim]) else SliceBackward0.apply(out, dim, k)), \
+            dim + 1
     size = out.shape[dim]
     if not -size <= int(k) < size:
         raise IndexError(f"index {int(k)} is out of bounds for dimension {position} with "
                          f"size {size}")
     return SelectBackward0.apply(out, dim, int(k), indexing=True), dim
+
+
+def whole_slice(k, size):
+    """Whether PyTorch's ``applySlice`` gives the tensor itself for slice ``k`` of a dim of
+    ``size``: start 0 (as written: ``-size:`` slices), step 1, and a stop at or past the end."""
+    def number(v, default):
+        if v is None:
+            return default
+        try:
+            return operator.index(v)
+        except TypeError:
+            return None
+    return (number(k.start, 0) == 0 and number(k.step, 1) == 1
+            and (k.stop is None or (number(k.stop, None) or 0) >= size))
+
+
+def setitem_target(x, key):
+    """What ``x[key] = value`` writes into: ``x`` itself when the key is whole slices and
+    ``...`` (``x[:]``, ``x[...]``, ``x[()]``, ``x[0:n, :]``), where PyTorch's ``set_item``
+    skips the slicing (``applySlice`` returns the tensor), so the write records
+    ``FillBackward3`` or ``CopyBackwards`` on ``x`` and no ``CopySlices``; else the view
+    ``x[key]``."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if all(k is Ellipsis or isinstance(k, slice) for k in keys):
+        sliced = [k for k in keys if k is not Ellipsis]
+        if len(sliced) <= x.ndim:
+            first = keys.index(Ellipsis) if Ellipsis in keys else len(keys)
+            dims = list(range(first)) + list(range(x.ndim - (len(sliced) - first), x.ndim))
+            if all(whole_slice(k, x.shape[d]) for k, d in zip(sliced, dims)):
+                return x
+    return x[key]
 
 
 def _drop_extra_ellipses(keys):
