@@ -298,11 +298,14 @@ class Tensor(TensorOps):
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
-        if not self.is_leaf and not requires_grad:
+        # PyTorch's C++ is_leaf() reads the stored grad_fn: a view whose base changed in place
+        # is neither regenerated nor refused here, as it is by the is_leaf property
+        leaf = self._grad_fn is None
+        if not leaf and not requires_grad:
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + REQUIRES_GRAD_DETACH_HINT)
         if requires_grad:
             check_requires_grad(self._data.dtype, FLOAT_ONLY_METHOD_ERROR)
-        if self.is_leaf:
+        if leaf:
             self.requires_grad = requires_grad
         return self
 

@@ -1568,6 +1568,21 @@ out = lib.is_grad_enabled()
 
 # -- .grad, numpy(), backward on what does not require grad ---------------------------------------
 TENSOR = {
+    # requires_grad_ reads the stored grad_fn (C++ is_leaf()): a split view whose base changed
+    # in place gets the leaf message, or nothing for True, not the multi-view error of is_leaf
+    "requires_grad_ on a stale split view": """
+x = lib.ones(4, requires_grad=True)
+b = x * 1
+a, c = b.split(2)
+b.mul_(2)
+out = []
+for call in (lambda: a.requires_grad_(True).requires_grad, lambda: a.requires_grad_(False),
+             lambda: a.is_leaf):
+    try:
+        out.append(call())
+    except RuntimeError as error:
+        out.append(str(error))
+""",
     "numpy() under no_grad": """
 x = lib.tensor([1., 2.], requires_grad=True)
 with lib.no_grad():
