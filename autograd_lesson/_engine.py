@@ -6,8 +6,8 @@
    possible one, so a leaf's ``.grad`` is written as soon as its gradient is complete.
 3. Run the node (under grad mode = ``create_graph``, and NumPy's ignore-all error state:
    PyTorch never warns of an inf or a nan; hooks and other user code run under the user's own
-   state), check its gradients against its inputs' shapes, route them to ``next_functions`` and, unless the graph is kept, release the node's
-   saved tensors right away. A failure stops the walk where it is: what already ran stays run.
+   state), check its gradients against its inputs' shapes, route them to ``next_functions``
+   and, unless the graph is kept, release the node's saved tensors right away. A failure stops the walk where it is: what already ran stays run.
 4. With ``inputs`` (``autograd.grad``, ``backward(inputs=...)``) only nodes that lead to them
    run, and a node computes only the gradients that lead there (PyTorch's exec_info and
    ``task_should_compute_output``): no other node is queued, so no other hook fires.

@@ -601,15 +601,30 @@ class Tensor(TensorOps):
             return NotImplemented  # (Python's TypeError, as PyTorch)
         return self.div_(other)
 
+    def _setitem_value(self, value):
+        """PyTorch's valueToTensor for ``x[key] = value``: a Tensor as it is; a Python int,
+        bool, float or complex (NumPy's integers, float64 and complex128 count) becomes a 0-dim
+        tensor of x's dtype, converted as ``fill_`` converts; anything else is refused."""
+        if isinstance(value, Tensor):
+            return value
+        if not isinstance(value, (int, np.integer, float, complex)) or isinstance(value, np.bool_):
+            kind = type(value)
+            name = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__}.{kind.__name__}"
+            raise TypeError(f"can't assign a {name} to a "
+                            f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor")
+        if isinstance(value, (int, np.integer)) and not -2 ** 63 <= int(value) < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
+        dtype = self._data.dtype
+        number = _ops._util.check_scalar(value, dtype)
+        return Tensor._make(np.asarray(number).astype(dtype))  # (-1 into uint8 wraps, as torch)
+
     def __setitem__(self, key, value):
         """``x[key] = value``: ``index_put_`` for int lists and masks, else ``x[key].copy_(value)``
-        (the value broadcast to the indexed shape, as PyTorch's ``copy_to``)."""
+        (the value, a number made a 0-dim tensor first, broadcast to the indexed shape, or a
+        0-dim value filled in, as PyTorch's ``copy_to``)."""
         self._check_inference_inplace()
-        if not isinstance(value, (Tensor, int, float, bool, complex, np.number)):
-            raise TypeError(f"can't assign a {type(value).__name__} to a "
-                            f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor")
-        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
-            raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
+        value = self._setitem_value(value)
         key = _ops.shape.sequence_key(key, stacklevel=2)
         if isinstance(key, (bool, np.bool_)):  # PyTorch: x[False] = v writes nothing, and
             if not key:                         # x[True] = v writes through x.unsqueeze(0)
@@ -619,19 +634,13 @@ class Tensor(TensorOps):
             _ops.shape.index_put_(self, key, value)
             return
         target = _ops.shape.setitem_target(self, key)  # x[...] = v, x[:] = v: x itself
-        if target is self and target.ndim and isinstance(value, (int, float, np.integer,
-                                                                  np.floating, np.bool_)):
-            # PyTorch's set_item makes a number a 0-dim tensor of x's dtype, and copy_to fills
-            # with a 0-dim value: x[:] = 0. records FillBackward3, as x[:] = t.sum() does
-            value = Tensor._make(np.asarray(_ops._util.check_scalar(value, self._data.dtype),
-                                            dtype=self._data.dtype))
-        if isinstance(value, Tensor) and not value.ndim and target.ndim:
+        if not value.ndim and target.ndim:
             # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
             # FillBackward3 records whatever the dtype, so an int tensor can require grad
             target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value,
                             overlap="internal")  # (not with the value: x[0] = x[0, 0] works)
             return
-        if isinstance(value, Tensor) and value.shape != target.shape:
+        if value.shape != target.shape:
             shape = value.shape
             while shape and shape[0] == 1:
                 shape = shape[1:]  # PyTorch's copy_to: a view without the leading 1s ...

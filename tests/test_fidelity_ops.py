@@ -733,6 +733,8 @@ PROGRAMS = {
     "prod to an int dtype of a tensor requiring grad": [
         "a = lib.ones(2, requires_grad=True).prod(dtype=lib.int64)"],
     "torch.prod of a number": ["a = lib.prod(3)"],
+    "fill_ of a float16 tensor past its range names c10::Half": [
+        "a = lib.ones(2, dtype=lib.float16).fill_(1e10)"],
 }
 
 
@@ -915,6 +917,35 @@ def test_assigning_a_row_to_an_element_names_the_value_as_torch(torch, value):
             exec(f"x[0] = {value}", {"lib": lib, "x": x})
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+SETITEM_VALUES = ["np.float32(2.5)", "np.bool_(True)", "np.int64(7)", "np.float64(2.5)",
+                  "np.complex128(1)", "-1", "300", "1.5", "True", "[1.0]"]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("value", SETITEM_VALUES)
+@pytest.mark.parametrize("dtype", ["float32", "uint8", "bool"])
+def test_a_number_written_by_index_is_converted_as_torchs_value_to_tensor(torch, dtype, value):
+    """``x[key] = number`` makes the number a 0-dim tensor of x's dtype first (torch's
+    valueToTensor): NumPy's float32 and bool are refused by name, NumPy's integers and float64
+    are numbers; then a whole key fills (FillBackward3) and any other key fills a view."""
+    outcomes = []
+    for lib in (al, torch):
+        row = []
+        for key in (":", "0", "0:1", "[0, 2]", "lib.tensor([True, False, True])"):
+            x = lib.ones(3, dtype=getattr(lib, dtype))
+            if dtype == "float32":
+                x.requires_grad_(True)
+            t = x * 1 if dtype == "float32" else x.clone()
+            try:
+                exec(f"t[{key}] = {value}", {"t": t, "lib": lib, "np": np})  # noqa: S102
+                fn = t.grad_fn
+                row.append((t.tolist(), t._version, None if fn is None else fn.name()))
+            except (TypeError, RuntimeError, ValueError) as error:
+                row.append((type(error).__name__, str(error)))
+        outcomes.append(row)
+    assert outcomes[0] == outcomes[1]
 
 
 @pytest.mark.parity

@@ -124,7 +124,7 @@ def cpp_name(dtype):
             "complex128": "c10::complex<double>"}.get(str(dtype), str(dtype))
 
 # c10's names of the C++ types in "value cannot be converted to type ... without overflow"
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "at::Half", "int64": "int64_t",
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
               "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
 
 

@@ -33,7 +33,6 @@ def _true_divide_type(x, y):
 class MulBackward1(Op):
     """out = self * other for a C++ Scalar other; d/dself = grad * other. Saves no tensor."""
 
-
     def forward(ctx, x, scalar):
         ctx.save_value("other", scalar)
         ctx.scalar = scalar

@@ -418,8 +418,7 @@ def _variance(ctx, x, dim, correction, keepdim, name):
     c = 1 if correction is None else correction
     if count - c <= 0:
         warnings.warn(_DOF_WARNING.format(name), UserWarning, stacklevel=4)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(total / (count - c if count > c else 0)).astype(total.dtype, copy=False)
+    return np.asarray(total / (count - c if count > c else 0)).astype(total.dtype, copy=False)
 
 
 def var_backward(grad, x, given_dims, correction, keepdim):
@@ -444,8 +443,8 @@ def var_backward(grad, x, given_dims, correction, keepdim):
     for d in normalize_dims(given_dims, x.ndim) if given_dims else ():
         rnumel *= x.shape[d]
     diff = x - x.mean(dim=given_dims, keepdim=True)
-    with np.errstate(divide="ignore", invalid="ignore"):  # (a C++ double: 2 / 0 is inf)
-        factor = float(np.float64(2.0) / np.float64(rnumel - correction))
+    # (a C++ double: 2 / 0 is inf, silently under the engine's error state)
+    factor = float(np.float64(2.0) / np.float64(rnumel - correction))
     return mul_scalar(grad, factor) * diff
 
 
