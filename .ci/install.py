@@ -1,7 +1,7 @@
 """Make the venv and install the project into it: with uv when it can, else with pip.
 
     python3 .ci/install.py [--installer auto|uv|pip] venv .venv
-    .venv/bin/python .ci/install.py [--installer auto|uv|pip] install -e '.[test]'
+    .venv/bin/python .ci/install.py [--installer auto|uv|pip] install [--compile-bytecode] -e '.[test]'
 
 The Makefile calls this for the venv and every install; pyproject.toml stays the only list of
 dependencies. uv is taken from the venv, then from PATH, else bootstrapped with `pip install uv`;
@@ -140,8 +140,10 @@ def read_pip_settings(pip: list[str]) -> dict[str, str]:
     return pip_settings(out.stdout) if out.returncode == 0 else {}
 
 
-def install(pip_args: list[str], installer: str) -> int:
-    """Install into the venv of this interpreter."""
+def install(pip_args: list[str], installer: str, compile_bytecode: bool = False) -> int:
+    """Install into the venv of this interpreter. ``compile_bytecode``: write every installed
+    module's .pyc now, as pip always does and uv only when asked; a process that finds none
+    compiles what it imports from source, each time when PYTHONDONTWRITEBYTECODE is set."""
     pip = [sys.executable, "-m", "pip"]
     pip_cmd = [*pip, "install", *pip_args]
     settings = read_pip_settings(pip)
@@ -158,6 +160,8 @@ def install(pip_args: list[str], installer: str) -> int:
         print("install: uv unavailable, installing with pip", flush=True)
         return run(pip_cmd)
     args, extra_env = uv_options(settings)
+    if compile_bytecode:
+        args.append("--compile-bytecode")
     status = run([uv, "pip", "install", "--python", sys.executable, *args, *pip_args],
                  env={**os.environ, **extra_env})
     if status == 0 or installer == "uv":
@@ -169,13 +173,15 @@ def install(pip_args: list[str], installer: str) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--installer", choices=("auto", "uv", "pip"), default="auto")
+    parser.add_argument("--compile-bytecode", action="store_true",
+                        help="install: compile the installed modules now (pip always does)")
     parser.add_argument("command", choices=("venv", "install"))
     opts, rest = parser.parse_known_args(argv)
     if opts.command == "venv":
         if len(rest) != 1:
             parser.error("venv takes one argument: the venv's directory")
         return make_venv(Path(rest[0]), opts.installer)
-    return install(rest, opts.installer)
+    return install(rest, opts.installer, opts.compile_bytecode)
 
 
 if __name__ == "__main__":

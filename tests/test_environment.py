@@ -4,7 +4,9 @@ Makefile (make lab / make test) and .ci/run.
 Each check is a small pure function; the tests run it on the real files and
 also on a deliberately broken input, so we know each check can fail.
 """
+import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -328,3 +330,44 @@ def test_make_installs_only_through_the_installer():
 
 def test_installer_check_can_fail():
     assert bypasses_installer("x: y\n\t$(VPY) -m pip install -e '.[test]'\n") != []
+
+
+def captured_install(installer, monkeypatch, argv):
+    """The commands `install.py` would run for ``argv``, uv found, no pip settings."""
+    commands = []
+    monkeypatch.setattr(installer, "read_pip_settings", lambda pip: {})
+    monkeypatch.setattr(installer, "find_uv", lambda scripts, pip: "uv")
+    monkeypatch.setattr(installer, "run", lambda cmd, env=None: commands.append(cmd) or 0)
+    assert installer.main(argv) == 0
+    return commands
+
+
+def test_compile_bytecode_reaches_uv_only_when_asked(installer, monkeypatch):
+    [asked] = captured_install(installer, monkeypatch, ["install", "--compile-bytecode", "-e", "."])
+    assert asked[:3] == ["uv", "pip", "install"] and "--compile-bytecode" in asked
+    assert asked[-2:] == ["-e", "."]  # the option is the installer's, not an install argument
+    [plain] = captured_install(installer, monkeypatch, ["install", "-e", ".[test]"])
+    assert "--compile-bytecode" not in plain
+
+
+def test_pip_gets_no_uv_option(installer, monkeypatch):
+    """pip compiles at install by default, and would refuse uv's flag."""
+    [pip] = captured_install(installer, monkeypatch,
+                             ["--installer", "pip", "install", "--compile-bytecode", "-e", "."])
+    assert pip[1:4] == ["-m", "pip", "install"] and "--compile-bytecode" not in pip
+
+
+def test_make_lab_installs_compiled_and_make_test_does_not():
+    makefile = (ROOT / "Makefile").read_text()
+    recipes = dict(re.findall(r"^\$\(VENV\)/(\.installed\S*): .*\n\t(.*)", makefile, re.M))
+    assert "--compile-bytecode" in recipes[".installed"]
+    assert "--compile-bytecode" not in recipes[".installed-test"]
+
+
+def test_make_writes_bytecode_where_the_environment_forbids_it():
+    """A container's PYTHONDONTWRITEBYTECODE=1 would make every kernel of a test run compile
+    torch again; make's processes run with it empty (Python then writes __pycache__)."""
+    shown = subprocess.run(
+        ["make", "-s", "-C", str(ROOT), "--eval", 'show-env: ; @echo "[$$PYTHONDONTWRITEBYTECODE]"',
+         "show-env"], capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert shown.stdout.strip() == "[]", shown.stderr
