@@ -2,7 +2,8 @@
 check words (the checkers' verdicts, the scores), not pictures.
 
 ``tests/test_student.py`` (a first cell added for the run) and ``tests/test_course.py`` (an
-IPython startup file of the graded kernels) run ``FAST_RUN`` before a lesson:
+IPython startup file of the graded kernels) run ``FAST_RUN`` before a lesson (``tests/test_rerun.py``
+runs only ``NO_TORCH_DEMOS``):
 
 - every ``dot``/``neato`` call made through ``graphviz`` returns a 1-pixel picture (or an
   empty layout), and a step-through's static strip of frames (drawn by ``neato`` directly,
@@ -17,6 +18,14 @@ IPython startup file of the graded kernels) run ``FAST_RUN`` before a lesson:
 The pictures and the torch demos are checked by nbval on the lessons themselves.
 """
 
+# The torch demos alone: ``tests/test_rerun.py`` runs the lessons with real pictures but these
+# cells checked in its own process (``test_on_real_torch_cell_prints_the_same_when_run_again``).
+NO_TORCH_DEMOS = """\
+from autograd_lesson import lesson as _lesson
+from autograd_lesson.lesson import on_torch as _on_torch
+_lesson.on_real_torch = _on_torch.on_real_torch = lambda program, code: None
+"""
+
 FAST_RUN = """\
 import os as _os
 _os.environ.pop("AUTOGRAD_LESSON_RENDER_CACHE", None)  # fakes stay in this kernel
@@ -27,9 +36,6 @@ _Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
 _FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
          "json": b'{"bb": "0,0,1,1", "objects": []}'}
 _graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
-from autograd_lesson import lesson as _lesson
-from autograd_lesson.lesson import on_torch as _on_torch
 from autograd_lesson.viz import steps as _steps
 _steps.StepThrough.static_png = lambda self: _FAKE["png"]
-_lesson.on_real_torch = _on_torch.on_real_torch = lambda program, code: None
-"""
+""" + NO_TORCH_DEMOS

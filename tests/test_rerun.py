@@ -7,6 +7,11 @@ message). Pictures (PNG,
 SVG) are not compared; nbval's sanitizers (``tests/nbval_sanitize.cfg``) are applied first.
 Notebooks are found by glob, so a new lesson is checked as soon as it exists (of the Korean
 edition, lesson 00). Lesson 06 is also compared unsanitized, on the same run.
+
+The optional "on real PyTorch" cell that ends lessons 01-07 is left out of those runs (a first
+cell added for the run stubs it, ``tests/fast_pictures.py``'s ``NO_TORCH_DEMOS``): importing
+torch cost each kernel 1.3-1.9 s. Those cells are run twice here instead, in this process, on
+the torch the tests import once. Lesson 11 runs on torch throughout, and is run for real.
 """
 import configparser
 import copy
@@ -18,6 +23,10 @@ import re
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+import on_torch_cells
+from autograd_lesson import lesson
+from fast_pictures import NO_TORCH_DEMOS
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # The Korean edition's code cells are the English ones (tests/test_translations.py), so one
@@ -69,6 +78,7 @@ def run_twice(path):
                             resources={"metadata": {"path": str(path.parent)}})
     runs = []
     with client.setup_kernel():
+        client.execute_cell(nbformat.v4.new_code_cell(NO_TORCH_DEMOS), -1)
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -123,3 +133,27 @@ def test_lesson_06_every_code_cell_run_twice_gives_the_same_unsanitized_text():
     differing = [(cell.id, _texts(first), _texts(second)) for _, cell, first, second in runs
                  if _texts(first) != _texts(second)]
     assert differing == []
+
+
+TORCH_DEMO_LESSONS = sorted(c.id[:2] for p in NOTEBOOKS if p.parent.name == "notebooks"
+                            for c in nbformat.read(p, as_version=4).cells
+                            if c.id.endswith("-on-torch"))
+
+
+def test_every_lesson_with_a_torch_demo_is_checked_here():
+    assert TORCH_DEMO_LESSONS == ["01", "02", "03", "04", "05", "06", "07"]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("lesson_id", TORCH_DEMO_LESSONS)
+def test_on_real_torch_cell_prints_the_same_when_run_again(torch, lesson_id, capsys):
+    """The cell's call, ``lesson.on_real_torch(program, code)``, twice in a row: the same text
+    (torch's ledger, verdict and diff, and whether autograd_lesson printed the same), and the
+    two engines agree."""
+    program, code = on_torch_cells.program_and_code(lesson_id)
+    printed = []
+    for _ in range(2):
+        lesson.on_real_torch(program, code)
+        printed.append(capsys.readouterr().out)
+    assert printed[0] == printed[1]
+    assert "autograd_lesson printed the same text: True" in printed[0], printed[0]
