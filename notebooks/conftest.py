@@ -3,11 +3,19 @@
 SVG (like PNG, which nbval already skips) depends on the Graphviz version and fonts, so it is
 excluded from comparison on purpose; the ledger printed beside every picture is compared
 exactly. The kernels share the test run's render cache (see tests/conftest.py), so a
-picture another test has drawn is not drawn again.
+picture another test has drawn is not drawn again, and draw no PNG twins at all
+(tests/fast_pictures.py's ``kernels_without_png``): nothing compares them.
 """
+import pathlib
+import sys
+
 from autograd_lesson.viz.render import share_cache
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+from fast_pictures import kernels_without_png  # noqa: E402
+
 share_cache()
+kernels_without_png()
 SKIPPED = ("image/svg+xml",)
 
 

@@ -12,6 +12,8 @@ Kept deliberately small: put topic-specific fixtures in your own test modules
 * Every process of the run (xdist workers, the kernels of nbval and of the notebook tests)
   shares one render cache (``autograd_lesson.viz.render.share_cache``): a lesson executed by
   several tests has each of its pictures drawn by Graphviz once.
+* The kernels draw no PNG twins of pictures (``fast_pictures.kernels_without_png``): nbval
+  compares none, and drawing them was about 40% of a lesson's run.
 * Each test runs with what existed before it frozen out of the cyclic collector's view
   (``gc.freeze``), so its ``gc.collect()`` looks only at what the test made.
 """
@@ -21,8 +23,10 @@ import os
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 from autograd_lesson.viz.render import share_cache  # noqa: E402
+from fast_pictures import kernels_without_png  # noqa: E402
 
 share_cache()
+kernels_without_png()
 
 import pytest
 

@@ -18,6 +18,17 @@ runs only ``NO_TORCH_DEMOS``):
 The pictures and the torch demos are checked by nbval on the lessons themselves.
 """
 
+# The PNG twins alone, for every kernel of a test run (``tests/conftest.py`` puts this in an
+# IPython startup file): a picture shows as SVG and, for a notebook opened untrusted, as a PNG
+# that nbval never compares (it skips image/png unless run with nbdime) and that costs about
+# 40% of a lesson's run to draw. The SVG, the text twin and the step-through's widget are real.
+NO_PNG = """\
+import importlib as _importlib
+_PNG = b"\\x89PNG\\r\\n\\x1a\\n"  # a PNG signature: the bundle keeps its image/png key
+_importlib.import_module("autograd_lesson.viz.render").GraphView.png = lambda self: _PNG
+_importlib.import_module("autograd_lesson.viz.steps").StepThrough.static_png = lambda self: _PNG
+"""
+
 # The torch demos alone: ``tests/test_rerun.py`` runs the lessons with real pictures but these
 # cells checked in its own process (``test_on_real_torch_cell_prints_the_same_when_run_again``).
 NO_TORCH_DEMOS = """\
@@ -39,3 +50,26 @@ _graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format 
 from autograd_lesson.viz import steps as _steps
 _steps.StepThrough.static_png = lambda self: _FAKE["png"]
 """ + NO_TORCH_DEMOS
+
+
+def kernels_without_png():
+    """Every Jupyter kernel this process starts from now on (nbval's, ``test_rerun``'s) runs
+    ``NO_PNG`` first: an IPython startup file in a temporary IPYTHONDIR, removed when this
+    process exits. A no-op where a parent (the xdist controller) has done it already;
+    ``test_course`` gives its graded kernels an IPYTHONDIR of their own."""
+    import atexit
+    import os
+    import shutil
+    import tempfile
+    if os.environ.get(_KERNELS_WITHOUT_PNG):
+        return
+    folder = tempfile.mkdtemp(prefix="autograd-lesson-ipython-")
+    startup = os.path.join(folder, "profile_default", "startup")
+    os.makedirs(startup)
+    with open(os.path.join(startup, "00-no-png.py"), "w", encoding="utf-8") as f:
+        f.write(NO_PNG)
+    os.environ["IPYTHONDIR"] = os.environ[_KERNELS_WITHOUT_PNG] = folder
+    atexit.register(shutil.rmtree, folder, True)
+
+
+_KERNELS_WITHOUT_PNG = "AUTOGRAD_LESSON_TEST_IPYTHONDIR"
