@@ -135,6 +135,16 @@ def test_lesson_06_every_code_cell_run_twice_gives_the_same_unsanitized_text():
     assert differing == []
 
 
+def test_the_kernels_draw_no_png_twins():
+    """``fast_pictures.NO_PNG`` runs in every kernel of the test run (the conftests): each
+    picture's image/png is its stub, while the SVG is drawn."""
+    import base64
+    runs = run_twice(NOTEBOOKS[0])
+    data = [o.data for _, _, first, _ in runs for o in first if "image/png" in o.get("data", {})]
+    assert data and {d["image/png"] for d in data} == {base64.b64encode(b"\x89PNG\r\n\x1a\n").decode()}
+    assert all("<svg " in d["image/svg+xml"] for d in data if "image/svg+xml" in d)
+
+
 TORCH_DEMO_LESSONS = sorted(c.id[:2] for p in NOTEBOOKS if p.parent.name == "notebooks"
                             for c in nbformat.read(p, as_version=4).cells
                             if c.id.endswith("-on-torch"))
