@@ -296,6 +296,16 @@ def min(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG):
     return _red.min(x, dim, keepdim, _function=True)
 
 
+@_tensor_arguments("amax", "input")
+def amax(x, dim=(), keepdim=False):
+    return _red.amax(x, dim, keepdim, _function=True)
+
+
+@_tensor_arguments("amin", "input")
+def amin(x, dim=(), keepdim=False):
+    return _red.amin(x, dim, keepdim, _function=True)
+
+
 from .ops.elementwise import maximum, minimum  # noqa: E402
 from .ops import indexing as _ix  # noqa: E402
 
@@ -392,6 +402,6 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "reshape", "flatten", "transpose", "t", "permute",
     "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone", "broadcast_shapes",
 ]
-__all__ += ["min", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
+__all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
             "full_like", "cumsum", "flip", "prod"]

@@ -276,6 +276,12 @@ class TensorOps:
     def norm(self, p=2, dim=None, keepdim=False):
         return _ops.reduce.norm(self, p, dim, keepdim)
 
+    def amax(self, dim=(), keepdim=False):
+        return _ops.reduce.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _ops.reduce.amin(self, dim, keepdim)
+
     def argmax(self, dim=None, keepdim=False):
         return _ops.reduce.arg_reduce(self, dim, keepdim, "argmax")
 

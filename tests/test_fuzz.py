@@ -93,7 +93,7 @@ def expression(draw, names):
     if kind == 3:
         keep = draw(st.booleans())
         dims = draw(st.sampled_from([None, "()", str(d), f"({d},)", "(0, 1)", "[-1]"]))
-        red = draw(st.sampled_from(["sum", "mean"]))
+        red = draw(st.sampled_from(["sum", "mean", "amax", "amin"]))
         return f"{x}.{red}()" if dims is None else f"{x}.{red}(dim={dims}, keepdim={keep})"
     if kind == 4:
         return f"{x}.max()" if draw(st.booleans()) else f"{x}.max({d}).values"

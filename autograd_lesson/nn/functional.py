@@ -10,7 +10,7 @@ from ..ops._util import (broadcast_shape, enter_fp_ignore, exit_fp_ignore, tenso
                          torch_name)
 
 
-@tensor_arguments("linear", "input", "weight")
+@tensor_arguments("linear", "input", "weight", "bias?")
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: ``TBackward0`` then ``AddmmBackward0`` for a 2-D input.
 

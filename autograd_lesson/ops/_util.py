@@ -207,25 +207,34 @@ def cast(array, dtype):
 
 def tensor_arguments(name, *params):
     """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
-    that is not a Tensor): ``relu(): argument 'input' (position 1) must be Tensor, not int``.
-    The wrapped function's ``.method`` is the Tensor method's twin (``x.dot(2)``: position 1)."""
-    checks = [(i, param) for i, param in enumerate(params) if param is not None]
+    that is not a Tensor; ``"bias?"`` for an optional one, which may be None):
+    ``relu(): argument 'input' (position 1) must be Tensor, not int``, and without the position
+    for an argument given by keyword. The wrapped function's ``.method`` is the Tensor method's
+    twin (``x.dot(2)``: position 1)."""
+    checks = [(i, param.rstrip("?"), param.endswith("?"))
+              for i, param in enumerate(params) if param is not None]
 
-    def check(args, first):
-        for i, param in checks:
-            if i < len(args) and not isinstance(args[i], Tensor):
+    def check(args, kwargs, first):
+        for i, param, optional in checks:
+            if i < len(args):
+                value, where = args[i], f" (position {i + first})"
+            elif param in kwargs:
+                value, where = kwargs[param], ""
+            else:
+                continue
+            if not (isinstance(value, Tensor) or optional and value is None):
                 from .._dtype import typename
-                raise TypeError(f"{name}(): argument '{param}' (position {i + first}) must be "
-                                f"Tensor, not {typename(args[i])}")
+                raise TypeError(f"{name}(): argument '{param}'{where} must be Tensor, not "
+                                f"{typename(value)}")
 
     def wrap(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            check(args, 1)
+            check(args, kwargs, 1)
             return fn(*args, **kwargs)
 
         def method(*args, **kwargs):  # ``x.dot(2)``: positions count after self
-            check(args, 0)
+            check(args, kwargs, 0)
             return fn(*args, **kwargs)
         checked.method = method
         return checked

@@ -96,6 +96,17 @@ def unsqueeze_multiple(grad, dims, ndim):
     return grad
 
 
+def restore_reduced_dims(output, dims, keepdim):
+    """PyTorch's ``restore_reduced_dims``: ``output`` reshaped with a 1 at each reduced dim
+    (``dims`` as given; none given: all of them, which a 0-dim output already has)."""
+    if keepdim:
+        return output
+    total = output.dim() + len(dims)
+    ones = {d % total for d in dims} if total else set()
+    sizes = iter(output.shape)
+    return output.reshape([1 if i in ones else next(sizes) for i in range(total)])
+
+
 # -- elementwise helpers ------------------------------------------------------------------------
 class SgnBackward0(Op):
     """out = sign(self) (abs's backward records it); its gradient is zero. Saves self, result."""

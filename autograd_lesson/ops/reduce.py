@@ -11,7 +11,7 @@ from .._tensor_ops import NO_ARG
 from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
-                      unsqueeze_multiple, zeros)
+                      restore_reduced_dims, unsqueeze_multiple, zeros)
 from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
@@ -195,6 +195,52 @@ class MinBackward0(MaxBackward0):
         return _reduce_dim(ctx, x, dim, keepdim, "min", np.argmin)
 
 
+class AmaxBackward0(Op):
+    """out = self.amax(dim, keepdim); the gradient is shared evenly among the maximal elements
+    of each reduced slice: ``grad / count * (self == result)`` (``scale_grad_by_count``).
+    Saves dim, keepdim, result and self."""
+
+    def forward(ctx, x, dim=(), keepdim=False):
+        return _amax_amin(ctx, x, dim, keepdim, "amax", np.max)
+
+    def backward(ctx, grad):
+        x, result = ctx.saved("self"), ctx.saved("result")
+        grad = restore_reduced_dims(grad, ctx.given_dims, ctx.keepdim)
+        mask = restore_reduced_dims(result, ctx.given_dims, ctx.keepdim) == x
+        return grad / mask.sum(ctx.given_dims, keepdim=True) * mask
+
+
+class AminBackward0(AmaxBackward0):
+    """out = self.amin(dim, keepdim); the gradient is shared evenly among the minimal elements,
+    as amax's. Saves dim, keepdim, result and self."""
+
+    def forward(ctx, x, dim=(), keepdim=False):
+        return _amax_amin(ctx, x, dim, keepdim, "amin", np.min)
+
+
+def _amax_amin(ctx, x, dim, keepdim, name, reduce):
+    """amax/amin over ``dim`` (all dims for ``()``): PyTorch's checks in its order (an empty
+    input's dims one by one first, then the dims, then the dtype), then the saves."""
+    if x.numel() == 0:
+        if not _as_given(dim):
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               f"input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               f"argument.")
+        for d in _as_given(dim):
+            if x.shape[wrap_dim(d, x.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero "
+                                 f"size.")  # (the dim as given)
+    dims = normalize_dims(dim, x.ndim)
+    if x._data.dtype.kind == "c":
+        raise NotImplementedError(f'"{name[1:]}_values_cpu" not implemented for '
+                                  f"'{torch_name(x._data.dtype)}'")
+    ctx.given_dims, ctx.keepdim = _as_given(dim), keepdim
+    ctx.save_values(dim=ctx.given_dims, keepdim=keepdim)
+    ctx.save_output("result")
+    ctx.save("self", x)
+    return np.asarray(reduce(x._data, axis=_axes(dims, x), keepdims=keepdim and x.ndim > 0))
+
+
 class LinalgVectorNormBackward0(Op):
     """out = ||self||_2 over dim; d/dself = grad * (self / out).masked_fill(out == 0, 0).
     Saves self and result."""
@@ -294,7 +340,30 @@ def norm(x, p=2, dim=None, keepdim=False):
     return LinalgVectorNormBackward0.apply(x, ord=p, dim=dim, keepdim=keepdim)
 
 
-__all__ = ["sum", "mean", "max", "min", "norm", "Size"]
+def amax(x, dim=(), keepdim=False, _function=False):
+    return _amax_or_amin(AmaxBackward0, "amax", x, dim, keepdim, _function)
+
+
+def amin(x, dim=(), keepdim=False, _function=False):
+    return _amax_or_amin(AminBackward0, "amin", x, dim, keepdim, _function)
+
+
+def _amax_or_amin(op, name, x, dim, keepdim, function):
+    """PyTorch's parser for ``amax(dim=[], keepdim=False)``: ``dim`` an int or a sequence of
+    ints (a tuple of dims as given is what the node saves)."""
+    dims = (dim,) if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool) else dim
+    if not (isinstance(dims, (list, tuple)) and all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims)):
+        from .._dtype import typename
+        raise TypeError(f"{name}(): argument 'dim' (position {1 + function}) must be tuple of "
+                        f"ints, not {typename(dim)}")
+    if not isinstance(keepdim, (bool, np.bool_)):
+        raise TypeError(f"{name}(): argument 'keepdim' (position {2 + function}) must be bool, "
+                        f"not {type(keepdim).__name__}")
+    return op.apply(x, dim, keepdim=bool(keepdim))
+
+
+__all__ = ["sum", "mean", "max", "min", "amax", "amin", "norm", "Size"]
 
 
 def arg_reduce(x, dim, keepdim, name):
