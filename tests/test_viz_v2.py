@@ -230,6 +230,24 @@ def test_a_strip_png_holds_exactly_its_pixels(shape):
     assert np.array_equal(np.asarray(image), pixels)
 
 
+@pytest.mark.parametrize("cores,frames,runs", [(4, 12, [3, 3, 3, 3]), (8, 5, [2, 3]),
+                                               (2, 12, [6, 6]), (1, 12, [12]), (4, 3, [3])])
+def test_frames_are_drawn_by_one_neato_per_core_in_order(monkeypatch, cores, frames, runs):
+    """At most 4 processes, each 2 frames or more; the frames come back in their order, as
+    one process draws them."""
+    names = small_graph()
+    rec = viz.record(lambda: names["out"].backward(), roots=[names["out"]], names=names,
+                     frames=True)
+    step = StepThrough(rec.frames, "out.backward()")
+    dots = [step.frame_dot(i % len(rec.frames)) for i in range(frames)]
+    one_run = steps_module._neato_run(dots)
+    drawn, run = [], steps_module._neato_run
+    monkeypatch.setattr(steps_module, "_neato_run", lambda part: drawn.append(len(part)) or run(part))
+    monkeypatch.setattr(steps_module, "_cores", lambda: cores)
+    assert steps_module._neato_pngs(dots) == one_run
+    assert sorted(drawn) == sorted(runs)  # (the threads may start in any order)
+
+
 def test_a_step_through_strip_is_the_sheet_pillow_composed(monkeypatch):
     """The strip, encoded by rgb_png, decodes to the very pixels of the sheet Pillow composed,
     and carries the frame height the browser test reads."""
