@@ -96,7 +96,7 @@ class SavedTensor:
                  "placeholder", "grad_edge", "view_fn", "__weakref__")
 
     def __init__(self, tensor, is_output=False):
-        self.storage = storage = tensor._storage
+        self.storage = storage = tensor._st or tensor._storage  # (made on first read)
         if storage.inference:
             raise RuntimeError(_grad_mode.INFERENCE_SAVE_ERROR)
         data, base = tensor._data, tensor._base
@@ -104,7 +104,7 @@ class SavedTensor:
         self.is_wrapped_scalar = self.released = self.placeholder = False
         self.view_fn = self.grad_edge = self.scalar = None
         self.shape, self.dtype, self.nbytes = data.shape, data.dtype, data.nbytes
-        self.version_counter = counter = tensor._version_counter
+        self.version_counter = counter = tensor._vc or tensor._version_counter
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
         # (Tensor.requires_grad, inlined: a save per op)

@@ -218,8 +218,11 @@ class Op(Node):
 def _view(base, array, differentiable, fn, nr, cls):
     """Output ``nr`` of a view op: the base's storage and version counter, and how it was made
     (a view of a view inherits it, as PyTorch's ``creation_meta``)."""
-    out = Tensor._make(array, differentiable, fn, 0, base._storage, base._version_counter,
-                       base._base if base._base is not None else base)
+    root = base._base
+    if root is None:  # (the base's storage and counter, or None if it has made neither yet)
+        out = Tensor._make(array, differentiable, fn, 0, base._st, base._vc, base)
+    else:  # (a view of a view: a counter it has not read yet is the root's, if made)
+        out = Tensor._make(array, differentiable, fn, 0, base._st, base._vc or root._vc, root)
     if not _grad_mode._enabled or base._creation_meta:
         out._creation_meta = True
     if cls.multi_view:
