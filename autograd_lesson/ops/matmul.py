@@ -29,16 +29,17 @@ def _column_major(sizes, strides):
 
 
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha=1):
-    """PyTorch's formula: a column-major input (``W.t()``) gets its gradient as a transpose."""
+    """PyTorch's formula: a column-major input (``W.t()``) gets its gradient as a transpose.
+    (``MmBackward0.apply``, not ``Tensor.mm``: both operands are tensors, no argument to parse.)"""
     if _column_major(sizes, strides):
-        return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
-    return maybe_multiply(grad.mm(mat2.t()), alpha)
+        return maybe_multiply(MmBackward0.apply(mat2, grad.t()).t(), alpha)
+    return maybe_multiply(MmBackward0.apply(grad, mat2.t()), alpha)
 
 
 def mm_mat2_backward(grad, mat1, sizes, strides, alpha=1):
     if _column_major(sizes, strides):
-        return maybe_multiply(grad.t().mm(mat1).t(), alpha)
-    return maybe_multiply(mat1.t().mm(grad), alpha)
+        return maybe_multiply(MmBackward0.apply(grad.t(), mat1).t(), alpha)
+    return maybe_multiply(MmBackward0.apply(mat1.t(), grad), alpha)
 
 
 def _strides_if_needed(t):
