@@ -269,7 +269,7 @@ def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
             _accumulate_into(variable, grads[0], create_graph)
             if observers:
                 _graph._emit(_graph.GradAccumulated(node, variable, variable._grad))
-            for hook in list(variable.__dict__.get("_post_accumulate_grad_hooks", ())):
+            for hook in list(variable._post_accumulate_grad_hooks):
                 if call_with_user_fp_errors(hook, variable) is not None:
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         outputs = []

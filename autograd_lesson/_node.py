@@ -349,6 +349,7 @@ class Node:
     _tensor_pre_hooks = MappingProxyType({})
     _retain_grad_refs = MappingProxyType({})
     _saved_values = MappingProxyType({})
+    _unpacked = None  # the saves unpacked for the backward running now (Op._backward)
 
     def __init__(self):
         self._id = next(_creation_counter)
@@ -357,10 +358,13 @@ class Node:
             _anomaly_mode.record(self)
 
     def _own(self, name, factory=dict):
-        """This node's own hook list or dict ``name``, created on first use."""
-        mine = self.__dict__.get(name)
-        if mine is None:
-            mine = self.__dict__[name] = factory()
+        """This node's own hook list or dict ``name``, created on first use. (Not through
+        ``self.__dict__``: reading it makes CPython give the instance a real dict in place of
+        its inline attribute values, and every later attribute read of that node is slower.)"""
+        mine = getattr(self, name, None)
+        if mine is None or mine is getattr(type(self), name, None):  # (the class's default)
+            mine = factory()
+            setattr(self, name, mine)
         return mine
 
     def name(self):
@@ -401,7 +405,7 @@ class Node:
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""
-        unpacked = self.__dict__.get("_unpacked")
+        unpacked = self._unpacked
         if unpacked is not None:
             return unpacked.get(slot)
         saved = self._saved_slots.get(slot)

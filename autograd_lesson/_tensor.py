@@ -163,6 +163,7 @@ class Tensor(TensorOps):
     _accumulator_ref = None
     _multi_view = _custom_view = False  # how a view was made (see ops/inplace.py's VIEW_KINDS)
     _first_storage = None    # the storage before a first ``x.data = y`` (see ``_storage``)
+    _post_accumulate_grad_hooks = ()
 
     def __init__(self, data=(), *, requires_grad=False):
         array = np.asarray(data._data if isinstance(data, Tensor) else data,
