@@ -29,6 +29,7 @@ ANOMALY_HINT = ("the backtrace further above shows the operation that failed to 
 UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _FLOAT64 = np.dtype(np.float64)
+_new = object.__new__
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
 _inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
 _all_saved = set()  # weak references to every SavedTensor not yet garbage (memory meters)
@@ -147,8 +148,10 @@ class SavedTensor:
         self.view_fn = self.grad_edge = self.ref = self.origin = None
         self.packed = self.unpack_hook = self.tensor = self.array = None
         self.shape, self.nbytes = (), self.dtype.itemsize
-        self.storage = _tensor.Storage(self.nbytes)
-        self.version_counter, self.saved_version = _tensor.VersionCounter(), 0
+        self.storage = storage = _new(_tensor.Storage)  # (no __init__ frames: a save per op)
+        storage.nbytes, storage.inference = self.nbytes, False  # (inference mode saves none)
+        self.version_counter = counter = _new(_tensor.VersionCounter)
+        counter.value = self.saved_version = 0
         self.output_nr, self.requires_grad = 0, False
         self._register()
         return self
