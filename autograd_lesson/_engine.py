@@ -26,6 +26,7 @@ from ._tensor import Tensor
 from .autograd import graph as _graph
 from .ops._util import call_with_user_fp_errors, ignore_fp_errors, is_expandable_to, sum_to
 
+_make = Tensor._make  # (bound once, not per call)
 _task_ids = itertools.count()
 _tasks = []  # (id, runs only part of the graph) of the backwards running now, innermost last
 
@@ -139,7 +140,7 @@ def _add_gradients(old, new, create_graph):
     a, b = old._data, new._data
     if create_graph or a.dtype != b.dtype or a.shape != b.shape:
         return old + new
-    return Tensor._make(a + b)  # (inf + -inf: nan, silently, under the walk's error state)
+    return _make(a + b)  # (inf + -inf: nan, silently, under the walk's error state)
 
 
 def _slots(node, by_nr):

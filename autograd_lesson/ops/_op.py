@@ -21,6 +21,8 @@ from .._tensor import Tensor  # at module level: an import inside apply() costs 
 from . import _util
 from ._util import _extobj_contextvar, enter_fp_ignore, exit_fp_ignore
 
+_make = Tensor._make  # (bound once: Tensor._make looks the classmethod up and binds it per call)
+
 _new = object.__new__
 
 
@@ -138,7 +140,7 @@ class Op(Node):
                 _refuse_complex()
             fn = ctx if differentiable else None
             out = (_view(inputs[0], result, differentiable, fn, 0, cls) if cls.is_view
-                   else Tensor._make(result, differentiable, fn))
+                   else _make(result, differentiable, fn))
             if differentiable:  # (x.long() reads no edge: a stale view's grad_fn is not asked)
                 ctx._connect(tensors, (out,), inputs)
             return out
@@ -220,9 +222,9 @@ def _view(base, array, differentiable, fn, nr, cls):
     (a view of a view inherits it, as PyTorch's ``creation_meta``)."""
     root = base._base
     if root is None:  # (the base's storage and counter, or None if it has made neither yet)
-        out = Tensor._make(array, differentiable, fn, 0, base._st, base._vc, base)
+        out = _make(array, differentiable, fn, 0, base._st, base._vc, base)
     else:  # (a view of a view: a counter it has not read yet is the root's, if made)
-        out = Tensor._make(array, differentiable, fn, 0, base._st, base._vc or root._vc, root)
+        out = _make(array, differentiable, fn, 0, base._st, base._vc or root._vc, root)
     if not _grad_mode._enabled or base._creation_meta:
         out._creation_meta = True
     if cls.multi_view:
