@@ -13,6 +13,8 @@ An op is a :class:`~autograd_lesson._node.Node` subclass named after PyTorch's n
 ``Op.apply(*inputs)`` runs ``forward``; when grad mode is on and an input requires grad it
 keeps the instance as the output's ``grad_fn`` with one edge per Tensor input.
 """
+import types
+
 import numpy as np
 
 from .. import _grad_mode, _node
@@ -89,6 +91,15 @@ class Op(Node):
     non_differentiable = ()  # argument positions of tensors that get no edge
 
     _output_saves = ()
+
+    def __init_subclass__(cls, **kwargs):
+        """Each op class keeps ``apply`` bound to itself: ``MulBackward0.apply(...)``, run for
+        every op, then reads a plain class attribute (which CPython 3.11 specializes) instead
+        of binding the classmethod anew per call."""
+        super().__init_subclass__(**kwargs)
+        found = next(k.__dict__["apply"] for k in cls.__mro__ if "apply" in k.__dict__)
+        if isinstance(found, (classmethod, types.MethodType)):  # (its own, or inherited)
+            cls.apply = types.MethodType(found.__func__, cls)
 
     def save_output(self, slot, output_nr=0):
         """Save this op's own output (PyTorch's ``result``) once it exists."""
