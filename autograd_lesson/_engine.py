@@ -22,11 +22,10 @@ import numpy as np
 
 from . import _anomaly_mode, _grad_mode
 from ._node import UINT64_MAX, AccumulateGrad, GraphRoot, _type_string
-from ._tensor import Tensor
+from ._tensor import Tensor, make_tensor as _make  # (Tensor._make, bound once)
 from .autograd import graph as _graph
 from .ops._util import call_with_user_fp_errors, ignore_fp_errors, is_expandable_to, sum_to
 
-_make = Tensor._make  # (bound once, not per call)
 _task_ids = itertools.count()
 _tasks = []  # (id, runs only part of the graph) of the backwards running now, innermost last
 

@@ -179,7 +179,7 @@ class SavedTensor:
         if current != self.saved_version:
             raise RuntimeError(self._version_message(node, current))
         if self.is_output:
-            return _tensor.Tensor._make(self.array, requires_grad=self.requires_grad, grad_fn=node,
+            return _tensor.make_tensor(self.array, requires_grad=self.requires_grad, grad_fn=node,
                                         output_nr=self.output_nr, storage=self.storage,
                                         version_counter=self.version_counter)
         if self.is_wrapped_scalar:
@@ -187,7 +187,7 @@ class SavedTensor:
         return self.tensor
 
     def _scalar_tensor(self):
-        return _tensor.Tensor._make(np.asarray(self.scalar, dtype=self.dtype),
+        return _tensor.make_tensor(np.asarray(self.scalar, dtype=self.dtype),
                                     storage=self.storage, version_counter=self.version_counter)
 
     def register_hooks(self, pack_hook, unpack_hook):
@@ -262,6 +262,9 @@ class SavedTensor:
     def held_tensor(self):
         """The user-visible tensor this slot holds (None for saved outputs and when freed)."""
         return self.tensor
+
+
+_wrapped_scalar = SavedTensor.wrapped_scalar  # (bound once: a classmethod is bound per call)
 
 
 class SavedBuffer:
@@ -402,7 +405,7 @@ class Node:
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
-        self._saved_slots[slot] = SavedTensor.wrapped_scalar(value)
+        self._saved_slots[slot] = _wrapped_scalar(value)
         if slot not in type(self).__dict__.get("_exposed", ()):
             _expose(type(self), slot, "_raw_saved_", "_saved_")
 

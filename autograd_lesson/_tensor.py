@@ -689,3 +689,6 @@ class Tensor(TensorOps):
             if shape != target.shape:
                 value = value.expand(target.shape)  # ... expanded to the target's shape
         target.copy_(value)
+
+
+make_tensor = Tensor._make  # (bound once, for the per-op callers: Tensor._make binds it per call)

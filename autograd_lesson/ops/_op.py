@@ -20,10 +20,9 @@ import numpy as np
 from .. import _grad_mode, _node
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
+from .._tensor import make_tensor as _make  # (Tensor._make, bound once)
 from . import _util
 from ._util import _extobj_contextvar, enter_fp_ignore, exit_fp_ignore
-
-_make = Tensor._make  # (bound once: Tensor._make looks the classmethod up and binds it per call)
 
 _new = object.__new__
 
