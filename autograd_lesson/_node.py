@@ -355,6 +355,7 @@ class Node:
     _tensor_pre_hooks = MappingProxyType({})
     _retain_grad_refs = MappingProxyType({})
     _saved_values = MappingProxyType({})
+    _exposed = (None, frozenset())  # (class, the saved names installed on it): see _expose
     _unpacked = None  # the saves unpacked for the backward running now (Op._backward)
 
     def __init__(self):
@@ -400,14 +401,18 @@ class Node:
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
-        if slot not in type(self).__dict__.get("_exposed", ()):
-            _expose(type(self), slot, "_raw_saved_", "_saved_")
+        cls = type(self)
+        owner, names = cls._exposed  # (this class's own, or a base's: see _expose)
+        if owner is not cls or slot not in names:
+            _expose(cls, slot, "_raw_saved_", "_saved_")
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
         self._saved_slots[slot] = _wrapped_scalar(value)
-        if slot not in type(self).__dict__.get("_exposed", ()):
-            _expose(type(self), slot, "_raw_saved_", "_saved_")
+        cls = type(self)
+        owner, names = cls._exposed  # (this class's own, or a base's: see _expose)
+        if owner is not cls or slot not in names:
+            _expose(cls, slot, "_raw_saved_", "_saved_")
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""
@@ -507,15 +512,17 @@ class _SavedAttribute:
 def _expose(cls, name, *prefixes):
     """Install ``<prefix><name>`` on ``cls`` for each prefix, unless the class or a base defines
     that attribute already (``_raw_saved_indices``, ``_saved_values``). The names done are kept
-    in the class's own ``_exposed`` set (not in a registry here, which would keep classes, and a
-    custom Function's globals with them, alive)."""
+    in the class's own ``_exposed`` pair, (the class, its set), so that a save reads it as a
+    class attribute (a subclass finds its base's pair and sees it is not its own) without
+    building a ``__dict__`` proxy per save; not in a registry here, which would keep classes,
+    and a custom Function's globals with them, alive."""
     for prefix in prefixes:
         attr = prefix + name
         if not any(attr in vars(klass) for klass in cls.__mro__):
             setattr(cls, attr, _SavedAttribute(attr))
-    if "_exposed" not in vars(cls):
-        cls._exposed = set()
-    cls._exposed.add(name)
+    if cls._exposed[0] is not cls:
+        cls._exposed = (cls, set())
+    cls._exposed[1].add(name)
 
 
 class RemovableHandle:

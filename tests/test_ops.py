@@ -226,3 +226,20 @@ def test_each_op_class_applies_as_itself():
     assert type(y.grad_fn) is LoggedChild and Logged.calls == ["LoggedChild"]
     y.sum().backward()
     assert x.grad.tolist() == [[1.0] * 3] * 2
+
+
+def test_a_subclass_of_an_op_exposes_its_own_saves():
+    """Saved names are installed per class (``_node._expose``): a subclass of an op that has
+    saved before gets its own record, and its nodes read their saves as the base's do."""
+    from autograd_lesson.ops.elementwise import MulBackward0
+
+    x, w = al.tensor([1.0, 2.0], requires_grad=True), al.tensor([3.0, 4.0], requires_grad=True)
+    base = MulBackward0.apply(x, w).grad_fn
+
+    class Scaled(MulBackward0):
+        pass
+
+    node = Scaled.apply(x, w).grad_fn
+    assert Scaled._exposed[0] is Scaled and MulBackward0._exposed[0] is MulBackward0
+    assert node._saved_other.tolist() == [3.0, 4.0] and node._saved_self.tolist() == [1.0, 2.0]
+    assert base._saved_other.tolist() == [3.0, 4.0]

@@ -107,16 +107,19 @@ class Op(Node):
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
-        if name not in type(self).__dict__.get("_exposed", ()):
-            _node._expose(type(self), name, "_saved_")
+        cls = type(self)
+        owner, names = cls._exposed  # (this class's own, or a base's: see _node._expose)
+        if owner is not cls or name not in names:
+            _node._expose(cls, name, "_saved_")
 
     def save_values(self, **values):
         """Several non-tensor saves at once, in PyTorch's order."""
         self._own("_saved_values").update(values)
-        exposed = type(self).__dict__.get("_exposed", ())
+        cls = type(self)
+        owner, exposed = cls._exposed
         for name in values:
-            if name not in exposed:
-                _node._expose(type(self), name, "_saved_")
+            if owner is not cls or name not in exposed:
+                _node._expose(cls, name, "_saved_")
 
     @classmethod
     def apply(cls, *inputs, **params):
