@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _anomaly_mode, _grad_mode
 from ._node import UINT64_MAX, AccumulateGrad, GraphRoot, _type_string
-from ._tensor import Tensor
+from ._tensor import Tensor, make_tensor as _make  # (Tensor._make, bound once)
 from .autograd import graph as _graph
 from .ops._util import call_with_user_fp_errors, ignore_fp_errors, is_expandable_to, sum_to
 
@@ -139,7 +139,7 @@ def _add_gradients(old, new, create_graph):
     a, b = old._data, new._data
     if create_graph or a.dtype != b.dtype or a.shape != b.shape:
         return old + new
-    return Tensor._make(a + b)  # (inf + -inf: nan, silently, under the walk's error state)
+    return _make(a + b)  # (inf + -inf: nan, silently, under the walk's error state)
 
 
 def _slots(node, by_nr):
@@ -269,7 +269,7 @@ def _execute(node, grads, keep_graph, create_graph, observers, mask=None):
             _accumulate_into(variable, grads[0], create_graph)
             if observers:
                 _graph._emit(_graph.GradAccumulated(node, variable, variable._grad))
-            for hook in list(variable.__dict__.get("_post_accumulate_grad_hooks", ())):
+            for hook in list(variable._post_accumulate_grad_hooks):
                 if call_with_user_fp_errors(hook, variable) is not None:
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         outputs = []

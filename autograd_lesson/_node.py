@@ -29,6 +29,7 @@ ANOMALY_HINT = ("the backtrace further above shows the operation that failed to 
 UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _FLOAT64 = np.dtype(np.float64)
+_new = object.__new__
 _saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
 _inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
 _all_saved = set()  # weak references to every SavedTensor not yet garbage (memory meters)
@@ -96,7 +97,7 @@ class SavedTensor:
                  "placeholder", "grad_edge", "view_fn", "__weakref__")
 
     def __init__(self, tensor, is_output=False):
-        self.storage = storage = tensor._storage
+        self.storage = storage = tensor._st or tensor._storage  # (made on first read)
         if storage.inference:
             raise RuntimeError(_grad_mode.INFERENCE_SAVE_ERROR)
         data, base = tensor._data, tensor._base
@@ -104,7 +105,7 @@ class SavedTensor:
         self.is_wrapped_scalar = self.released = self.placeholder = False
         self.view_fn = self.grad_edge = self.scalar = None
         self.shape, self.dtype, self.nbytes = data.shape, data.dtype, data.nbytes
-        self.version_counter = counter = tensor._version_counter
+        self.version_counter = counter = tensor._vc or tensor._version_counter
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
         # (Tensor.requires_grad, inlined: a save per op)
@@ -147,8 +148,10 @@ class SavedTensor:
         self.view_fn = self.grad_edge = self.ref = self.origin = None
         self.packed = self.unpack_hook = self.tensor = self.array = None
         self.shape, self.nbytes = (), self.dtype.itemsize
-        self.storage = _tensor.Storage(self.nbytes)
-        self.version_counter, self.saved_version = _tensor.VersionCounter(), 0
+        self.storage = storage = _new(_tensor.Storage)  # (no __init__ frames: a save per op)
+        storage.nbytes, storage.inference = self.nbytes, False  # (inference mode saves none)
+        self.version_counter = counter = _new(_tensor.VersionCounter)
+        counter.value = self.saved_version = 0
         self.output_nr, self.requires_grad = 0, False
         self._register()
         return self
@@ -176,7 +179,7 @@ class SavedTensor:
         if current != self.saved_version:
             raise RuntimeError(self._version_message(node, current))
         if self.is_output:
-            return _tensor.Tensor._make(self.array, requires_grad=self.requires_grad, grad_fn=node,
+            return _tensor.make_tensor(self.array, requires_grad=self.requires_grad, grad_fn=node,
                                         output_nr=self.output_nr, storage=self.storage,
                                         version_counter=self.version_counter)
         if self.is_wrapped_scalar:
@@ -184,7 +187,7 @@ class SavedTensor:
         return self.tensor
 
     def _scalar_tensor(self):
-        return _tensor.Tensor._make(np.asarray(self.scalar, dtype=self.dtype),
+        return _tensor.make_tensor(np.asarray(self.scalar, dtype=self.dtype),
                                     storage=self.storage, version_counter=self.version_counter)
 
     def register_hooks(self, pack_hook, unpack_hook):
@@ -259,6 +262,9 @@ class SavedTensor:
     def held_tensor(self):
         """The user-visible tensor this slot holds (None for saved outputs and when freed)."""
         return self.tensor
+
+
+_wrapped_scalar = SavedTensor.wrapped_scalar  # (bound once: a classmethod is bound per call)
 
 
 class SavedBuffer:
@@ -349,6 +355,8 @@ class Node:
     _tensor_pre_hooks = MappingProxyType({})
     _retain_grad_refs = MappingProxyType({})
     _saved_values = MappingProxyType({})
+    _exposed = (None, frozenset())  # (class, the saved names installed on it): see _expose
+    _unpacked = None  # the saves unpacked for the backward running now (Op._backward)
 
     def __init__(self):
         self._id = next(_creation_counter)
@@ -357,10 +365,13 @@ class Node:
             _anomaly_mode.record(self)
 
     def _own(self, name, factory=dict):
-        """This node's own hook list or dict ``name``, created on first use."""
-        mine = self.__dict__.get(name)
-        if mine is None:
-            mine = self.__dict__[name] = factory()
+        """This node's own hook list or dict ``name``, created on first use. (Not through
+        ``self.__dict__``: reading it makes CPython give the instance a real dict in place of
+        its inline attribute values, and every later attribute read of that node is slower.)"""
+        mine = getattr(self, name, None)
+        if mine is None or mine is getattr(type(self), name, None):  # (the class's default)
+            mine = factory()
+            setattr(self, name, mine)
         return mine
 
     def name(self):
@@ -390,18 +401,22 @@ class Node:
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
-        if slot not in type(self).__dict__.get("_exposed", ()):
-            _expose(type(self), slot, "_raw_saved_", "_saved_")
+        cls = type(self)
+        owner, names = cls._exposed  # (this class's own, or a base's: see _expose)
+        if owner is not cls or slot not in names:
+            _expose(cls, slot, "_raw_saved_", "_saved_")
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
-        self._saved_slots[slot] = SavedTensor.wrapped_scalar(value)
-        if slot not in type(self).__dict__.get("_exposed", ()):
-            _expose(type(self), slot, "_raw_saved_", "_saved_")
+        self._saved_slots[slot] = _wrapped_scalar(value)
+        cls = type(self)
+        owner, names = cls._exposed  # (this class's own, or a base's: see _expose)
+        if owner is not cls or slot not in names:
+            _expose(cls, slot, "_raw_saved_", "_saved_")
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""
-        unpacked = self.__dict__.get("_unpacked")
+        unpacked = self._unpacked
         if unpacked is not None:
             return unpacked.get(slot)
         saved = self._saved_slots.get(slot)
@@ -497,15 +512,17 @@ class _SavedAttribute:
 def _expose(cls, name, *prefixes):
     """Install ``<prefix><name>`` on ``cls`` for each prefix, unless the class or a base defines
     that attribute already (``_raw_saved_indices``, ``_saved_values``). The names done are kept
-    in the class's own ``_exposed`` set (not in a registry here, which would keep classes, and a
-    custom Function's globals with them, alive)."""
+    in the class's own ``_exposed`` pair, (the class, its set), so that a save reads it as a
+    class attribute (a subclass finds its base's pair and sees it is not its own) without
+    building a ``__dict__`` proxy per save; not in a registry here, which would keep classes,
+    and a custom Function's globals with them, alive."""
     for prefix in prefixes:
         attr = prefix + name
         if not any(attr in vars(klass) for klass in cls.__mro__):
             setattr(cls, attr, _SavedAttribute(attr))
-    if "_exposed" not in vars(cls):
-        cls._exposed = set()
-    cls._exposed.add(name)
+    if cls._exposed[0] is not cls:
+        cls._exposed = (cls, set())
+    cls._exposed[1].add(name)
 
 
 class RemovableHandle:

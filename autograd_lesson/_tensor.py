@@ -148,8 +148,11 @@ def _nested_values(seq):
 class Tensor(TensorOps):
     """A multi-dimensional array that can record the ops applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_storage",
-                 "_version_counter", "_base", "__weakref__", "__dict__")
+    # ``_st`` / ``_vc``: the Storage and VersionCounter, None until first read (most results
+    # of an op, and nearly every gradient a backward computes, never need them): see
+    # ``_storage`` and ``_version_counter``.
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_st", "_vc", "_base",
+                 "__weakref__", "__dict__")
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
     # Set on few tensors (leaves, views, hooked ones), so read from the class until then.
     _grad = None
@@ -159,6 +162,8 @@ class Tensor(TensorOps):
     _hooks = None
     _accumulator_ref = None
     _multi_view = _custom_view = False  # how a view was made (see ops/inplace.py's VIEW_KINDS)
+    _first_storage = None    # the storage before a first ``x.data = y`` (see ``_storage``)
+    _post_accumulate_grad_hooks = ()
 
     def __init__(self, data=(), *, requires_grad=False):
         array = np.asarray(data._data if isinstance(data, Tensor) else data,
@@ -168,8 +173,7 @@ class Tensor(TensorOps):
 
     def _become(self, other):
         """Take ``other``'s autograd state (``Tensor(data)``: a fresh leaf, as ``_make`` builds)."""
-        for name in ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_storage",
-                     "_version_counter", "_base"):
+        for name in ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_st", "_vc", "_base"):
             setattr(self, name, getattr(other, name))
 
     @classmethod
@@ -180,18 +184,54 @@ class Tensor(TensorOps):
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        if storage is None:  # (Storage(nbytes) inlined too: its __init__ is a frame per op)
+        if storage is None and base is None and _grad_mode._inference:
+            # (made now, not on first read: memory allocated in inference mode is inference's)
             storage = _new(Storage)
-            storage.nbytes, storage.inference = array.nbytes, _grad_mode._inference
-        t._storage = storage
-        if version_counter is None:
-            version_counter = _new(VersionCounter)
-            version_counter.value = 0
-        t._version_counter = version_counter
+            storage.nbytes, storage.inference = array.nbytes, True
+        t._st = storage
+        t._vc = version_counter
         t._base = base
-        if base is not None:
-            t._attr_version = version_counter.value
+        if version_counter is not None and base is not None:
+            t._attr_version = version_counter.value  # (a counter not made yet is at 0)
         return t
+
+    @property
+    def _storage(self):
+        """The Storage, made on first read: a view's is its base's (as its base had it when
+        the view was made), any other tensor's a new one (never an inference tensor's: those
+        get theirs in ``_make``)."""
+        storage = self._st
+        if storage is None:
+            base = self._base
+            if base is not None:
+                storage = base._first_storage or base._storage
+            else:
+                storage = _new(Storage)
+                storage.nbytes, storage.inference = self._data.nbytes, False
+            self._st = storage
+        return storage
+
+    @_storage.setter
+    def _storage(self, storage):
+        """A new storage (``x.data = y``, a module's cast); call it *before* replacing
+        ``_data``. Views made before the first storage existed keep resolving to that one."""
+        if self._base is None and self._first_storage is None:
+            self._first_storage = self._storage
+        self._st = storage
+
+    @property
+    def _version_counter(self):
+        """The VersionCounter, made on first read (at 0); a view shares its base's."""
+        counter = self._vc
+        if counter is None:
+            base = self._base
+            if base is not None:
+                counter = base._version_counter
+            else:
+                counter = _new(VersionCounter)
+                counter.value = 0
+            self._vc = counter
+        return counter
 
     @classmethod
     def _wrap_scalar(cls, value):
@@ -257,7 +297,7 @@ class Tensor(TensorOps):
     @property
     def grad_fn(self):
         """The node that made this tensor; a view whose base changed in place gets a fresh one."""
-        if self._base is not None and self._attr_version != self._version_counter.value:
+        if self._base is not None and self._attr_version != (self._vc or self._version_counter).value:
             _ops.inplace.regenerate_view_fn(self)
         return self._grad_fn
 
@@ -350,8 +390,8 @@ class Tensor(TensorOps):
 
     @data.setter
     def data(self, value):
+        self._storage = value._storage  # (first: a view made before keeps the old one)
         self._data = value._data
-        self._storage = value._storage
 
     # -- conversion ----------------------------------------------------------------------------
     def item(self):
@@ -649,3 +689,6 @@ class Tensor(TensorOps):
             if shape != target.shape:
                 value = value.expand(target.shape)  # ... expanded to the target's shape
         target.copy_(value)
+
+
+make_tensor = Tensor._make  # (bound once, for the per-op callers: Tensor._make binds it per call)

@@ -670,6 +670,48 @@ def _divide_by_zero(seen, name):
         seen.append((name, "silent"))
 
 
+@pytest.mark.parity
+def test_an_rnn_cell_step_ignores_fp_errors_but_its_user_code_does_not(torch):
+    """RNNCell switches to the ignore-all state once per step, around its own forward only:
+    a subclass's forward, a forward set on the instance and a pack hook run inside a step see
+    the user's ``np.errstate``; the step's own overflow raises nothing, as in PyTorch."""
+    def run(lib):
+        seen = []
+
+        class Mine(lib.nn.RNNCell):
+            def forward(self, input, hx=None):
+                _divide_by_zero(seen, "subclass forward")
+                return super().forward(input, hx)
+
+        def pack(t):
+            _divide_by_zero(seen, "pack hook")
+            return t
+
+        lib.manual_seed(0)
+        cell, patched, mine = lib.nn.RNNCell(2, 3), lib.nn.RNNCell(2, 3), Mine(2, 3)
+        plain_forward = patched.forward
+
+        def forward(input, hx=None):
+            _divide_by_zero(seen, "instance forward")
+            return plain_forward(input, hx)
+        patched.forward = forward
+        with lib.no_grad():
+            for p in cell.parameters():
+                p.fill_(1.0)
+        x = lib.full((1, 2), 3e38)  # (float32: the gates overflow to inf, tanh(inf) = 1)
+        with np.errstate(all="raise"):
+            h = cell(x).tolist()
+            with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                cell(lib.ones(1, 2, requires_grad=True))
+            mine(lib.ones(1, 2))
+            patched(lib.ones(1, 2))
+        return seen, h
+    ours, theirs = run(al), run(torch)
+    assert ours == theirs and ours[1] == [[1.0, 1.0, 1.0]]
+    assert set(ours[0]) == {("pack hook", "raised"), ("subclass forward", "raised"),
+                            ("instance forward", "raised")}
+
+
 def _user_code_in_backward(lib, seen):
     """One backward that calls every kind of user code the engine calls."""
     class Double(lib.autograd.Function):

@@ -191,3 +191,55 @@ def test_dropout_is_a_mul_saving_the_scaled_mask_and_eval_returns_the_input():
 def test_every_case_has_a_reference_or_a_reason():
     without = {c.name for c in CASES if c.ref is None}
     assert without == {"dropout_train"}  # random values: checked by the dropout test above
+
+
+def test_each_op_class_applies_as_itself():
+    """``Op.__init_subclass__`` binds ``apply`` to each op class once: the node is of the
+    class it was called on, and a subclass's own ``apply`` (classmethod) is kept and inherited."""
+    from autograd_lesson.ops._op import Op
+    from autograd_lesson.ops.shape import TBackward0
+
+    class Twice(TBackward0):
+        pass
+
+    class Logged(Op):
+        calls = []
+
+        @classmethod
+        def apply(cls, *inputs):
+            cls.calls.append(cls.__name__)
+            return super().apply(*inputs)
+
+        def forward(ctx, x):
+            return x._data * 1
+
+        def backward(ctx, grad):
+            return grad
+
+    class LoggedChild(Logged):
+        pass
+
+    x = al.ones(2, 3, requires_grad=True)
+    assert type(TBackward0.apply(x).grad_fn) is TBackward0
+    assert type(Twice.apply(x).grad_fn) is Twice and Twice.apply.__self__ is Twice
+    y = LoggedChild.apply(x)
+    assert type(y.grad_fn) is LoggedChild and Logged.calls == ["LoggedChild"]
+    y.sum().backward()
+    assert x.grad.tolist() == [[1.0] * 3] * 2
+
+
+def test_a_subclass_of_an_op_exposes_its_own_saves():
+    """Saved names are installed per class (``_node._expose``): a subclass of an op that has
+    saved before gets its own record, and its nodes read their saves as the base's do."""
+    from autograd_lesson.ops.elementwise import MulBackward0
+
+    x, w = al.tensor([1.0, 2.0], requires_grad=True), al.tensor([3.0, 4.0], requires_grad=True)
+    base = MulBackward0.apply(x, w).grad_fn
+
+    class Scaled(MulBackward0):
+        pass
+
+    node = Scaled.apply(x, w).grad_fn
+    assert Scaled._exposed[0] is Scaled and MulBackward0._exposed[0] is MulBackward0
+    assert node._saved_other.tolist() == [3.0, 4.0] and node._saved_self.tolist() == [1.0, 2.0]
+    assert base._saved_other.tolist() == [3.0, 4.0]

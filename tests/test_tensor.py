@@ -200,6 +200,60 @@ def test_view_storage_identity():
     assert x.clone()._storage is not x._storage
 
 
+def test_storage_and_counter_made_on_first_read_are_shared_whichever_is_read_first():
+    """An op's result makes its Storage and VersionCounter only when read: a view (and a view
+    of a view) read before its base still shares the base's, and sees the base's version."""
+    x = al.ones(2, 3) * 2
+    v = x.t()
+    w = v[0]  # a view of a view, made before anything was read
+    assert w._version_counter is x._version_counter and v._storage is x._storage
+    assert w._storage is x._storage and x._storage.nbytes == 24
+    y = al.ones(2, 3) * 2
+    y.add_(1)  # the counter, made by the bump, now at 1
+    assert y.t()._attr_version == 1 and y.t()[0]._version == 1
+    z = al.ones(2, 3) * 2
+    zt = z.t()
+    zt.mul_(2)  # bumped through the view: its base and a later view of the view see it
+    assert z._version == zt._version == zt[0]._version == 1 and zt[0]._attr_version == 1
+
+
+@pytest.mark.parity
+def test_views_made_before_data_is_replaced_keep_the_old_storage(torch):
+    x = torch.ones(2, 3) * 2
+    v = x.t()
+    x.data = torch.zeros(4)
+    assert v.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    assert x[1:].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert (v.untyped_storage().nbytes(), x.untyped_storage().nbytes()) == (24, 16)
+    assert (v._version, x._version) == (0, 0)
+    x = al.ones(2, 3) * 2
+    v = x.t()  # (nothing read yet: the view's storage is its base's first one)
+    x.data = al.zeros(4)
+    assert v._storage is not x._storage and v._storage.nbytes == 24
+    assert x[1:]._storage is x._storage and x._storage.nbytes == 16
+    assert v._version_counter is x._version_counter and (v._version, x._version) == (0, 0)
+
+
+def test_a_modules_cast_leaves_earlier_views_of_a_weight_their_storage():
+    layer = al.nn.Linear(3, 2)
+    view = layer.weight.t()
+    layer.double()
+    assert view._storage is not layer.weight._storage and view._storage.nbytes == 24
+    assert layer.weight._storage.nbytes == 48 and layer.weight.t()._storage is layer.weight._storage
+
+
+def test_inference_storage_is_decided_where_the_tensor_is_made():
+    """A tensor made in inference mode is an inference tensor wherever its storage is first
+    read; one made outside is not, even if first read inside (PyTorch tags the allocation)."""
+    outside = al.ones(2) * 2
+    with al.inference_mode():
+        inside = al.ones(2) * 2
+        assert not outside.is_inference() and not outside.t().is_inference()
+        view_inside = outside[0:1]
+    assert inside.is_inference() and inside[0:1].is_inference()
+    assert not view_inside.is_inference() and view_inside._storage is outside._storage
+
+
 @pytest.mark.parity
 def test_data_has_its_own_version_counter(torch):
     def run(lib):

@@ -20,12 +20,13 @@ def linear(input, weight, bias=None):
     to 2-D around one ``addmm`` (``ViewBackward0`` both sides); otherwise ``matmul`` then
     ``add_(bias)``.
     """
-    if not input.ndim or not weight.ndim:
+    in_dims, w_dims = input._data.ndim, weight._data.ndim  # (both Tensors: checked above)
+    if not in_dims or not w_dims:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
-                           f"{input.ndim}D and {weight.ndim}D")
-    if weight.ndim > 2:
+                           f"{in_dims}D and {w_dims}D")
+    if w_dims > 2:
         weight.t()  # raises t()'s message, as PyTorch's linear does
-    if input.ndim == 2 and bias is not None:
+    if in_dims == 2 and bias is not None:
         if isinstance(bias, Tensor):  # (what addmm's argument parser checks)
             token = enter_fp_ignore()  # (the two ops' error state, switched to once)
             try:

@@ -340,8 +340,9 @@ class Module:
             for p in module._parameters.values():
                 for t in (p, p._grad) if p is not None else ():
                     if t is not None and t._data.dtype.kind in kinds and t._data.dtype != dtype:
-                        t._data = t._data.astype(dtype)
-                        t._storage = Storage(t._data.nbytes)
+                        array = t._data.astype(dtype)
+                        t._storage = Storage(array.nbytes)  # (before _data: see the setter)
+                        t._data = array
             for name, b in module._buffers.items():
                 if b is not None and b._data.dtype.kind in kinds:
                     module._buffers[name] = b.to(_dtype.from_numpy(dtype))

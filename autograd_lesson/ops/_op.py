@@ -13,11 +13,14 @@ An op is a :class:`~autograd_lesson._node.Node` subclass named after PyTorch's n
 ``Op.apply(*inputs)`` runs ``forward``; when grad mode is on and an input requires grad it
 keeps the instance as the output's ``grad_fn`` with one edge per Tensor input.
 """
+import types
+
 import numpy as np
 
 from .. import _grad_mode, _node
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
+from .._tensor import make_tensor as _make  # (Tensor._make, bound once)
 from . import _util
 from ._util import _extobj_contextvar, enter_fp_ignore, exit_fp_ignore
 
@@ -88,6 +91,15 @@ class Op(Node):
 
     _output_saves = ()
 
+    def __init_subclass__(cls, **kwargs):
+        """Each op class keeps ``apply`` bound to itself: ``MulBackward0.apply(...)``, run for
+        every op, then reads a plain class attribute (which CPython 3.11 specializes) instead
+        of binding the classmethod anew per call."""
+        super().__init_subclass__(**kwargs)
+        found = next(k.__dict__["apply"] for k in cls.__mro__ if "apply" in k.__dict__)
+        if isinstance(found, (classmethod, types.MethodType)):  # (its own, or inherited)
+            cls.apply = types.MethodType(found.__func__, cls)
+
     def save_output(self, slot, output_nr=0):
         """Save this op's own output (PyTorch's ``result``) once it exists."""
         self._output_saves += ((slot, output_nr),)
@@ -95,16 +107,19 @@ class Op(Node):
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
-        if name not in type(self).__dict__.get("_exposed", ()):
-            _node._expose(type(self), name, "_saved_")
+        cls = type(self)
+        owner, names = cls._exposed  # (this class's own, or a base's: see _node._expose)
+        if owner is not cls or name not in names:
+            _node._expose(cls, name, "_saved_")
 
     def save_values(self, **values):
         """Several non-tensor saves at once, in PyTorch's order."""
         self._own("_saved_values").update(values)
-        exposed = type(self).__dict__.get("_exposed", ())
+        cls = type(self)
+        owner, exposed = cls._exposed
         for name in values:
-            if name not in exposed:
-                _node._expose(type(self), name, "_saved_")
+            if owner is not cls or name not in exposed:
+                _node._expose(cls, name, "_saved_")
 
     @classmethod
     def apply(cls, *inputs, **params):
@@ -138,7 +153,7 @@ class Op(Node):
                 _refuse_complex()
             fn = ctx if differentiable else None
             out = (_view(inputs[0], result, differentiable, fn, 0, cls) if cls.is_view
-                   else Tensor._make(result, differentiable, fn))
+                   else _make(result, differentiable, fn))
             if differentiable:  # (x.long() reads no edge: a stale view's grad_fn is not asked)
                 ctx._connect(tensors, (out,), inputs)
             return out
@@ -218,8 +233,11 @@ class Op(Node):
 def _view(base, array, differentiable, fn, nr, cls):
     """Output ``nr`` of a view op: the base's storage and version counter, and how it was made
     (a view of a view inherits it, as PyTorch's ``creation_meta``)."""
-    out = Tensor._make(array, differentiable, fn, 0, base._storage, base._version_counter,
-                       base._base if base._base is not None else base)
+    root = base._base
+    if root is None:  # (the base's storage and counter, or None if it has made neither yet)
+        out = _make(array, differentiable, fn, 0, base._st, base._vc, base)
+    else:  # (a view of a view: a counter it has not read yet is the root's, if made)
+        out = _make(array, differentiable, fn, 0, base._st, base._vc or root._vc, root)
     if not _grad_mode._enabled or base._creation_meta:
         out._creation_meta = True
     if cls.multi_view:

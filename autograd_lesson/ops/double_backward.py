@@ -58,7 +58,7 @@ class ThresholdBackwardBackward0(Op):
         if ctx.recording:
             ctx.save("self", x)
             ctx.save_value("threshold", threshold)
-        ctx.threshold = threshold
+            ctx.threshold = threshold
         out = np.where(x._data > threshold, grad_output._data, 0)
         return out.astype(grad_output._data.dtype, copy=False)
 

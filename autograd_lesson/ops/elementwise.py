@@ -379,7 +379,7 @@ class ReluBackward0(Op):
         return np.maximum(x._data, 0).astype(x._data.dtype, copy=False)
 
     def backward(ctx, grad):
-        return _db.ThresholdBackwardBackward0.apply(grad, ctx.saved("result"), threshold=0)
+        return _db.ThresholdBackwardBackward0.apply(grad, ctx.saved("result"), 0)
 
 
 class LeakyReluBackward0(Op):

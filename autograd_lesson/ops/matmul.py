@@ -29,22 +29,23 @@ def _column_major(sizes, strides):
 
 
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha=1):
-    """PyTorch's formula: a column-major input (``W.t()``) gets its gradient as a transpose."""
+    """PyTorch's formula: a column-major input (``W.t()``) gets its gradient as a transpose.
+    (``MmBackward0.apply``, not ``Tensor.mm``: both operands are tensors, no argument to parse.)"""
     if _column_major(sizes, strides):
-        return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
-    return maybe_multiply(grad.mm(mat2.t()), alpha)
+        return maybe_multiply(MmBackward0.apply(mat2, grad.t()).t(), alpha)
+    return maybe_multiply(MmBackward0.apply(grad, mat2.t()), alpha)
 
 
 def mm_mat2_backward(grad, mat1, sizes, strides, alpha=1):
     if _column_major(sizes, strides):
-        return maybe_multiply(grad.t().mm(mat1).t(), alpha)
-    return maybe_multiply(mat1.t().mm(grad), alpha)
+        return maybe_multiply(MmBackward0.apply(grad.t(), mat1).t(), alpha)
+    return maybe_multiply(MmBackward0.apply(mat1.t(), grad), alpha)
 
 
-def _strides_if_needed(t):
+def _strides_if_needed(t, requires_grad):
     """PyTorch keeps an operand's strides (in elements) only when its own gradient is needed:
     the gradient is laid out like it. ``W.t()`` has strides [1, in_features]."""
-    if not t.requires_grad:
+    if not requires_grad:
         return []
     return list(t.stride())  # (an empty tensor's: the C-ordered ones, as torch)
 
@@ -64,13 +65,14 @@ class MmBackward0(Op):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})")
         _check_dtypes(x, w)
-        if ctx.recording:
-            ctx.save("mat2", w if x.requires_grad else None)
-            ctx.save("self", x if w.requires_grad else None)
+        if ctx.recording:  # (needs_input_grad: the operands' requires_grad, read once)
+            x_grad, w_grad = ctx.needs_input_grad
+            ctx.save("mat2", w if x_grad else None)
+            ctx.save("self", x if w_grad else None)
             ctx.save_values(mat2_sym_sizes=list(b.shape),
-                            mat2_sym_strides=_strides_if_needed(w),
+                            mat2_sym_strides=_strides_if_needed(w, w_grad),
                             self_sym_sizes=list(a.shape),
-                            self_sym_strides=_strides_if_needed(x))
+                            self_sym_strides=_strides_if_needed(x, x_grad))
         return a @ b
 
     def backward(ctx, grad):
@@ -106,12 +108,14 @@ class AddmmBackward0(Op):
         if c.shape != (b.shape[1],):  # the bias broadcasts (a row: nothing to check)
             expand_shape(c.shape, (a.shape[0], b.shape[1]), c.dtype)
         _check_dtypes(x, w)
-        if ctx.recording:
-            ctx.save("mat1", x if w.requires_grad else None)
-            ctx.save("mat2", w if x.requires_grad else None)
+        if ctx.recording:  # (needs_input_grad: the operands' requires_grad, read once)
+            _, x_grad, w_grad = ctx.needs_input_grad
+            ctx.save("mat1", x if w_grad else None)
+            ctx.save("mat2", w if x_grad else None)
             ctx.save_values(alpha=alpha, beta=beta, mat1_sym_sizes=list(a.shape),
-                            mat1_sym_strides=_strides_if_needed(x), mat2_sym_sizes=list(b.shape),
-                            mat2_sym_strides=_strides_if_needed(w))
+                            mat1_sym_strides=_strides_if_needed(x, x_grad),
+                            mat2_sym_sizes=list(b.shape),
+                            mat2_sym_strides=_strides_if_needed(w, w_grad))
         ctx.alpha, ctx.beta = alpha, beta
         product = a @ b
         out = (product if alpha == 1 else alpha * product) + (c if beta == 1 else beta * c)

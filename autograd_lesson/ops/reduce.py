@@ -44,13 +44,14 @@ class SumBackward1(Op):
 
 
     def forward(ctx, x, dim, keepdim=False, dtype=None):
-        ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
-        ctx.keepdim, ctx.input_shape = keepdim, x._data.shape
-        if ctx.recording:
+        dims = normalize_dims(dim, x.ndim)
+        if ctx.recording:  # (what backward reads; an unrecorded ctx gets no instance dict)
+            ctx.dims, ctx.given_dims = dims, _as_given(dim)
+            ctx.keepdim, ctx.input_shape = keepdim, x._data.shape
             ctx.save_values(dim=ctx.given_dims, keepdim=keepdim, self_sym_sizes=list(x._data.shape))
         dtype = dtype or (x._data.dtype if x._data.dtype.kind in "fc" else np.dtype(np.int64))
         # sum(dim=()) reduces every dim, as PyTorch does (NumPy's axis=() reduces none)
-        return np.asarray(x._data.sum(axis=_axes(ctx.dims, x), keepdims=keepdim, dtype=dtype))
+        return np.asarray(x._data.sum(axis=_axes(dims, x), keepdims=keepdim, dtype=dtype))
 
     def backward(ctx, grad):
         return sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim)

@@ -50,8 +50,8 @@ class ViewBackward0(Op):
     is_view = True
 
     def forward(ctx, x, shape):
-        ctx.input_shape = x._data.shape
-        if ctx.recording:
+        if ctx.recording:  # (what backward reads; an unrecorded ctx gets no instance dict)
+            ctx.input_shape = x._data.shape
             ctx.save_value("self_sym_sizes", list(ctx.input_shape))
         try:  # possible exactly when the strides allow it, as in PyTorch
             return x._data.reshape(shape, copy=False)
@@ -285,12 +285,12 @@ class SelectBackward0(Op):
             raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}"
                              if indexing else f"select(): index {index} out of range for tensor "
                              f"of size {list(shape)} at dimension {dim}")
-        ctx.dim, ctx.index, ctx.input_shape = dim, index % size, shape
-        ctx.given_index, ctx.given_dim = index, given
-        if ctx.recording:
+        if ctx.recording:  # (what backward reads; an unrecorded ctx gets no instance dict)
+            ctx.dim, ctx.index, ctx.input_shape = dim, index % size, shape
+            ctx.given_index, ctx.given_dim = index, given
             ctx.save_values(dim=given, index=index, self_sym_sizes=list(shape))
         # Basic indexing (with Ellipsis, so a 0-dim result is an array): a view of x's memory.
-        return x._data[(slice(None),) * dim + (ctx.index, Ellipsis)]
+        return x._data[(slice(None),) * dim + (index % size, Ellipsis)]
 
     def backward(ctx, grad):
         return SelectBackwardBackward0.apply(grad, ctx.input_shape, ctx.given_dim, ctx.given_index)
