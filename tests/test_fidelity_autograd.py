@@ -1871,7 +1871,10 @@ def _plain(value):
 def run(lib, source):
     """``('ok', out, warnings)`` or ``('error', type name, message, warnings)``."""
     scope = {"lib": lib, "np": np, "al": al}
-    enabled = lib.is_grad_enabled()
+    enabled, always = lib.is_grad_enabled(), lib.is_warn_always_enabled()
+    # Once-per-process warnings (create_graph's reference cycle) come every time, in both
+    # libraries: otherwise the result depends on what ran earlier in this process.
+    lib.set_warn_always(True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -1881,6 +1884,7 @@ def run(lib, source):
             result = ("error", type(error).__name__, str(error))
         finally:
             lib.set_grad_enabled(enabled)
+            lib.set_warn_always(always)
     # PyTorch's C++ warnings end with where they were raised
     messages = [str(w.message).split(" (Triggered internally at")[0] for w in caught]
     return result + (messages,)
