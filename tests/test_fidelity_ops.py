@@ -181,6 +181,8 @@ PROGRAMS = {
     "norm of ints refuses": ["a = lib.tensor([1, 2]).norm()"],
     "softmax of ints refuses": ["a = lib.tensor([1, 2]).softmax(0)"],
     "keepdim must be a bool": ["a = lib.ones(3).sum(0, 1)"],
+    "torch.sum's keepdim is its third argument": ["a = lib.sum(lib.ones(3), 0, 1)"],
+    "torch.amax's keepdim is its third argument": ["a = lib.amax(lib.ones(3), 0, 1)"],
     "amax/amin share the gradient among ties": [
         "x = lib.tensor([[1., 3., 3.], [2., 0., 2.]], requires_grad=True)",
         "a = x.amax(1)", "b = x.amin()", "c = lib.amax(x * x, (0, 1), keepdim=True)",

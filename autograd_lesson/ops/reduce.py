@@ -222,12 +222,13 @@ class AminBackward0(AmaxBackward0):
 def _amax_amin(ctx, x, dim, keepdim, name, reduce):
     """amax/amin over ``dim`` (all dims for ``()``): PyTorch's checks in its order (an empty
     input's dims one by one first, then the dims, then the dtype), then the saves."""
+    given = _as_given(dim)
     if x.numel() == 0:
-        if not _as_given(dim):
+        if not given:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                f"input.numel() == 0. Specify the reduction dim with the 'dim' "
                                f"argument.")
-        for d in _as_given(dim):
+        for d in given:
             if x.shape[wrap_dim(d, x.ndim)] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero "
                                  f"size.")  # (the dim as given)
@@ -235,7 +236,7 @@ def _amax_amin(ctx, x, dim, keepdim, name, reduce):
     if x._data.dtype.kind == "c":
         raise NotImplementedError(f'"{name[1:]}_values_cpu" not implemented for '
                                   f"'{torch_name(x._data.dtype)}'")
-    ctx.given_dims, ctx.keepdim = _as_given(dim), keepdim
+    ctx.given_dims, ctx.keepdim = given, keepdim
     ctx.save_values(dim=ctx.given_dims, keepdim=keepdim)
     ctx.save_output("result")
     ctx.save("self", x)
@@ -269,15 +270,16 @@ class LinalgVectorNormBackward0(Op):
         return grad * MaskedFillBackward0.apply(x / result, result == 0, 0)
 
 
-def _check_keepdim(name, keepdim):
+def _check_keepdim(name, keepdim, position=2):
+    """``keepdim`` is a bool; ``position`` is 3 for the ``torch.`` function (input first)."""
     if not isinstance(keepdim, (bool, np.bool_)):
-        raise TypeError(f"{name}(): argument 'keepdim' (position 2) must be bool, not "
+        raise TypeError(f"{name}(): argument 'keepdim' (position {position}) must be bool, not "
                         f"{type(keepdim).__name__}")
 
 
 def sum(x, dim=None, keepdim=False, dtype=None, _fn="sum"):
     """``_fn`` names the caller in a bad dtype's message: ``sum`` (the method), ``torch.sum``."""
-    _check_keepdim("sum", keepdim)
+    _check_keepdim("sum", keepdim, 3 if _fn == "torch.sum" else 2)
     if dtype is not None:
         dtype = (numpy_dtype(dtype, "sum") if dim is not None else
                  numpy_dtype(dtype, invalid=lambda: invalid_combination(
@@ -358,9 +360,7 @@ def _amax_or_amin(op, name, x, dim, keepdim, function):
         from .._dtype import typename
         raise TypeError(f"{name}(): argument 'dim' (position {1 + function}) must be tuple of "
                         f"ints, not {typename(dim)}")
-    if not isinstance(keepdim, (bool, np.bool_)):
-        raise TypeError(f"{name}(): argument 'keepdim' (position {2 + function}) must be bool, "
-                        f"not {type(keepdim).__name__}")
+    _check_keepdim(name, keepdim, 2 + function)
     return op.apply(x, dim, keepdim=bool(keepdim))
 
 

@@ -4,9 +4,8 @@ None of these saves a tensor, except advanced indexing (``IndexBackward0`` saves
 which is why graphs made of them can be backpropagated twice.
 """
 import math
-import warnings
-
 import operator
+import warnings
 
 import numpy as np
 
