@@ -14,6 +14,9 @@ Kept deliberately small: put topic-specific fixtures in your own test modules
   several tests has each of its pictures drawn by Graphviz once.
 * The kernels draw no PNG twins of pictures (``fast_pictures.kernels_without_png``): nbval
   compares none, and drawing them was about 40% of a lesson's run.
+* Every kernel the run starts talks over Unix sockets, not TCP ports
+  (``kernel_sockets.use_unix_socket_kernels``): a TCP kernel can lose a port it was handed to
+  another process before binding it, and die before replying.
 * Each test runs with what existed before it frozen out of the cyclic collector's view
   (``gc.freeze``), so its ``gc.collect()`` looks only at what the test made.
 """
@@ -24,9 +27,11 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 from autograd_lesson.viz.render import share_cache  # noqa: E402
 from fast_pictures import kernels_without_png  # noqa: E402
+from kernel_sockets import use_unix_socket_kernels  # noqa: E402
 
 share_cache()
 kernels_without_png()
+use_unix_socket_kernels()
 
 import pytest
 

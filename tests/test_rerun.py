@@ -24,6 +24,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+import kernel_sockets
 import on_torch_cells
 from autograd_lesson import lesson
 from fast_pictures import NO_TORCH_DEMOS
@@ -75,6 +76,7 @@ def run_twice(path):
     one notebook share its run."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", allow_errors=True,
+                            kernel_manager_class=kernel_sockets.AsyncKernelManager,
                             resources={"metadata": {"path": str(path.parent)}})
     runs = []
     with client.setup_kernel():

@@ -22,6 +22,7 @@ from autograd_lesson import _messages
 from autograd_lesson.lesson import EXERCISES, exercises_of
 from autograd_lesson.student import main, student_notebook
 from autograd_lesson.translations import LANG_LINE
+import kernel_sockets
 from fast_pictures import FAST_RUN  # the run needs the checkers, not the pictures
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -80,6 +81,7 @@ def execute(nb, workdir):
     from nbclient import NotebookClient
     nb.cells.insert(0, nbformat.v4.new_code_cell(FAST_RUN))
     NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", allow_errors=False,
+                   kernel_manager_class=kernel_sockets.AsyncKernelManager,
                    resources={"metadata": {"path": str(workdir)}}).execute()
     nb.cells.pop(0)  # cell indices match the lesson's again
     return nb
