@@ -184,8 +184,19 @@ class Op(Node):
             if t is None:
                 edges.append((None, 0))
                 metadata.append(((), None))
+            elif t._base is None:
+                fn = t._grad_fn
+                if fn is not None:
+                    edges.append((fn, t._output_nr))
+                elif t._requires_grad:  # a leaf: its AccumulateGrad (Tensor._grad_accumulator)
+                    ref = t._accumulator_ref  # (its fast path inlined: a leaf per Linear)
+                    fn = ref() if ref is not None else None
+                    edges.append((fn if fn is not None else t._grad_accumulator(), 0))
+                else:
+                    edges.append((None, 0))
+                metadata.append((t._data.shape, t._data.dtype))
             else:
-                fn = t._grad_fn if t._base is None else t.grad_fn  # (a view may regenerate it)
+                fn = t.grad_fn  # (a view may regenerate it)
                 edges.append((fn, t._output_nr) if fn is not None else t._gradient_edge())
                 metadata.append((t._data.shape, t._data.dtype))
         self.next_functions = tuple(edges)

@@ -47,6 +47,10 @@ def _strides_if_needed(t, requires_grad):
     the gradient is laid out like it. ``W.t()`` has strides [1, in_features]."""
     if not requires_grad:
         return []
+    data = t._data
+    if data.size:  # (Tensor.stride's arithmetic, inlined: every recorded mm runs this twice)
+        itemsize = data.itemsize
+        return [s // itemsize for s in data.strides]
     return list(t.stride())  # (an empty tensor's: the C-ordered ones, as torch)
 
 
@@ -64,7 +68,8 @@ class MmBackward0(Op):
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})")
-        _check_dtypes(x, w)
+        if a.dtype != b.dtype or a.dtype.kind == "b":  # (_check_dtypes' own test, inlined)
+            _check_dtypes(x, w)
         if ctx.recording:  # (needs_input_grad: the operands' requires_grad, read once)
             x_grad, w_grad = ctx.needs_input_grad
             ctx.save("mat2", w if x_grad else None)
@@ -99,15 +104,16 @@ class AddmmBackward0(Op):
         if a.dtype != b.dtype:
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                                f"{torch_name(a.dtype)} and {torch_name(b.dtype)}")
-        for name, m in (("mat1", a), ("mat2", b)):
-            if m.ndim != 2:
-                raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+        if a.ndim != 2 or b.ndim != 2:
+            name, m = ("mat1", a) if a.ndim != 2 else ("mat2", b)
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
         if a.shape[1] != b.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                                f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})")
         if c.shape != (b.shape[1],):  # the bias broadcasts (a row: nothing to check)
             expand_shape(c.shape, (a.shape[0], b.shape[1]), c.dtype)
-        _check_dtypes(x, w)
+        if a.dtype.kind == "b":  # (_check_dtypes: the dtypes are equal, checked above)
+            _check_dtypes(x, w)
         if ctx.recording:  # (needs_input_grad: the operands' requires_grad, read once)
             _, x_grad, w_grad = ctx.needs_input_grad
             ctx.save("mat1", x if w_grad else None)
