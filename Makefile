@@ -124,9 +124,14 @@ translations: install
 # one kernel, in order) on one worker, and the files go out in collection order: xdist's
 # default, most tests first, left the files that run whole notebooks (test_rerun: 14 tests,
 # 40 s) to the end, on one worker while the other waited. PYTEST_WORKERS=0 runs in this process only.
+# Each process of the run (workers, their kernels and subprocesses) uses one BLAS/OpenMP
+# thread: the workers already fill the cores, and OpenBLAS's own threads on top of them spin
+# for the same cores (2 cores under other load: 136 and 145 s with them, 112 and 121 s without).
 PYTEST_WORKERS ?= auto
+TEST_THREADS ?= 1
 test: install-test dot
-	$(VPY) -m pytest $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder) $(PYTEST_ARGS)
+	OMP_NUM_THREADS=$(TEST_THREADS) OPENBLAS_NUM_THREADS=$(TEST_THREADS) MKL_NUM_THREADS=$(TEST_THREADS) \
+	  $(VPY) -m pytest $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder) $(PYTEST_ARGS)
 
 figures: install dot
 	$(VPY) -m autograd_lesson.figures

@@ -371,3 +371,12 @@ def test_make_writes_bytecode_where_the_environment_forbids_it():
         ["make", "-s", "-C", str(ROOT), "--eval", 'show-env: ; @echo "[$$PYTHONDONTWRITEBYTECODE]"',
          "show-env"], capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert shown.stdout.strip() == "[]", shown.stderr
+
+
+def test_make_test_runs_one_blas_thread_per_process():
+    """The workers fill the cores; OpenBLAS threads on top of them would spin for the same ones."""
+    shown = subprocess.run(["make", "-n", "-C", str(ROOT), "test"], capture_output=True, text=True)
+    commands = shown.stdout.replace("\\\n", " ").splitlines()  # (a recipe's continued lines)
+    pytest = next(command for command in commands if "-m pytest" in command)
+    for setting in ("OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1"):
+        assert setting in pytest.split("-m pytest")[0].split(), pytest
