@@ -215,14 +215,8 @@ def pow(x, exponent):
     return x.pow(exponent)
 
 
-@_tensor_arguments("sum", "input")
-def sum(x, dim=None, keepdim=False, dtype=None):
-    return _red.sum(x, dim, keepdim, dtype, _fn="torch.sum")
-
-
-@_tensor_arguments("mean", "input")
-def mean(x, dim=None, keepdim=False):
-    return x.mean(dim, keepdim)
+sum = _red.function(_red.sum, _red.SUM)
+mean = _red.function(_red.mean, _red.MEAN)
 
 
 @_tensor_arguments("max", "input")

@@ -264,11 +264,13 @@ class TensorOps:
         return _ops.nnops.log_softmax(self, dim, dtype)
 
     # reductions -------------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return _ops.reduce.sum(self, dim, keepdim, dtype)
+    def sum(self, *args, **kwargs):
+        """``sum(*, dtype=None)``, ``sum(dim, keepdim=False, *, dtype=None)``."""
+        return _ops.reduce.sum(self, args, kwargs)
 
-    def mean(self, dim=None, keepdim=False):
-        return _ops.reduce.mean(self, dim, keepdim)
+    def mean(self, *args, **kwargs):
+        """``mean(*, dtype=None)``, ``mean(dim, keepdim=False, *, dtype=None)``."""
+        return _ops.reduce.mean(self, args, kwargs)
 
     def max(self, dim=NO_ARG, keepdim=NO_ARG):
         return _ops.reduce.max(self, dim, keepdim)

@@ -1,7 +1,9 @@
 """Helpers shared by ops: PyTorch's type promotion, broadcasting checks, gradient reduction."""
+import builtins
 import contextlib
 import functools
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -241,12 +243,212 @@ def tensor_arguments(name, *params):
     return wrap
 
 
-def invalid_arguments(name, args, signatures):
+def invalid_arguments(name, args, signatures, kwargs=None):
     """PyTorch's argument-parser TypeError: its first line and the signatures it lists (not
-    its per-signature "didn't match because ..." notes)."""
-    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    its per-signature "didn't match because ..." notes). Keywords are listed in the order given
+    (PyTorch's come in the order of a C++ hash map)."""
+    from .._dtype import typename
+    got = ", ".join([typename(a) for a in args]
+                    + [f"{k}={typename(v)}" for k, v in (kwargs or {}).items()])
+    if kwargs and not args:
+        got += ", "  # (PyTorch's own spelling: "got (dim=float, )")
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
                      f"but expected one of:\n" + "".join(f" * ({s})\n" for s in signatures))
+
+
+# -- PyTorch's argument parser (python_arg_parser.cpp), for the ops with overloads -------------
+# a parameter's type as native_functions.yaml spells it -> as the parser's messages print it
+_PARAM_TYPES = {"Tensor": "Tensor", "int[1]": "tuple of ints", "int": "int", "bool": "bool",
+                "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors"}
+# the NumPy spellings a keyword may take instead (``x.sum(axis=1, keepdims=True)``)
+_NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
+                "other": ("x2",)}
+_DEFAULTS = {"None": None, "False": False, "True": True, "[]": ()}
+
+
+def _is_long(value):
+    """THPUtils_checkLong: an int that is not a bool, or a NumPy integer."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _is_index(value):
+    """is_int_or_symint: an int, a one-element integral (or bool) tensor, or what has
+    ``__index__``; a bool is not one."""
+    if isinstance(value, Tensor):
+        return value._data.size == 1 and value._data.dtype.kind in "iub"
+    if isinstance(value, bool) or _is_long(value):
+        return not isinstance(value, bool)
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+class _Param:
+    __slots__ = ("kind", "name", "names", "optional", "allow_none", "keyword_only", "default",
+                 "text")
+
+    def __init__(self, spec, keyword_only):
+        kind, _, rest = spec.partition(" ")
+        self.allow_none = kind.endswith("?")
+        self.kind = kind.rstrip("?")
+        self.name, eq, default = rest.partition("=")
+        self.names = (self.name,) + _NUMPY_NAMES.get(self.name, ())
+        self.optional, self.keyword_only = bool(eq), keyword_only
+        self.allow_none = self.allow_none or default == "None"
+        self.default = _DEFAULTS[default] if default in _DEFAULTS else int(default or 0)
+        self.text = f"{_PARAM_TYPES[self.kind]} {self.name}" + (f" = {default}" if eq else "")
+
+    def check(self, value):
+        """FunctionParameter::check: (matches, the index of a list's element that does not)."""
+        kind = self.kind
+        if kind == "int[1]":
+            if isinstance(value, (tuple, list)):
+                return (True, None) if not value or _is_index(value[0]) else (False, 0)
+            return _is_index(value), None
+        if kind == "int":
+            if isinstance(value, Tensor):  # a 0-dim integer tensor, as an index
+                data = value._data
+                return data.ndim == 0 and data.dtype.kind in "iu" and not value.requires_grad, None
+            return _is_long(value), None
+        if kind == "bool":
+            return type(value) is bool, None
+        if kind == "ScalarType":
+            from .._dtype import as_dtype
+            return as_dtype(value) is not None, None
+        if kind == "Tensor[]":
+            return isinstance(value, (tuple, list)) and all(
+                isinstance(v, Tensor) for v in value), None
+        return isinstance(value, Tensor), None
+
+
+class _Signature:
+    def __init__(self, name, spec):
+        self.name, self.params, keyword_only = name, [], False
+        for part in spec.split(", ") if spec else ():
+            if part == "*":
+                keyword_only = True
+            else:
+                self.params.append(_Param(part, keyword_only))
+        self.min_args = builtins.sum(not p.optional for p in self.params)
+        self.max_pos_args = builtins.sum(not p.keyword_only for p in self.params)
+        self.text = "(" + ", ".join(
+            ("*, " if p.keyword_only and not any(q.keyword_only for q in self.params[:i]) else "")
+            + p.text for i, p in enumerate(self.params)) + ")"
+
+    def parse(self, args, kwargs, raise_exception):
+        """FunctionSignature::parse: the values by name (a default for one not given), or
+        None (or, with ``raise_exception``, the error saying why this overload does not fit)."""
+        name, nargs, values = self.name, len(args), {}
+        if nargs > self.max_pos_args:
+            if not raise_exception:
+                return None
+            if self.min_args != self.max_pos_args:
+                raise TypeError(f"{name}() takes from {self.min_args} to {self.max_pos_args} "
+                                f"positional arguments but {nargs} were given")
+            raise TypeError(f"{name}() takes {self.max_pos_args} positional argument"
+                            f"{'' if self.max_pos_args == 1 else 's'} but {nargs} were given")
+        used = 0
+        for i, param in enumerate(self.params):
+            keyword = i >= nargs
+            if not keyword:
+                value = args[i]
+            else:
+                value = next((kwargs[n] for n in param.names if n in kwargs), NotImplemented)
+                used += value is not NotImplemented
+            if value is NotImplemented and param.optional or value is None and param.allow_none:
+                values[param.name] = param.default if value is NotImplemented else None
+                continue
+            if value is NotImplemented:
+                if not raise_exception:
+                    return None
+                missing = [f'"{p.name}"' for p in self.params[i:] if not p.optional]
+                # ("argument" + "s" for one: the parser's own spelling)
+                raise TypeError(f"{name}() missing {len(missing)} required positional argument"
+                                f"{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
+            fits, failed = param.check(value)
+            if not fits:
+                if not raise_exception:
+                    return None
+                from .._dtype import typename
+                what = _PARAM_TYPES[param.kind]
+                if keyword:
+                    raise TypeError(f"{name}(): argument '{param.name}' must be {what}, not "
+                                    f"{typename(value)}")
+                if failed is not None:
+                    raise TypeError(f"{name}(): argument '{param.name}' (position {i + 1}) must "
+                                    f"be {what}, but found element of type "
+                                    f"{typename(value[failed])} at pos {failed}")
+                raise TypeError(f"{name}(): argument '{param.name}' (position {i + 1}) must be "
+                                f"{what}, not {typename(value)}")
+            values[param.name] = value
+        if used < len(kwargs):
+            if not raise_exception:
+                return None
+            for key in kwargs:
+                index = next((i for i, p in enumerate(self.params) if key in p.names), None)
+                if index is None:
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+                if index < nargs:
+                    raise TypeError(f"{name}() got multiple values for argument '{key}'")
+        return values
+
+
+class ArgParser:
+    """PyTorch's argument parser for one function's overloads, given as native_functions.yaml
+    writes them (``int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None``): the first
+    overload that fits wins; when none does, a function with one overload (or one that takes
+    as many arguments as were given) names the argument at fault (``sum(): argument 'keepdim'
+    (position 2) must be bool, not int``), any other lists its overloads ("received an invalid
+    combination of arguments"). The values are unpacked: a dim list as a tuple of ints."""
+
+    def __init__(self, name, *signatures):
+        self.name = name
+        self.signatures = [_Signature(name, s) for s in signatures]
+
+    def parse(self, args, kwargs):
+        """(the index of the overload that fits, its values by name), or PyTorch's TypeError."""
+        for index, signature in enumerate(self.signatures):
+            values = signature.parse(args, kwargs, False)
+            if values is not None:
+                return index, self._unpack(signature, values)
+        if len(self.signatures) == 1:
+            self.signatures[0].parse(args, kwargs, True)
+        given = len(args) + len(kwargs)
+        plausible = [s for s in self.signatures if s.min_args <= given <= len(s.params)]
+        if len(plausible) == 1:
+            plausible[0].parse(args, kwargs, True)
+        raise invalid_arguments(self.name, args, [s.text[1:-1] for s in self.signatures], kwargs)
+
+    def _unpack(self, signature, values):
+        for param in signature.params:
+            value = values[param.name]
+            if value is None or param.kind not in ("int", "int[1]"):
+                continue
+            if param.kind == "int" or not isinstance(value, (tuple, list)):
+                value = _unpack_index(value)
+                values[param.name] = (value,) if param.kind == "int[1]" else value
+                continue
+            out = []
+            for i, item in enumerate(value):
+                try:
+                    out.append(_unpack_index(item))
+                except TypeError:
+                    from .._dtype import typename
+                    raise TypeError(f"{self.name}(): argument '{param.name}' failed to unpack the "
+                                    f"object at pos {i + 1} with error \"type must be tuple of "
+                                    f"ints,but got {typename(item)}\"") from None
+            values[param.name] = tuple(out)
+        return values
+
+
+def _unpack_index(value):
+    if isinstance(value, Tensor):
+        if value._data.size != 1 or value._data.dtype.kind not in "iub":
+            raise TypeError
+        return int(value._data.reshape(()))
+    return operator.index(value)  # (a bool is 1, as THPUtils_unpackIndex reads it)
 
 
 def value(operand):

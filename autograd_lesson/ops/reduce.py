@@ -5,14 +5,14 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _grad_mode
-from .._dtype import invalid_combination, numpy_dtype
+from .._dtype import numpy_dtype
 from .._tensor import Size, Tensor
 from .._tensor_ops import NO_ARG
 from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       restore_reduced_dims, unsqueeze_multiple, zeros)
-from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
+from ._util import ArgParser, normalize_dims, quiet as _quiet, torch_name, wrap_dim
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -44,7 +44,7 @@ class SumBackward1(Op):
 
 
     def forward(ctx, x, dim, keepdim=False, dtype=None):
-        dims = normalize_dims(dim, x.ndim)
+        dims = normalize_dims(dim, x.ndim) if dim is not None else ()
         if ctx.recording:  # (what backward reads; an unrecorded ctx gets no instance dict)
             ctx.dims, ctx.given_dims = dims, _as_given(dim)
             ctx.keepdim, ctx.input_shape = keepdim, x._data.shape
@@ -76,8 +76,8 @@ class MeanBackward1(Op):
 
     def forward(ctx, x, dim, keepdim=False):
         _require_float(x, "mean")
-        ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
-        ctx.keepdim, ctx.input_shape = keepdim, x.shape
+        ctx.dims = normalize_dims(dim, x.ndim) if dim is not None else ()
+        ctx.given_dims, ctx.keepdim, ctx.input_shape = _as_given(dim), keepdim, x.shape
         ctx.count = int(np.prod([x.shape[d] for d in ctx.dims])) if ctx.dims and x.ndim else x.numel()
         ctx.save_values(dim=ctx.given_dims,
                         keepdim=keepdim,
@@ -98,8 +98,9 @@ def _axes(dims, x):
 
 
 def _as_given(dim):
-    """PyTorch saves the dims as the caller wrote them (``-1`` stays ``-1``), as a list."""
-    return [dim] if isinstance(dim, int) else list(dim)
+    """PyTorch saves the dims as the caller wrote them (``-1`` stays ``-1``), as a list; None
+    (every dim: ``sum(None)``) stays None."""
+    return [dim] if isinstance(dim, int) else None if dim is None else list(dim)
 
 
 def _require_float(x, name):
@@ -277,24 +278,108 @@ def _check_keepdim(name, keepdim, position=2):
                         f"{type(keepdim).__name__}")
 
 
-def sum(x, dim=None, keepdim=False, dtype=None, _fn="sum"):
-    """``_fn`` names the caller in a bad dtype's message: ``sum`` (the method), ``torch.sum``."""
-    _check_keepdim("sum", keepdim, 3 if _fn == "torch.sum" else 2)
-    if dtype is not None:
-        dtype = (numpy_dtype(dtype, "sum") if dim is not None else
-                 numpy_dtype(dtype, invalid=lambda: invalid_combination(
-                     _fn, (x,) if _fn == "torch.sum" else (), {"dtype": dtype})))
-        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
-            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
-    if dim is None:
-        return SumBackward0.apply(x, dtype=dtype)
-    return SumBackward1.apply(x, dim, keepdim=keepdim, dtype=dtype)
+# PyTorch's overloads (method, function), for its argument parser
+_DTYPE = "*, ScalarType? dtype=None"
+_DIMS = "int[1]? dim, bool keepdim=False, " + _DTYPE
+SUM = (ArgParser("sum", _DTYPE, _DIMS),
+       ArgParser("sum", "Tensor input, " + _DTYPE, f"Tensor input, {_DIMS}, Tensor? out=None"))
+MEAN = (ArgParser("mean", _DTYPE, _DIMS),
+        ArgParser("mean", f"Tensor input, {_DTYPE}, Tensor? out=None",
+                  f"Tensor input, {_DIMS}, Tensor? out=None"))
 
 
-def mean(x, dim=None, keepdim=False):
-    _check_keepdim("mean", keepdim)
-    if dim is None:
+def _common_dims(args, kwargs):
+    """``(dim, keepdim)`` of the calls that need no parser: ``(dim)``, ``(dim, keepdim)``,
+    ``(dim, keepdim=)``, ``(dim=, keepdim=)``, with a dim that is None, an int or a tuple or
+    list of ints and a bool keepdim; None for any other call."""
+    n = len(args)
+    if kwargs:
+        if n == 1 and len(kwargs) == 1 and "keepdim" in kwargs:
+            dim, keepdim = args[0], kwargs["keepdim"]
+        elif not n and "dim" in kwargs and len(kwargs) == 1 + ("keepdim" in kwargs):
+            dim, keepdim = kwargs["dim"], kwargs.get("keepdim", False)
+        else:
+            return None
+    elif n == 1:
+        dim, keepdim = args[0], False
+    elif n == 2:
+        dim, keepdim = args
+    else:
+        return None
+    kind = type(dim)
+    if type(keepdim) is bool and (kind is int or dim is None or (kind is tuple or kind is list)
+                                  and all(type(d) is int for d in dim)):
+        return dim, keepdim
+    return None
+
+
+def parse(parsers, x, args, kwargs, function):
+    """The method's parser (``parsers[0]``) or, for ``torch.<op>(x, ...)``, the function's."""
+    if function:
+        return parsers[1].parse((x,) + args, kwargs)
+    return parsers[0].parse(args, kwargs)
+
+
+def function(method, parsers):
+    """``torch.<op>(input, ...)``: the method's path for a Tensor given first; else the
+    function's parser decides (input by keyword, or PyTorch's error)."""
+    def call(*args, **kwargs):
+        if args and isinstance(args[0], Tensor):
+            return method(args[0], args[1:], kwargs, True)
+        _, values = parsers[1].parse(args, kwargs)
+        rest = {k: v for k, v in kwargs.items() if k not in ("input", "x", "a", "x1")}
+        return method(values["input"], args, rest, True)
+    call.__name__ = call.__qualname__ = parsers[1].name
+    return call
+
+
+def _no_out(values):
+    if values.get("out") is not None:
+        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+
+
+def sum(x, args=(), kwargs=None, function=False):
+    """``x.sum(*args, **kwargs)``; ``torch.sum(x, *args, **kwargs)`` with ``function``."""
+    if not args and not kwargs:
+        return SumBackward0.apply(x)
+    common = _common_dims(args, kwargs)
+    if common is not None:
+        dim, keepdim = common
+        dtype = None
+    else:
+        index, values = parse(SUM, x, args, kwargs, function)
+        _no_out(values)
+        dim, keepdim = values.get("dim"), values.get("keepdim", False)
+        dtype = values["dtype"]
+        if dtype is not None:
+            dtype = numpy_dtype(dtype)
+            if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
+                raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
+        if not index:
+            return SumBackward0.apply(x, dtype=dtype)
+    return SumBackward1.apply(x, dim, keepdim=keepdim, dtype=dtype)  # (dim=None too, as torch)
+
+
+def mean(x, args=(), kwargs=None, function=False):
+    """``x.mean(*args, **kwargs)``; ``torch.mean(x, *args, **kwargs)`` with ``function``."""
+    if not args and not kwargs:
         return MeanBackward0.apply(x)
+    common = _common_dims(args, kwargs)
+    if common is not None:
+        dim, keepdim = common
+    else:
+        index, values = parse(MEAN, x, args, kwargs, function)
+        _no_out(values)
+        dim, keepdim = values.get("dim"), values.get("keepdim", False)
+        if values["dtype"] is not None:
+            dtype = numpy_dtype(values["dtype"])
+            if dtype.kind not in "fc":
+                raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be "
+                                   f"either a floating point or complex dtype. Got: "
+                                   f"{torch_name(dtype)}")
+            x = x._to(dtype)
+        if not index:
+            return MeanBackward0.apply(x)
     return MeanBackward1.apply(x, dim, keepdim=keepdim)
 
 
