@@ -443,6 +443,80 @@ class ArgParser:
         return values
 
 
+class Overloads:
+    """An op's overloads as its Tensor method takes them (self not counted) and as its
+    ``torch.`` function does (``Tensor input`` first, ``out=`` after)."""
+
+    def __init__(self, name, method, function):
+        self.name = name
+        self.method, self.function = ArgParser(name, *method), ArgParser(name, *function)
+
+    def parse(self, x, args, kwargs, function=False):
+        """(the overload's index, its values) for ``x.op(*args, **kwargs)``, or for
+        ``torch.op(x, *args, **kwargs)`` with ``function``."""
+        if function:
+            index, values = self.function.parse((x,) + args, kwargs)
+            if values.get("out") is not None:
+                raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+            return index, values
+        return self.method.parse(args, kwargs)
+
+    def torch_function(self, method):
+        """``torch.op(*args, **kwargs)``: ``method(x, args, kwargs, True)`` for a Tensor given
+        first, else the function's parser decides (input by keyword, or PyTorch's error)."""
+        names = self.function.signatures[0].params[0].names
+
+        def call(*args, **kwargs):
+            if args and isinstance(args[0], Tensor):
+                return method(args[0], args[1:], kwargs, True)
+            _, values = self.function.parse(args, kwargs)
+            rest = {k: v for k, v in kwargs.items() if k not in names}
+            return method(values["input"], args, rest, True)
+        call.__name__ = call.__qualname__ = self.name
+        return call
+
+
+# the types of dim the calls that need no parser give (a tuple or list: of ints)
+DIM_LISTS, DIM_INT, DIM_INT_OR_NONE = (int, tuple, list, type(None)), (int,), (int, type(None))
+
+
+def common_dims(args, kwargs, kinds=DIM_LISTS):
+    """``(dim, keepdim)`` of the calls that need no parser: ``(dim)``, ``(dim, keepdim)``,
+    ``(dim, keepdim=)``, ``(dim=, keepdim=)``, with a dim of a type in ``kinds`` (a tuple or
+    list of ints, for ``DIM_LISTS``) and a bool keepdim; None for any other call."""
+    n = len(args)
+    if kwargs:
+        if n == 1 and len(kwargs) == 1 and "keepdim" in kwargs:
+            dim, keepdim = args[0], kwargs["keepdim"]
+        elif not n and "dim" in kwargs and len(kwargs) == 1 + ("keepdim" in kwargs):
+            dim, keepdim = kwargs["dim"], kwargs.get("keepdim", False)
+        else:
+            return None
+    elif n == 1:
+        dim, keepdim = args[0], False
+    elif n == 2:
+        dim, keepdim = args
+    else:
+        return None
+    kind = type(dim)
+    if type(keepdim) is not bool or kind not in kinds:
+        return None
+    if kind is tuple or kind is list:
+        for d in dim:  # (a loop: cheaper than all() over a generator)
+            if type(d) is not int:
+                return None
+    return dim, keepdim
+
+
+def common_dim(args, kwargs):
+    """The int dim of ``(dim)`` or ``(dim=)``, which need no parser; None for any other call."""
+    if args:
+        dim = args[0] if len(args) == 1 and not kwargs else None
+    else:
+        dim = kwargs.get("dim") if len(kwargs) == 1 else None
+    return dim if type(dim) is int else None
+
+
 def _unpack_index(value):
     if isinstance(value, Tensor):
         if value._data.size != 1 or value._data.dtype.kind not in "iub":
