@@ -865,6 +865,34 @@ PROGRAMS = {
     "torch.prod of a number": ["a = lib.prod(3)"],
     "fill_ of a float16 tensor past its range names c10::Half": [
         "a = lib.ones(2, dtype=lib.float16).fill_(1e10)"],
+    # a number written in: x[i] = v makes it a double tensor for float16 (then rounds, to inf
+    # past the range); fill_, masked_fill and full check it against the dtype itself
+    "h[i] = v of float16 rounds past its range (to inf), as a double copied in": [
+        "h = lib.zeros(6, dtype=lib.float16)", "h[0] = 1e6", "h[1] = 65519.", "h[2:4] = -70000",
+        "h[lib.tensor([False] * 4 + [True, False])] = 2 ** 62", "h[5] = 1e39 + 0j"],
+    "h[i] = v of float16 with an imaginary part names double": [
+        "h = lib.zeros(2, dtype=lib.float16)", "h[0] = 1 + 2j"],
+    "fill_ of float16 refuses 65519 (past its max, though it rounds to it)": [
+        "a = lib.zeros(2, dtype=lib.float16).fill_(65519.)"],
+    "full of float16 refuses an int past its range": [
+        "a = lib.full((2,), 70000, dtype=lib.float16)"],
+    "masked_fill of float16 refuses past its range": [
+        "a = lib.zeros(2, dtype=lib.float16).masked_fill(lib.tensor([True, False]), -1e6)"],
+    "x[i] = v of complex64 refuses a part past float32's range": [
+        "x = lib.zeros(2, dtype=lib.complex64)", "x[0] = 1e39"],
+    "fill_ of complex64 refuses an imaginary part past float32's range": [
+        "a = lib.zeros(2, dtype=lib.complex64).fill_(1 + 1e39j)"],
+    "full of complex64 refuses float32's max rounded up": [
+        "a = lib.full((2,), 3.4028235e38, dtype=lib.complex64)"],
+    "fill_/masked_fill/full read an int past int64 as a uint64": [
+        "a = lib.zeros(2).fill_(2 ** 63)", "b = lib.zeros(2, dtype=lib.bool).fill_(2 ** 64 - 1)",
+        "c = lib.full((2,), 2 ** 63 + 5, dtype=lib.complex64)",
+        "d = lib.zeros(2, dtype=lib.float64).masked_fill(lib.tensor([True, False]), 2 ** 63)"],
+    "fill_ of int64 refuses 2**63": ["a = lib.zeros(2, dtype=lib.int64).fill_(2 ** 63)"],
+    "fill_ of float16 refuses 2**63": ["a = lib.zeros(2, dtype=lib.float16).fill_(2 ** 63)"],
+    "fill_ of an int below int64": ["a = lib.zeros(2).fill_(-2 ** 63 - 1)"],
+    "masked_fill of an int past uint64": [
+        "a = lib.zeros(2).masked_fill(lib.tensor([True, False]), 2 ** 64)"],
 }
 
 

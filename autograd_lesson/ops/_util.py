@@ -127,33 +127,47 @@ def cpp_name(dtype):
 
 # c10's names of the C++ types in "value cannot be converted to type ... without overflow"
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
-              "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+              "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def check_scalar(number, dtype):
-    """A Python number written into a tensor of ``dtype`` (``fill_``, ``x[i] = v``, ``full``):
-    PyTorch's ``checked_convert`` refuses a complex number with an imaginary part, or a value
-    out of the type's range, in any dtype but bool and complex. Returns the number to write."""
+    """A Python number written into a tensor of ``dtype`` (``fill_``, ``masked_fill``, ``full``):
+    PyTorch's ``checked_convert`` refuses a complex number with an imaginary part into a real
+    type, or a value (a complex one's parts) out of the type's range; inf and nan fit a floating
+    type. An int past int64 is read as a uint64, as PyTorch's Number parser reads it.
+    Returns the number to write."""
     dtype = np.dtype(dtype)
     if isinstance(number, int) and not -2 ** 63 <= number < 2 ** 63:
-        raise OverflowError("int too big to convert")  # (PyTorch's parser reads an int64)
-    if dtype.kind in "bc" or not isinstance(number, (int, float, complex, np.number)):
+        if number < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if number >= 2 ** 64:
+            raise OverflowError("int too big to convert")
+        number = float(number)  # (a uint64: only its size matters to the checks below)
+    if dtype.kind == "b" or not isinstance(number, (int, float, complex, np.number)):
         return number
-    if isinstance(number, (complex, np.complexfloating)):
-        fits = number.imag == 0
-        number = number.real
+    parts = (number.real, number.imag) if isinstance(number, (complex, np.complexfloating)) \
+        else (number,)
+    if dtype.kind == "c":
+        fits = dtype.itemsize > 8 or all(_float_fits(p, np.float32) for p in parts)
     else:
-        fits = True
-    if dtype.kind == "f":
-        fits = fits and not (math.isfinite(number) and abs(number) > float(np.finfo(dtype).max))
-    else:
-        fits = fits and math.isfinite(number) and int_fits(number, dtype)
+        fits = len(parts) == 1 or parts[1] == 0
+        number = parts[0]
+        if dtype.kind == "f":
+            fits = fits and _float_fits(number, dtype)
+        else:
+            fits = fits and math.isfinite(number) and int_fits(number, dtype)
     if not fits:
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(str(dtype), dtype)}"
                            f" without overflow")
     if dtype.kind == "u" and isinstance(number, (int, np.integer)) and number < 0:
         return int(number) % 2 ** (8 * dtype.itemsize)  # the two's complement PyTorch writes
     return number
+
+
+def _float_fits(number, dtype):
+    number = float(number)  # (a NumPy float16 compared with float32's max would overflow)
+    return not (math.isfinite(number) and abs(number) > float(np.finfo(dtype).max))
 
 
 def int_fits(values, dtype):
