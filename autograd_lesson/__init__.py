@@ -23,12 +23,11 @@ from ._tensor import Size, Tensor
 from ._tensor_ops import _OPERANDS
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
-from .ops.reduce import argmax, argmin
 from .ops.shape import index_put
 from .ops import _util as _ops_util
 from .ops._util import is_warn_always_enabled, set_warn_always, tensor_arguments as _tensor_arguments
 from . import _dtype as _dtype_module
-from .ops.nnops import log_softmax, softmax
+from .ops import nnops as _nnops
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
                          rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
 from . import autograd, nn, optim, utils  # noqa: E402  (they need the ops above)
@@ -215,19 +214,15 @@ def pow(x, exponent):
     return x.pow(exponent)
 
 
-@_tensor_arguments("sum", "input")
-def sum(x, dim=None, keepdim=False, dtype=None):
-    return _red.sum(x, dim, keepdim, dtype, _fn="torch.sum")
+sum = _red.SUM.torch_function(_red.sum)
+mean = _red.MEAN.torch_function(_red.mean)
+argmax = _red.ARGMAX.torch_function(_red.argmax)
+argmin = _red.ARGMIN.torch_function(_red.argmin)
+softmax = _nnops.SOFTMAX.torch_function(_nnops.softmax)
+log_softmax = _nnops.LOG_SOFTMAX.torch_function(_nnops.log_softmax)
 
 
-@_tensor_arguments("mean", "input")
-def mean(x, dim=None, keepdim=False):
-    return x.mean(dim, keepdim)
-
-
-@_tensor_arguments("max", "input")
-def max(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG):
-    return _red.max(x, dim, keepdim, _function=True)
+max = _red.MAX.torch_function(_red.max)
 
 
 def norm(x, p=2, dim=None, keepdim=False):
@@ -291,19 +286,9 @@ def numel(x):
 
 
 # -- issue 12: ops a learner reaches for (min, maximum, sin, comparisons ...) -------------------
-@_tensor_arguments("min", "input")
-def min(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG):
-    return _red.min(x, dim, keepdim, _function=True)
-
-
-@_tensor_arguments("amax", "input")
-def amax(x, dim=(), keepdim=False):
-    return _red.amax(x, dim, keepdim, _function=True)
-
-
-@_tensor_arguments("amin", "input")
-def amin(x, dim=(), keepdim=False):
-    return _red.amin(x, dim, keepdim, _function=True)
+min = _red.MIN.torch_function(_red.min)
+amax = _red.AMAX.torch_function(_red.amax)
+amin = _red.AMIN.torch_function(_red.amin)
 
 
 from .ops.elementwise import maximum, minimum  # noqa: E402
@@ -355,14 +340,8 @@ def std(x, *args, **kwargs):
 from ._factories import empty, empty_like, full_like  # noqa: E402
 
 
-@_tensor_arguments("prod", "input")
-def prod(x, dim=_red.NO_ARG, keepdim=_red.NO_ARG, *, dtype=None):
-    return _red.prod(x, dim, keepdim, dtype, _function=True)
-
-
-@_tensor_arguments("cumsum", "input")
-def cumsum(x, dim, *, dtype=None):
-    return _red.cumsum(x, dim, dtype, _function=True)
+prod = _red.PROD.torch_function(_red.prod)
+cumsum = _red.CUMSUM.torch_function(_red.cumsum)
 
 
 @_tensor_arguments("flip", "input")

@@ -213,11 +213,6 @@ SIGNATURES = {
                  for start, end in (("Tensor", "Tensor"), ("Number", "Tensor"),
                                     ("Tensor", "Number"), ("Number", "Number"))],
     "eye": [f"int n, {_FACTORY}", f"int n, int m, {_FACTORY}"],
-    "sum": ["*, torch.dtype dtype = None",
-            "tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None"],
-    "torch.sum": ["Tensor input, *, torch.dtype dtype = None",
-                  "Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = "
-                  "None, Tensor out = None"],
     "to": [f"torch.device device = None, torch.dtype dtype = None, {_TO}",
            f"torch.dtype dtype, {_TO}", f"Tensor tensor, {_TO}"],
 }

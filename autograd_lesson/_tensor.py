@@ -656,6 +656,12 @@ class Tensor(TensorOps):
         if isinstance(value, (int, np.integer)) and not -2 ** 63 <= int(value) < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
         dtype = self._data.dtype
+        if dtype == np.float16:
+            # PyTorch makes the number a double tensor, then copies it in: a double's checks
+            # only, and past float16's range it rounds to inf (h[0] = 1e6 is inf; fill_ refuses)
+            number = _ops._util.check_scalar(value, np.float64)
+            with np.errstate(over="ignore"):
+                return Tensor._make(np.asarray(number, np.float64).astype(dtype))
         number = _ops._util.check_scalar(value, dtype)
         return Tensor._make(np.asarray(number).astype(dtype))  # (-1 into uint8 wraps, as torch)
 

@@ -257,40 +257,50 @@ class TensorOps:
 
     clip = clamp
 
-    def softmax(self, dim, dtype=None):
-        return _ops.nnops.softmax(self, dim, dtype)
+    def softmax(self, *args, **kwargs):
+        """``softmax(dim, dtype=None)``."""
+        return _ops.nnops.softmax(self, args, kwargs)
 
-    def log_softmax(self, dim, dtype=None):
-        return _ops.nnops.log_softmax(self, dim, dtype)
+    def log_softmax(self, *args, **kwargs):
+        """``log_softmax(dim, dtype=None)``."""
+        return _ops.nnops.log_softmax(self, args, kwargs)
 
     # reductions -------------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return _ops.reduce.sum(self, dim, keepdim, dtype)
+    def sum(self, *args, **kwargs):
+        """``sum(*, dtype=None)``, ``sum(dim, keepdim=False, *, dtype=None)``."""
+        return _ops.reduce.sum(self, args, kwargs)
 
-    def mean(self, dim=None, keepdim=False):
-        return _ops.reduce.mean(self, dim, keepdim)
+    def mean(self, *args, **kwargs):
+        """``mean(*, dtype=None)``, ``mean(dim, keepdim=False, *, dtype=None)``."""
+        return _ops.reduce.mean(self, args, kwargs)
 
-    def max(self, dim=NO_ARG, keepdim=NO_ARG):
-        return _ops.reduce.max(self, dim, keepdim)
+    def max(self, *args, **kwargs):
+        """``max()``, ``max(other)``, ``max(dim, keepdim=False)``."""
+        return _ops.reduce.max(self, args, kwargs)
 
     def norm(self, p=2, dim=None, keepdim=False):
         return _ops.reduce.norm(self, p, dim, keepdim)
 
-    def amax(self, dim=(), keepdim=False):
-        return _ops.reduce.amax(self, dim, keepdim)
+    def amax(self, *args, **kwargs):
+        """``amax(dim=[], keepdim=False)``."""
+        return _ops.reduce.amax(self, args, kwargs)
 
-    def amin(self, dim=(), keepdim=False):
-        return _ops.reduce.amin(self, dim, keepdim)
+    def amin(self, *args, **kwargs):
+        """``amin(dim=[], keepdim=False)``."""
+        return _ops.reduce.amin(self, args, kwargs)
 
-    def argmax(self, dim=None, keepdim=False):
-        return _ops.reduce.arg_reduce(self, dim, keepdim, "argmax")
+    def argmax(self, *args, **kwargs):
+        """``argmax(dim=None, keepdim=False)``."""
+        return _ops.reduce.argmax(self, args, kwargs)
 
-    def argmin(self, dim=None, keepdim=False):
-        return _ops.reduce.arg_reduce(self, dim, keepdim, "argmin")
+    def argmin(self, *args, **kwargs):
+        """``argmin(dim=None, keepdim=False)``."""
+        return _ops.reduce.argmin(self, args, kwargs)
 
     # more elementwise functions and reductions ------------------------------------------------
-    def min(self, dim=NO_ARG, keepdim=NO_ARG):
-        return _ops.reduce.min(self, dim, keepdim)
+    def min(self, *args, **kwargs):
+        """``min()``, ``min(other)``, ``min(dim, keepdim=False)``."""
+        return _ops.reduce.min(self, args, kwargs)
 
     def maximum(self, other):
         return _ops.elementwise.maximum.method(self, other)
@@ -344,11 +354,13 @@ class TensorOps:
         from . import _factories
         return _factories.new_tensor(self, data, dtype, device, requires_grad)
 
-    def prod(self, dim=NO_ARG, keepdim=NO_ARG, *, dtype=None):
-        return _ops.reduce.prod(self, dim, keepdim, dtype)
+    def prod(self, *args, **kwargs):
+        """``prod(*, dtype=None)``, ``prod(dim, keepdim=False, *, dtype=None)``."""
+        return _ops.reduce.prod(self, args, kwargs)
 
-    def cumsum(self, dim, *, dtype=None):
-        return _ops.reduce.cumsum(self, dim, dtype)
+    def cumsum(self, *args, **kwargs):
+        """``cumsum(dim, *, dtype=None)``."""
+        return _ops.reduce.cumsum(self, args, kwargs)
 
     def flip(self, *dims):
         if not dims:

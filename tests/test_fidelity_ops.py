@@ -183,6 +183,107 @@ PROGRAMS = {
     "keepdim must be a bool": ["a = lib.ones(3).sum(0, 1)"],
     "torch.sum's keepdim is its third argument": ["a = lib.sum(lib.ones(3), 0, 1)"],
     "torch.amax's keepdim is its third argument": ["a = lib.amax(lib.ones(3), 0, 1)"],
+    # sum and mean through PyTorch's argument parser (ArgParser): its overloads, in its order
+    "sum(1.5) lists sum's overloads": ["a = lib.ones(2, 3).sum(1.5)"],
+    "sum(dim=1.5) lists sum's overloads": ["a = lib.ones(2, 3).sum(dim=1.5)"],
+    "torch.sum(x, 1.5) lists sum's overloads": ["a = lib.sum(lib.ones(2, 3), 1.5)"],
+    "mean(1.5) lists mean's overloads": ["a = lib.ones(2, 3).mean(1.5)"],
+    "torch.mean(x, 0, 1) lists mean's overloads (two take three arguments)": [
+        "a = lib.mean(lib.ones(2, 3), 0, 1)"],
+    "mean(0, 1) names keepdim at position 2": ["a = lib.ones(2, 3).mean(0, 1)"],
+    "sum keepdim by keyword is named without a position": ["a = lib.ones(2, 3).sum(0, keepdim=1)"],
+    "sum keepdim of NumPy's bool": ["import numpy as np", "a = lib.ones(2, 3).sum(0, np.bool_(1))"],
+    "sum(keepdim=True) without a dim": ["a = lib.ones(2, 3).sum(keepdim=True)"],
+    "sum of a bool dim": ["a = lib.ones(2, 3).sum(True)"],
+    "sum of a str dim": ["a = lib.sum(lib.ones(2, 3), dim='a')"],
+    "sum of a list of floats": ["a = lib.ones(2, 3).sum([1.5])"],
+    "sum of a float inside the dims fails to unpack": ["a = lib.ones(2, 3).sum([0, 1.0])"],
+    "sum of a float tensor dim": ["a = lib.ones(2, 3).sum(lib.tensor(1.))"],
+    "sum(dim, keepdim, dtype) positionally": ["a = lib.ones(2, 3).sum(0, True, lib.float64)"],
+    "sum(dtype='a')": ["a = lib.ones(2, 3).sum(dtype='a')"],
+    "sum(0, dtype='a') names dtype": ["a = lib.ones(2, 3).sum(0, dtype='a')"],
+    "sum(0, dim=0)": ["a = lib.ones(2, 3).sum(0, dim=0)"],
+    "sum(0, foo=1)": ["a = lib.ones(2, 3).sum(0, foo=1)"],
+    "sum(foo=1) lists sum's overloads": ["a = lib.ones(2, 3).sum(foo=1)"],
+    "sum(foo=1, bar=2) is missing dim": ["a = lib.ones(2, 3).sum(foo=1, bar=2)"],
+    "mean's method takes no out": ["a = lib.ones(2, 3).mean(0, out=None)"],
+    "torch.sum of a number names input": ["a = lib.sum(2)"],
+    "torch.sum of nothing": ["a = lib.sum()"],
+    "sum's dims: NumPy ints, a bool inside a tuple, integer tensors": [
+        "import numpy as np", "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.sum(np.int64(1))", "b = lib.sum(x, dim=(np.int32(0), True))",
+        "c = x.mean(lib.tensor([1]))", "d = x.sum([lib.tensor(-1)], True)",
+        "e = x.sum(lib.tensor(True))",
+        "s = (a.grad_fn._saved_dim, b.grad_fn._saved_dim, c.grad_fn._saved_dim)",
+        "(a.sum() + b + c.sum() + d.sum() + e.sum()).backward()"],
+    "sum(None) and mean(None, True) reduce every dim through SumBackward1/MeanBackward1": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x.sum(None)",
+        "b = x.mean(None, True)", "c = lib.sum(x, dim=None, keepdim=True)",
+        "n = (a.grad_fn.name(), b.grad_fn.name(), a.grad_fn._saved_dim, b.grad_fn._saved_dim)",
+        "(a + b.sum() * 2 + c.sum() * 3).backward()"],
+    "sum and mean take NumPy's axis and keepdims, torch.sum its input by keyword": [
+        "x = lib.arange(6.).reshape(2, 3)", "a = x.sum(axis=1)", "b = x.mean(0, keepdims=True)",
+        "c = lib.sum(input=x, dim=0)", "d = lib.mean(a=x)", "e = lib.sum(x, 1, dtype=lib.float64)"],
+    "mean(dtype=) of ints": ["a = lib.tensor([1, 2]).mean(dtype=lib.float64)",
+                             "b = lib.mean(lib.tensor([[1, 2]]), 1, True, dtype=lib.float16)"],
+    "mean(dtype=) to ints refuses": ["a = lib.tensor([1, 2]).mean(dtype=lib.int64)"],
+    # prod, amax/amin, argmax/argmin, max/min, cumsum, softmax/log_softmax through the parser
+    "torch.prod(x, out=None) lists prod's overloads (the first has no out)": [
+        "a = lib.prod(lib.ones(2, 3), out=None)"],
+    "prod(None) lists prod's overloads": ["a = lib.ones(2, 3).prod(None)"],
+    "prod keepdim by keyword": ["a = lib.ones(2, 3).prod(0, keepdim=None)"],
+    "prod(dtype='a')": ["a = lib.ones(2, 3).prod(dtype='a')"],
+    "prod's dim: a NumPy int, a 0-dim integer tensor": [
+        "import numpy as np", "x = lib.arange(1., 7.).reshape(2, 3).requires_grad_()",
+        "a = x.prod(np.int64(1))", "b = lib.prod(x, dim=lib.tensor(0), keepdim=True)",
+        "s = (a.grad_fn._saved_dim, b.grad_fn._saved_dim)", "(a.sum() + b.sum()).backward()"],
+    "amax of a list of floats names the element": ["a = lib.ones(2, 3).amax([1.5])"],
+    "amax of a float inside the dims fails to unpack": ["a = lib.ones(2, 3).amax((0, 1.5))"],
+    "amax dim by keyword is named without a position": ["a = lib.ones(2, 3).amax(dim='a')"],
+    "amax with too many arguments": ["a = lib.amax(lib.ones(2, 3), 0, True, 1)"],
+    "amax(foo=1)": ["a = lib.ones(2, 3).amax(foo=1)"],
+    "amax(None) reduces every dim; NumPy ints; input by keyword": [
+        "import numpy as np", "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.amax(None)", "b = x.amin(dim=None, keepdim=True)", "c = lib.amax(input=x, dim=np.int64(1))",
+        "s = (a.grad_fn._saved_dim, b.grad_fn._saved_dim, c.grad_fn._saved_dim)",
+        "(a + b.sum() + c.sum()).backward()"],
+    "torch.argmax's dim is its second argument": ["a = lib.argmax(lib.ones(2, 3), 1.5)"],
+    "argmax dim by keyword is named without a position": ["a = lib.ones(2, 3).argmax(dim=1.5)"],
+    "argmax keepdim must be a bool, not None": ["a = lib.ones(2, 3).argmax(None, None)"],
+    "argmin of a bool tensor dim": ["a = lib.ones(2, 3).argmin(lib.tensor(True))"],
+    "argmax of a 1-dim tensor dim": ["a = lib.ones(2, 3).argmax(lib.tensor([1]))"],
+    "argmax/argmin: NumPy ints, 0-dim integer tensors, axis=": [
+        "import numpy as np", "x = lib.tensor([[1., 5., 2.], [7., 0., 3.]])",
+        "a = x.argmax(np.int64(1))", "b = lib.argmin(x, dim=lib.tensor(0), keepdim=True)",
+        "c = x.argmax(axis=-1)", "d = lib.argmax(input=x)"],
+    "max(dim=1.5) lists max's overloads": ["a = lib.ones(2, 3).max(dim=1.5)"],
+    "max(0, keepdim=None)": ["a = lib.ones(2, 3).max(0, keepdim=None)"],
+    "max(0, True, 1) lists max's overloads": ["a = lib.ones(2, 3).max(0, True, 1)"],
+    "max(x, keepdim=True) names dim": ["x = lib.ones(2, 3)", "a = x.max(x, keepdim=True)"],
+    "the method max takes no out": ["a = lib.ones(2, 3).max(0, out=None)"],
+    "max/min: a 0-dim tensor is other, dim= and other= by keyword, NumPy ints": [
+        "import numpy as np", "x = lib.tensor([[1., 5., 2.], [7., 0., 3.]], requires_grad=True)",
+        "a = x.max(lib.tensor(2.))", "b = x.min(dim=1)", "c = lib.max(x, other=x * 2)",
+        "d = lib.min(x, np.int64(0), True)", "e = x.max(axis=0, keepdims=True)",
+        "(a.sum() + b.values.sum() + c.sum() + d.values.sum() + e.values.sum()).backward()"],
+    "cumsum(None)": ["a = lib.ones(2, 3).cumsum(None)"],
+    "cumsum dim by keyword": ["a = lib.ones(2, 3).cumsum(dim='a')"],
+    "cumsum takes dtype by keyword only": ["a = lib.ones(2, 3).cumsum(0, lib.float64)"],
+    "cumsum(0, foo=1)": ["a = lib.ones(2, 3).cumsum(0, foo=1)"],
+    "cumsum: NumPy ints, dtype=None, torch.cumsum(input=)": [
+        "import numpy as np", "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.cumsum(np.int64(1))", "b = lib.cumsum(x, 0, dtype=None)",
+        "c = lib.cumsum(input=x, dim=-1, dtype=lib.float64)", "s = a.grad_fn._saved_dim",
+        "(a.sum() + b.sum() + c.sum()).backward()"],
+    "softmax(None)": ["a = lib.ones(2, 3).softmax(None)"],
+    "softmax's dtype is its second argument": ["a = lib.ones(2, 3).softmax(1, 'a')"],
+    "log_softmax dtype by keyword": ["a = lib.ones(2, 3).log_softmax(dim=1, dtype='a')"],
+    "torch.softmax with four arguments": ["a = lib.softmax(lib.ones(2, 3), 1, None, None)"],
+    "softmax/log_softmax: NumPy ints, a 0-dim integer tensor, dtype positionally": [
+        "import numpy as np", "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.softmax(np.int64(1))", "b = lib.log_softmax(x, lib.tensor(0), lib.float64)",
+        "c = lib.softmax(x, dim=-1, out=None)", "s = a.grad_fn._saved_dim",
+        "(a * lib.arange(6.).reshape(2, 3)).sum().backward()", "(b.sum() + c.sum()).backward()"],
     "amax/amin share the gradient among ties": [
         "x = lib.tensor([[1., 3., 3.], [2., 0., 2.]], requires_grad=True)",
         "a = x.amax(1)", "b = x.amin()", "c = lib.amax(x * x, (0, 1), keepdim=True)",
@@ -764,6 +865,34 @@ PROGRAMS = {
     "torch.prod of a number": ["a = lib.prod(3)"],
     "fill_ of a float16 tensor past its range names c10::Half": [
         "a = lib.ones(2, dtype=lib.float16).fill_(1e10)"],
+    # a number written in: x[i] = v makes it a double tensor for float16 (then rounds, to inf
+    # past the range); fill_, masked_fill and full check it against the dtype itself
+    "h[i] = v of float16 rounds past its range (to inf), as a double copied in": [
+        "h = lib.zeros(6, dtype=lib.float16)", "h[0] = 1e6", "h[1] = 65519.", "h[2:4] = -70000",
+        "h[lib.tensor([False] * 4 + [True, False])] = 2 ** 62", "h[5] = 1e39 + 0j"],
+    "h[i] = v of float16 with an imaginary part names double": [
+        "h = lib.zeros(2, dtype=lib.float16)", "h[0] = 1 + 2j"],
+    "fill_ of float16 refuses 65519 (past its max, though it rounds to it)": [
+        "a = lib.zeros(2, dtype=lib.float16).fill_(65519.)"],
+    "full of float16 refuses an int past its range": [
+        "a = lib.full((2,), 70000, dtype=lib.float16)"],
+    "masked_fill of float16 refuses past its range": [
+        "a = lib.zeros(2, dtype=lib.float16).masked_fill(lib.tensor([True, False]), -1e6)"],
+    "x[i] = v of complex64 refuses a part past float32's range": [
+        "x = lib.zeros(2, dtype=lib.complex64)", "x[0] = 1e39"],
+    "fill_ of complex64 refuses an imaginary part past float32's range": [
+        "a = lib.zeros(2, dtype=lib.complex64).fill_(1 + 1e39j)"],
+    "full of complex64 refuses float32's max rounded up": [
+        "a = lib.full((2,), 3.4028235e38, dtype=lib.complex64)"],
+    "fill_/masked_fill/full read an int past int64 as a uint64": [
+        "a = lib.zeros(2).fill_(2 ** 63)", "b = lib.zeros(2, dtype=lib.bool).fill_(2 ** 64 - 1)",
+        "c = lib.full((2,), 2 ** 63 + 5, dtype=lib.complex64)",
+        "d = lib.zeros(2, dtype=lib.float64).masked_fill(lib.tensor([True, False]), 2 ** 63)"],
+    "fill_ of int64 refuses 2**63": ["a = lib.zeros(2, dtype=lib.int64).fill_(2 ** 63)"],
+    "fill_ of float16 refuses 2**63": ["a = lib.zeros(2, dtype=lib.float16).fill_(2 ** 63)"],
+    "fill_ of an int below int64": ["a = lib.zeros(2).fill_(-2 ** 63 - 1)"],
+    "masked_fill of an int past uint64": [
+        "a = lib.zeros(2).masked_fill(lib.tensor([True, False]), 2 ** 64)"],
 }
 
 

@@ -14,8 +14,9 @@ to its minimal form and printed as runnable Python.
 ``make test`` runs a fixed, deterministic budget; ``make fuzz`` (``FUZZ_EXAMPLES=...``) runs a
 long search and prints how many programs it tried. Deliberate, documented differences are
 normalised, not skipped: dtypes compare exactly (``torch.float32`` in both), warnings lose torch's "(Triggered internally at ...)" suffix, and an argument
-parser's "received an invalid combination of arguments" TypeError compares by its first line
-(the package lists the signatures but not the parser's per-signature "didn't match" notes).
+parser's "received an invalid combination of arguments" TypeError compares without the
+parser's per-signature "didn't match" notes (its first line and the overloads it lists
+compare exactly).
 """
 import builtins
 import os
@@ -369,7 +370,9 @@ def _message(text):
     text = str(text)
     text = re.sub(r" \(Triggered internally at .*", "", text, flags=re.S)
     if "received an invalid combination of arguments" in text:
-        text = text.split("\n")[0]  # the parser's per-signature notes are not reproduced
+        # (the package lists the overloads, not the parser's "didn't match" notes under some)
+        text = "\n".join(line for line in text.split("\n")
+                         if not line.startswith("      didn't match"))
     return text  # (exactly: the "torch." of a type name included)
 
 

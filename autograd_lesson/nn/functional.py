@@ -73,11 +73,12 @@ def sigmoid(input):
 
 
 def softmax(input, dim, dtype=None):
-    return input.softmax(dim, dtype=dtype)  # (PyTorch's F.softmax: a method call, so an AttributeError)
+    # (PyTorch's F.softmax: a method call, so an AttributeError; dtype passed only when given)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim, dtype=None):
-    return input.log_softmax(dim, dtype=dtype)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
 def _check_dropout_p(p, error=ValueError):

@@ -10,8 +10,8 @@ from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from ._op import Op
-from ._util import (broadcast_shape, check_castable, quiet, result_type,
-                    tensor_arguments, torch_name, wrap_dim)
+from ._util import (Overloads, broadcast_shape, check_castable, common_dim, quiet,
+                    result_type, tensor_arguments, torch_name, wrap_dim)
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -311,20 +311,29 @@ class NllLossBackward0(Op):
             ctx.saved("total_weight"), ctx.reduction, ctx.ignore_index)
 
 
-@tensor_arguments("softmax", "input")
-def softmax(x, dim, dtype=None):
+SOFTMAX, LOG_SOFTMAX = (Overloads(name, ("int dim, ScalarType? dtype=None",),
+                                  ("Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None",))
+                        for name in ("softmax", "log_softmax"))
+
+
+def softmax(x, args=(), kwargs=None, function=False):
+    """``x.softmax(dim, dtype=None)``; ``torch.softmax(x, ...)`` with ``function``."""
+    return _softmax(SoftmaxBackward0, SOFTMAX, x, args, kwargs, function)
+
+
+def log_softmax(x, args=(), kwargs=None, function=False):
+    return _softmax(LogSoftmaxBackward0, LOG_SOFTMAX, x, args, kwargs, function)
+
+
+def _softmax(op, overloads, x, args, kwargs, function):
     """``dtype=``: the input is cast first (a ToCopyBackward0 before the softmax), as PyTorch."""
+    dim = common_dim(args, kwargs)
+    if dim is not None:
+        return op.apply(x, dim)
+    _, values = overloads.parse(x, args, kwargs, function)
+    dim, dtype = values["dim"], values["dtype"]
     if dtype is not None:
-        dtype = numpy_dtype(dtype, "softmax")
-        _softmax_dim(x, dim, "softmax", dtype)
+        dtype = numpy_dtype(dtype)
+        _softmax_dim(x, dim, overloads.name, dtype)
         x = x._to(dtype)
-    return SoftmaxBackward0.apply(x, dim)
-
-
-@tensor_arguments("log_softmax", "input")
-def log_softmax(x, dim, dtype=None):
-    if dtype is not None:
-        dtype = numpy_dtype(dtype, "log_softmax")
-        _softmax_dim(x, dim, "log_softmax", dtype)
-        x = x._to(dtype)
-    return LogSoftmaxBackward0.apply(x, dim)
+    return op.apply(x, dim)

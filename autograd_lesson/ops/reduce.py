@@ -5,14 +5,14 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _grad_mode
-from .._dtype import invalid_combination, numpy_dtype
+from .._dtype import numpy_dtype
 from .._tensor import Size, Tensor
-from .._tensor_ops import NO_ARG
 from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       restore_reduced_dims, unsqueeze_multiple, zeros)
-from ._util import normalize_dims, quiet as _quiet, torch_name, wrap_dim
+from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, Overloads, common_dim, common_dims,
+                    normalize_dims, quiet as _quiet, torch_name, wrap_dim)
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -44,7 +44,7 @@ class SumBackward1(Op):
 
 
     def forward(ctx, x, dim, keepdim=False, dtype=None):
-        dims = normalize_dims(dim, x.ndim)
+        dims = normalize_dims(dim, x.ndim) if dim is not None else ()
         if ctx.recording:  # (what backward reads; an unrecorded ctx gets no instance dict)
             ctx.dims, ctx.given_dims = dims, _as_given(dim)
             ctx.keepdim, ctx.input_shape = keepdim, x._data.shape
@@ -76,8 +76,8 @@ class MeanBackward1(Op):
 
     def forward(ctx, x, dim, keepdim=False):
         _require_float(x, "mean")
-        ctx.dims, ctx.given_dims = normalize_dims(dim, x.ndim), _as_given(dim)
-        ctx.keepdim, ctx.input_shape = keepdim, x.shape
+        ctx.dims = normalize_dims(dim, x.ndim) if dim is not None else ()
+        ctx.given_dims, ctx.keepdim, ctx.input_shape = _as_given(dim), keepdim, x.shape
         ctx.count = int(np.prod([x.shape[d] for d in ctx.dims])) if ctx.dims and x.ndim else x.numel()
         ctx.save_values(dim=ctx.given_dims,
                         keepdim=keepdim,
@@ -98,8 +98,9 @@ def _axes(dims, x):
 
 
 def _as_given(dim):
-    """PyTorch saves the dims as the caller wrote them (``-1`` stays ``-1``), as a list."""
-    return [dim] if isinstance(dim, int) else list(dim)
+    """PyTorch saves the dims as the caller wrote them (``-1`` stays ``-1``), as a list; None
+    (every dim: ``sum(None)``) stays None."""
+    return [dim] if isinstance(dim, int) else None if dim is None else list(dim)
 
 
 def _require_float(x, name):
@@ -270,115 +271,152 @@ class LinalgVectorNormBackward0(Op):
         return grad * MaskedFillBackward0.apply(x / result, result == 0, 0)
 
 
-def _check_keepdim(name, keepdim, position=2):
-    """``keepdim`` is a bool; ``position`` is 3 for the ``torch.`` function (input first)."""
-    if not isinstance(keepdim, (bool, np.bool_)):
-        raise TypeError(f"{name}(): argument 'keepdim' (position {position}) must be bool, not "
-                        f"{type(keepdim).__name__}")
+# PyTorch's overloads (method, function), for its argument parser
+_DTYPE = "*, ScalarType? dtype=None"
+_DIMS = "int[1]? dim, bool keepdim=False, " + _DTYPE
+SUM = Overloads("sum", ("*, ScalarType? dtype=None", _DIMS),
+                ("Tensor input, " + _DTYPE, f"Tensor input, {_DIMS}, Tensor? out=None"))
+MEAN = Overloads("mean", (_DTYPE, _DIMS), (f"Tensor input, {_DTYPE}, Tensor? out=None",
+                                           f"Tensor input, {_DIMS}, Tensor? out=None"))
+PROD = Overloads("prod", (_DTYPE, "int dim, bool keepdim=False, " + _DTYPE),
+                 ("Tensor input, " + _DTYPE,
+                  f"Tensor input, int dim, bool keepdim=False, {_DTYPE}, Tensor? out=None"))
+# (amax(None) reduces every dim, as amax([]))
+AMAX, AMIN = (Overloads(name, ("int[1]? dim=[], bool keepdim=False",),
+                        ("Tensor input, int[1]? dim=[], bool keepdim=False, *, Tensor? out=None",))
+              for name in ("amax", "amin"))
+ARGMAX, ARGMIN = (Overloads(name, ("int? dim=None, bool keepdim=False",),
+                            ("Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None",))
+                  for name in ("argmax", "argmin"))
+MAX, MIN = (Overloads(name, ("", "Tensor other", "int dim, bool keepdim=False"),
+                      ("Tensor input, *, Tensor? out=None",
+                       "Tensor input, Tensor other, *, Tensor? out=None",
+                       "Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None"))
+            for name in ("max", "min"))
+CUMSUM = Overloads("cumsum", ("int dim, " + _DTYPE,),
+                   (f"Tensor input, int dim, {_DTYPE}, Tensor? out=None",))
+
+def _result_dtype(dtype, x):
+    """The NumPy dtype a reduction's ``dtype=`` asks for (None: its own); an integer one
+    cannot carry a gradient."""
+    if dtype is None:
+        return None
+    dtype = numpy_dtype(dtype)
+    if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
+        raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
+    return dtype
 
 
-def sum(x, dim=None, keepdim=False, dtype=None, _fn="sum"):
-    """``_fn`` names the caller in a bad dtype's message: ``sum`` (the method), ``torch.sum``."""
-    _check_keepdim("sum", keepdim, 3 if _fn == "torch.sum" else 2)
-    if dtype is not None:
-        dtype = (numpy_dtype(dtype, "sum") if dim is not None else
-                 numpy_dtype(dtype, invalid=lambda: invalid_combination(
-                     _fn, (x,) if _fn == "torch.sum" else (), {"dtype": dtype})))
-        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
-            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
-    if dim is None:
+def sum(x, args=(), kwargs=None, function=False):
+    """``x.sum(*args, **kwargs)``; ``torch.sum(x, *args, **kwargs)`` with ``function``."""
+    if not args and not kwargs:
+        return SumBackward0.apply(x)
+    common = common_dims(args, kwargs)
+    if common is not None:
+        return SumBackward1.apply(x, common[0], keepdim=common[1])
+    index, values = SUM.parse(x, args, kwargs, function)
+    dtype = _result_dtype(values["dtype"], x)
+    if not index:
         return SumBackward0.apply(x, dtype=dtype)
-    return SumBackward1.apply(x, dim, keepdim=keepdim, dtype=dtype)
+    # (a dim of None too: SumBackward1, as PyTorch)
+    return SumBackward1.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)
 
 
-def mean(x, dim=None, keepdim=False):
-    _check_keepdim("mean", keepdim)
-    if dim is None:
+def mean(x, args=(), kwargs=None, function=False):
+    """``x.mean(*args, **kwargs)``; ``torch.mean(x, *args, **kwargs)`` with ``function``."""
+    if not args and not kwargs:
         return MeanBackward0.apply(x)
-    return MeanBackward1.apply(x, dim, keepdim=keepdim)
+    common = common_dims(args, kwargs)
+    if common is not None:
+        return MeanBackward1.apply(x, common[0], keepdim=common[1])
+    index, values = MEAN.parse(x, args, kwargs, function)
+    if values["dtype"] is not None:
+        dtype = numpy_dtype(values["dtype"])
+        if dtype.kind not in "fc":
+            raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be "
+                               f"either a floating point or complex dtype. Got: "
+                               f"{torch_name(dtype)}")
+        x = x._to(dtype)
+    if not index:
+        return MeanBackward0.apply(x)
+    return MeanBackward1.apply(x, values["dim"], keepdim=values["keepdim"])
 
 
-def max(x, dim=NO_ARG, keepdim=NO_ARG, _function=False):
-    return _extreme(x, dim, keepdim, "max", _function)
+def max(x, args=(), kwargs=None, function=False):
+    return _extreme(x, args, kwargs, function, MAX)
 
 
-def min(x, dim=NO_ARG, keepdim=NO_ARG, _function=False):
-    return _extreme(x, dim, keepdim, "min", _function)
+def min(x, args=(), kwargs=None, function=False):
+    return _extreme(x, args, kwargs, function, MIN)
 
 
-# PyTorch's overloads of max/min, as its argument parser lists them (method, function)
-_EXTREME_SIGNATURES = (("", "Tensor other", "int dim, bool keepdim = False"),
-                       ("Tensor input, *, Tensor out = None",
-                        "Tensor input, Tensor other, *, Tensor out = None",
-                        "Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None"))
-
-
-def _extreme(x, dim, keepdim, name, function):
+def _extreme(x, args, kwargs, function, overloads):
     """``max()``/``min()``, ``max(dim, keepdim)`` (values and indices) and ``max(other)`` (the
-    elementwise ``maximum``), chosen as PyTorch's parser picks the overload. ``NO_ARG`` tells
-    an argument left out from one given as None."""
-    if isinstance(dim, Tensor):
-        if keepdim is True:
-            raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not Tensor")
-        from .elementwise import MaximumBackward0, MinimumBackward0
-        return (MaximumBackward0 if name == "max" else MinimumBackward0).apply(x, dim)
-    if dim is NO_ARG and keepdim is NO_ARG:
-        return (MaxBackward1 if name == "max" else MinBackward1).apply(x)
-    if dim is NO_ARG or isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        from .._dtype import typename
-        given = ["Tensor"] * function + ([] if dim is NO_ARG else [typename(dim)])
-        text = ", ".join(given)
-        if dim is NO_ARG:  # keepdim alone: a keyword (PyTorch's spelling: "got (keepdim=bool, )")
-            text += f"{', ' if given else ''}keepdim={typename(keepdim)}{'' if given else ', '}"
-        lines = "".join(f" * ({s})\n" for s in _EXTREME_SIGNATURES[function])
-        raise TypeError(f"{name}() received an invalid combination of arguments - got ({text}), "
-                        f"but expected one of:\n{lines}")
-    keepdim = False if keepdim is NO_ARG else keepdim
-    _check_keepdim(name, keepdim)
-    result = MaxResult if name == "max" else MinResult
-    return result(*(MaxBackward0 if name == "max" else MinBackward0).apply(x, dim, keepdim=keepdim))
+    elementwise ``maximum``), as PyTorch's parser picks the overload (a Tensor ``other`` before
+    an int ``dim``: ``max(tensor(1))`` is ``maximum``)."""
+    if not args and not kwargs:
+        return (MaxBackward1 if overloads is MAX else MinBackward1).apply(x)
+    common = None if args and isinstance(args[0], Tensor) else common_dims(args, kwargs, DIM_INT)
+    if common is not None:
+        dim, keepdim = common
+    else:
+        index, values = overloads.parse(x, args, kwargs, function)
+        if not index:
+            return (MaxBackward1 if overloads is MAX else MinBackward1).apply(x)
+        if index == 1:
+            from .elementwise import MaximumBackward0, MinimumBackward0
+            return (MaximumBackward0 if overloads is MAX else MinimumBackward0).apply(
+                x, values["other"])
+        dim, keepdim = values["dim"], values["keepdim"]
+    if overloads is MAX:
+        return MaxResult(*MaxBackward0.apply(x, dim, keepdim=keepdim))
+    return MinResult(*MinBackward0.apply(x, dim, keepdim=keepdim))
 
 
 def norm(x, p=2, dim=None, keepdim=False):
     return LinalgVectorNormBackward0.apply(x, ord=p, dim=dim, keepdim=keepdim)
 
 
-def amax(x, dim=(), keepdim=False, _function=False):
-    return _amax_or_amin(AmaxBackward0, "amax", x, dim, keepdim, _function)
+def amax(x, args=(), kwargs=None, function=False):
+    return _amax_or_amin(AmaxBackward0, AMAX, x, args, kwargs, function)
 
 
-def amin(x, dim=(), keepdim=False, _function=False):
-    return _amax_or_amin(AminBackward0, "amin", x, dim, keepdim, _function)
+def amin(x, args=(), kwargs=None, function=False):
+    return _amax_or_amin(AminBackward0, AMIN, x, args, kwargs, function)
 
 
-def _amax_or_amin(op, name, x, dim, keepdim, function):
-    """PyTorch's parser for ``amax(dim=[], keepdim=False)``: ``dim`` an int or a sequence of
-    ints (a tuple of dims as given is what the node saves)."""
-    dims = (dim,) if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool) else dim
-    if not (isinstance(dims, (list, tuple)) and all(
-            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims)):
-        from .._dtype import typename
-        raise TypeError(f"{name}(): argument 'dim' (position {1 + function}) must be tuple of "
-                        f"ints, not {typename(dim)}")
-    _check_keepdim(name, keepdim, 2 + function)
-    return op.apply(x, dim, keepdim=bool(keepdim))
+def _amax_or_amin(op, overloads, x, args, kwargs, function):
+    """``amax(dim=[], keepdim=False)``: ``dim`` an int or a sequence of ints (None: every dim)."""
+    if not args and not kwargs:
+        return op.apply(x, ())
+    common = common_dims(args, kwargs, DIM_LISTS[:3])
+    if common is None:
+        _, values = overloads.parse(x, args, kwargs, function)
+        common = (() if values["dim"] is None else values["dim"]), values["keepdim"]
+    return op.apply(x, common[0], keepdim=common[1])
 
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "norm", "Size"]
 
 
-def arg_reduce(x, dim, keepdim, name):
+def arg_reduce(x, args, kwargs, function, overloads):
     """``argmax``/``argmin``: the int64 index of the first largest/smallest element (nan
     counts as both), over ``dim`` or over the flattened tensor; not differentiable. With
     ``keepdim`` and no dim, every dim is kept as size 1. PyTorch's checks, in its order."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+    name = overloads.name
+    if not args and not kwargs:
+        dim, keepdim = None, False
+    else:
+        common = common_dims(args, kwargs, DIM_INT_OR_NONE)
+        if common is None:
+            _, values = overloads.parse(x, args, kwargs, function)
+            common = values["dim"], values["keepdim"]
+        dim, keepdim = common
     if x._data.dtype.kind in "cb":
         raise RuntimeError(f"{name}(): does not support "
                            f"{'complex' if x._data.dtype.kind == 'c' else 'bool'} input")
     if dim is not None:
-        dim = wrap_dim(dim, x.ndim, name)
+        dim = wrap_dim(dim, x.ndim)
     if not x.numel() and (dim is None or not x.ndim or not x.shape[dim]):
         raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() "
                          f"== 0." if dim is None else
@@ -392,12 +430,12 @@ def arg_reduce(x, dim, keepdim, name):
                                    dtype=np.int64))
 
 
-def argmax(input, dim=None, keepdim=False):
-    return arg_reduce(input, dim, keepdim, "argmax")
+def argmax(x, args=(), kwargs=None, function=False):
+    return arg_reduce(x, args, kwargs, function, ARGMAX)
 
 
-def argmin(input, dim=None, keepdim=False):
-    return arg_reduce(input, dim, keepdim, "argmin")
+def argmin(x, args=(), kwargs=None, function=False):
+    return arg_reduce(x, args, kwargs, function, ARGMIN)
 
 
 # -- var, std ----------------------------------------------------------------------------------
@@ -576,13 +614,13 @@ class CumsumBackward0(Op):
         return grad.flip(ctx.dim).cumsum(ctx.dim).flip(ctx.dim)
 
 
-def cumsum(x, dim, dtype=None, _function=False):
-    wrap_dim(dim, x.ndim, "cumsum", "dim", 2 if _function else 1)
-    if dtype is not None:
-        dtype = numpy_dtype(dtype, "cumsum")
-        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
-            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
-    return CumsumBackward0.apply(x, dim, dtype=dtype)
+def cumsum(x, args=(), kwargs=None, function=False):
+    """``x.cumsum(dim, *, dtype=None)``; ``torch.cumsum(x, ...)`` with ``function``."""
+    dim = common_dim(args, kwargs)
+    if dim is not None:
+        return CumsumBackward0.apply(x, dim)
+    _, values = CUMSUM.parse(x, args, kwargs, function)
+    return CumsumBackward0.apply(x, values["dim"], dtype=_result_dtype(values["dtype"], x))
 
 
 class FlipBackward0(Op):
@@ -646,9 +684,9 @@ def _cumprod_backward_zeros(grad, x, dim):
             after = CumprodBackward0.apply(narrow(x, dim, k + 1, n - k - 1), dim)
             omitted = CatBackward0.apply([ones, after], dim=dim)
         elif k == n - 1:
-            omitted = prod(narrow(x, dim, 0, k), dim, True)
+            omitted = narrow(x, dim, 0, k).prod(dim, True)
         else:
-            until = prod(narrow(x, dim, 0, k), dim, True)
+            until = narrow(x, dim, 0, k).prod(dim, True)
             after = CumprodBackward0.apply(narrow(x, dim, k + 1, n - k - 1), dim)
             omitted = CatBackward0.apply([until, until.expand_as(after) * after], dim=dim)
         grad_slice = (narrow(grad, dim, k, n - k) * omitted).sum(dim).unsqueeze(dim)
@@ -726,30 +764,15 @@ class ProdBackward1(Op):
         return _prod_safe_zeros_backward(grad, x, ctx.dim)
 
 
-PROD_SIGNATURES = (("*, ScalarType? dtype = None", "int dim, bool keepdim = False, *, ScalarType? "
-                    "dtype = None"),
-                   ("Tensor input, *, ScalarType? dtype = None", "Tensor input, int dim, bool "
-                    "keepdim = False, *, ScalarType? dtype = None"))
-
-
-def prod(x, dim=NO_ARG, keepdim=NO_ARG, dtype=None, _function=False):
+def prod(x, args=(), kwargs=None, function=False):
     """``prod()`` or ``prod(dim, keepdim)`` (an int dim only, as PyTorch)."""
-    if dim is NO_ARG and keepdim is not NO_ARG or dim is not NO_ARG and (
-            isinstance(dim, bool) or not isinstance(dim, (int, np.integer))):
-        from .._dtype import typename
-        given = ["Tensor"] * _function + ([] if dim is NO_ARG else [typename(dim)])
-        text = ", ".join(given)
-        if dim is NO_ARG:
-            text += f"{', ' if given else ''}keepdim={typename(keepdim)}{'' if given else ', '}"
-        lines = "".join(f" * ({s})\n" for s in PROD_SIGNATURES[_function])
-        raise TypeError(f"prod() received an invalid combination of arguments - got ({text}), "
-                        f"but expected one of:\n{lines}")
-    if dtype is not None:
-        dtype = numpy_dtype(dtype, "prod")
-        if dtype.kind not in "fc" and x.requires_grad and _grad_mode._enabled:
-            raise RuntimeError(f"Autograd not support dtype: {torch_name(dtype)}")
-    if dim is NO_ARG:
+    if not args and not kwargs:
+        return ProdBackward0.apply(x)
+    common = common_dims(args, kwargs, DIM_INT)
+    if common is not None:
+        return ProdBackward1.apply(x, common[0], keepdim=common[1])
+    index, values = PROD.parse(x, args, kwargs, function)
+    dtype = _result_dtype(values["dtype"], x)
+    if not index:
         return ProdBackward0.apply(x, dtype=dtype)
-    keepdim = False if keepdim is NO_ARG else keepdim
-    _check_keepdim("prod", keepdim)
-    return ProdBackward1.apply(x, dim, keepdim=keepdim, dtype=dtype)
+    return ProdBackward1.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)
