@@ -124,19 +124,16 @@ def neg(x):
     return x.neg()
 
 
-@_tensor_arguments("reshape", "input")
-def reshape(x, shape):
-    return x.reshape(shape)
+reshape = _sh.RESHAPE.torch_function(
+    lambda x, args, kwargs, function: x.reshape(_sh.reshape_arguments(x, args, kwargs, True)))
 
 
-@_tensor_arguments("flatten", "input")
-def flatten(x, start_dim=0, end_dim=-1):
-    return x.flatten(start_dim, end_dim)
+flatten = _sh.FLATTEN.function
 
 
-@_tensor_arguments("transpose", "input")
-def transpose(x, dim0, dim1):
-    return x.transpose(dim0, dim1)
+transpose = _sh.TRANSPOSE.function
+swapdims = _sh.SWAPDIMS.function
+swapaxes = _sh.SWAPAXES.function
 
 
 @_tensor_arguments("t", "input")
@@ -144,29 +141,20 @@ def t(x):
     return x.t()
 
 
-@_tensor_arguments("permute", "input")
-def permute(x, dims):
-    return x.permute(dims)
+permute = _sh.PERMUTE.torch_function(
+    lambda x, args, kwargs, function: x.permute(_sh.permute_arguments(x, args, kwargs, True)))
 
 
-@_tensor_arguments("squeeze", "input")
-def squeeze(x, dim=None):
-    return x.squeeze() if dim is None else x.squeeze(dim)
+squeeze = _sh.SQUEEZE.function
 
 
-@_tensor_arguments("unsqueeze", "input")
-def unsqueeze(x, dim):
-    return x.unsqueeze(dim)
+unsqueeze = _sh.UNSQUEEZE.function
 
 
-@_tensor_arguments("select", "input")
-def select(x, dim, index):
-    return x.select(dim, index)
+select = _sh.SELECT.function
 
 
-@_tensor_arguments("narrow", "input")
-def narrow(x, dim, start, length):
-    return x.narrow(dim, start, length)
+narrow = _sh.NARROW.function
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -237,14 +225,10 @@ def stack(tensors, dim=0):
     return _sh.StackBackward0.apply(_sh.tensor_list("stack", tensors), dim=dim)
 
 
-@_tensor_arguments("chunk", "input")
-def chunk(x, chunks, dim=0):
-    return x.chunk(chunks, dim)
+chunk = _sh.CHUNK.function
 
 
-@_tensor_arguments("unbind", "input")
-def unbind(x, dim=0):
-    return x.unbind(dim)
+unbind = _sh.UNBIND.function
 
 
 @_tensor_arguments("is_floating_point", "input")
@@ -380,6 +364,7 @@ __all__ = [
     "finfo", "iinfo", "promote_types", "result_type", "get_default_dtype", "set_default_dtype",
     "add", "sub", "mul", "div", "neg", "reshape", "flatten", "transpose", "t", "permute",
     "squeeze", "unsqueeze", "select", "narrow", "split", "detach", "clone", "broadcast_shapes",
+    "swapdims", "swapaxes",
 ]
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",

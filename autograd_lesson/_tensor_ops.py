@@ -45,6 +45,15 @@ def _compared(name, other):
     return other
 
 
+# The hot shape methods take their usual arguments positionally (no tuple packed per call); any
+# other call goes to PyTorch's parser with the arguments as given.
+_NOT_GIVEN = object()
+
+
+def _given(*values):
+    return tuple(v for v in values if v is not _NOT_GIVEN)
+
+
 def _tensor_other(name, other):
     """The Tensor ``other`` of ``x.view_as(other)`` and its kin, as PyTorch's parser checks it."""
     if not isinstance(other, TensorOps):
@@ -390,27 +399,18 @@ class TensorOps:
     def index_put(self, indices, values, accumulate=False):
         return _ops.shape.index_put(self, indices, values, accumulate)
 
-    def reshape(self, *shape):
-        return _ops.shape.reshape(self, *shape)
+    def reshape(self, *shape, **kwargs):
+        return _ops.shape.reshape(self, _ops.shape.reshape_arguments(self, shape, kwargs))
 
-    def view(self, *shape):
-        return _ops.shape.view(self, *shape)
+    def view(self, *shape, **kwargs):
+        """``view(*sizes)`` (a view, ``ViewBackward0``) or ``view(dtype)`` (the memory reread)."""
+        shape = _ops.shape.view_arguments(self, shape, kwargs)
+        if type(shape) is not tuple:
+            return _ops.shape.view_dtype(self, shape)
+        return _ops.shape.view(self, shape)
 
-    def flatten(self, start_dim=0, end_dim=-1):
-        """Dims ``start_dim`` to ``end_dim`` merged into one, as ``reshape`` (a view when the
-        memory allows); ``self`` itself when that is one dim already, as PyTorch."""
-        wrap = _ops._util.wrap_dim
-        start = wrap(start_dim, self.ndim, "flatten", "start_dim", 1)
-        end = wrap(end_dim, self.ndim, "flatten", "end_dim", 2)
-        if start > end:
-            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-        if not self.ndim:
-            return _ops.shape.reshape(self, 1)
-        if start == end:
-            return self
-        shape = self.shape
-        return _ops.shape.reshape(self, shape[:start] + (math.prod(shape[start:end + 1]),)
-                                  + shape[end + 1:])
+    def flatten(self, *args, **kwargs):
+        return _ops.shape.FLATTEN.call(self, args, kwargs)
 
     def t(self):
         return _ops.shape.TBackward0.apply(self)
@@ -438,49 +438,56 @@ class TensorOps:
         """``self`` if its memory is in C order, else a copy (``CloneBackward0``), as PyTorch."""
         return self if self._data.flags.c_contiguous else _ops.shape.CloneBackward0.apply(self)
 
-    def permute(self, *dims):
-        dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-        return _ops.shape.PermuteBackward0.apply(self, dims)
+    def permute(self, *dims, **kwargs):
+        return _ops.shape.PermuteBackward0.apply(
+            self, _ops.shape.permute_arguments(self, dims, kwargs))
 
-    def transpose(self, dim0, dim1):
-        return _ops.shape.TransposeBackward0.apply(self, dim0, dim1)
+    def transpose(self, dim0=_NOT_GIVEN, dim1=_NOT_GIVEN, /, *args, **kwargs):
+        if type(dim0) is int and type(dim1) is int and not args and not kwargs:
+            return _ops.shape.TransposeBackward0.apply(self, dim0, dim1)
+        return _ops.shape.TRANSPOSE.call(self, _given(dim0, dim1) + args, kwargs)
 
-    def expand(self, *shape):
-        if not shape:
-            raise TypeError('expand() missing 1 required positional arguments: "size"')
-        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return _ops.shape.ExpandBackward0.apply(self, shape)
+    def swapdims(self, *args, **kwargs):
+        return _ops.shape.SWAPDIMS.call(self, args, kwargs)
+
+    def swapaxes(self, *args, **kwargs):
+        return _ops.shape.SWAPAXES.call(self, args, kwargs)
+
+    def expand(self, *shape, **kwargs):
+        return _ops.shape.ExpandBackward0.apply(
+            self, _ops.shape.expand_arguments(self, shape, kwargs))
 
     def expand_as(self, other):
-        return _ops.shape.ExpandBackward0.apply(self, tuple(other.shape))
+        return _ops.shape.ExpandBackward0.apply(self, _tensor_other("expand_as", other).shape)
 
-    def unsqueeze(self, dim):
-        return _ops.shape.UnsqueezeBackward0.apply(self, dim)
+    def unsqueeze(self, dim=_NOT_GIVEN, /, *args, **kwargs):
+        if type(dim) is int and not args and not kwargs:
+            return _ops.shape.UnsqueezeBackward0.apply(self, dim)
+        return _ops.shape.UNSQUEEZE.call(self, _given(dim) + args, kwargs)
 
-    def squeeze(self, *dim):
+    def squeeze(self, dim=_NOT_GIVEN, /, *args, **kwargs):
         """``squeeze()``, ``squeeze(d)`` or ``squeeze((d0, d1))`` / ``squeeze(d0, d1)``."""
-        if len(dim) == 1 and isinstance(dim[0], (tuple, list)):
-            dim = tuple(dim[0])
-        if not dim or dim == (None,):
-            return _ops.shape.SqueezeBackward0.apply(self)
-        if len(dim) == 1:
-            return _ops.shape.SqueezeBackward1.apply(self, dim[0])
-        return _ops.shape.SqueezeBackward2.apply(self, dim)
+        if not args and not kwargs:
+            if dim is _NOT_GIVEN:
+                return _ops.shape.SqueezeBackward0.apply(self)
+            if type(dim) is int:
+                return _ops.shape.SqueezeBackward1.apply(self, dim)
+        return _ops.shape.SQUEEZE.call(self, _given(dim) + args, kwargs)
 
-    def select(self, dim, index):
-        return _ops.shape.SelectBackward0.apply(self, dim, index)
+    def select(self, *args, **kwargs):
+        return _ops.shape.SELECT.call(self, args, kwargs)
 
-    def narrow(self, dim, start, length):
-        return _ops.shape.narrow(self, dim, start, length)
+    def narrow(self, *args, **kwargs):
+        return _ops.shape.NARROW.call(self, args, kwargs)
 
-    def chunk(self, chunks, dim=0):
-        return _ops.shape.chunk(self, chunks, dim)
+    def chunk(self, *args, **kwargs):
+        return _ops.shape.CHUNK.call(self, args, kwargs)
 
     def split(self, split_size, dim=0):
         return _ops.shape.split(self, split_size, dim)
 
-    def unbind(self, dim=0):
-        return _ops.shape.unbind(self, dim)
+    def unbind(self, *args, **kwargs):
+        return _ops.shape.UNBIND.call(self, args, kwargs)
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"

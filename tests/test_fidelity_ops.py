@@ -893,6 +893,70 @@ PROGRAMS = {
     "fill_ of an int below int64": ["a = lib.zeros(2).fill_(-2 ** 63 - 1)"],
     "masked_fill of an int past uint64": [
         "a = lib.zeros(2).masked_fill(lib.tensor([True, False]), 2 ** 64)"],
+    # shape ops' arguments, parsed as PyTorch's parser does (fidelity8)
+    "view/reshape/expand/permute take their sizes as varargs or one tuple, checked as torch": [
+        "x = lib.arange(24.).reshape(2, 3, 4).requires_grad_()", "a = x.view(2, 1.5)"],
+    "view of a bad size lists view's two overloads": [
+        "x = lib.arange(24.)", "a = x.view([2, 12])", "b = x.view(lib.tensor(6), 4)",
+        "c = x.view(size=(4, 6))", "d = x.view(1.5)"],
+    "view() without a size lists view's overloads": ["a = lib.arange(24.).view()"],
+    "view of a tuple and an int lists view's overloads": ["a = lib.arange(24.).view((6, 4), 1)"],
+    "view(dtype) rereads the memory, without a graph": [
+        "x = lib.arange(24.).reshape(2, 3, 4).requires_grad_()", "a = x.view(lib.float64)",
+        "b = x.view(lib.int32)", "c = x.view(dtype=lib.float16)", "d = a.requires_grad",
+        "e = x.detach().view(lib.uint8).shape"],
+    "view(dtype) of an odd last dim refuses": ["a = lib.ones(3).view(lib.float64)"],
+    "view(dtype) of a non-contiguous last dim refuses": [
+        "a = lib.ones(3, 4).t().view(lib.float16)"],
+    "view(dtype) of a 0-dim tensor refuses": ["a = lib.tensor(1.).view(lib.float64)"],
+    "reshape(float, int) is too many positional arguments": [
+        "a = lib.arange(24.).reshape(2.0, 12)"],
+    "reshape of a float in a tuple names its position": [
+        "a = lib.arange(24.).reshape((1.5,))"],
+    "reshape by keyword names no position": ["a = lib.arange(24.).reshape(shape=(1.5,))"],
+    "reshape(shape=) works; reshape() is missing its shape": [
+        "a = lib.arange(24.).reshape(shape=(4, 6))", "b = lib.arange(24.).reshape()"],
+    "torch.reshape wants a tuple, not an int": ["a = lib.reshape(lib.arange(24.), 24)"],
+    "torch.reshape names the shape at position 2": ["a = lib.reshape(lib.arange(24.), (1.5,))"],
+    "a size below -1 is an invalid shape dimension": ["a = lib.arange(24.).view(2, -2, -1)"],
+    "-1 of an empty tensor is ambiguous": ["a = lib.ones(0, 3).reshape(-1, 0)"],
+    "expand of a float among its sizes": [
+        "x = lib.ones(3, 1)", "a = x.expand(size=(3, 4))", "b = x.expand(3, 4, implicit=True)",
+        "c = x.expand(3, 4.0)"],
+    "expand(float, ...) is too many positional arguments": ["a = lib.ones(3, 1).expand(1.5, 4)"],
+    "expand_as of a number": ["a = lib.ones(3, 1).expand_as(1)"],
+    "permute of a float, a string, none": [
+        "x = lib.ones(2, 3, 4)", "a = x.permute(dims=(2, 1, 0))", "b = x.permute(lib.tensor(2), 1, 0)",
+        "c = lib.permute(x, [2, 1, 0])", "d = x.permute(0, 1, 1.5)"],
+    "permute of a string": ["a = lib.ones(2, 3).permute('a')"],
+    "permute()": ["a = lib.ones(2, 3).permute()"],
+    "squeeze of a float lists its overloads": [
+        "x = lib.ones(1, 3, 1)", "a = x.squeeze(dim=(0, 2))", "b = x.squeeze(())",
+        "c = lib.squeeze(x, [0])", "d = x.squeeze(lib.tensor(0))", "e = x.squeeze(1.5)"],
+    "squeeze(None) lists its overloads": ["a = lib.ones(1, 3).squeeze(None)"],
+    "torch.squeeze(x, None) lists its overloads": ["a = lib.squeeze(lib.ones(1, 3), None)"],
+    "squeeze of a float among its dims": ["a = lib.ones(1, 3).squeeze(0, 1.5)"],
+    "unsqueeze/flatten/transpose/select/chunk/unbind name the argument at its position": [
+        "x = lib.ones(2, 3, 4)", "a = x.unsqueeze(lib.tensor(0))", "b = lib.flatten(x, lib.tensor(1))",
+        "c = x.transpose(lib.tensor(0), 2)", "d = x.chunk(lib.tensor(2))", "e = lib.unbind(x, lib.tensor(1))",
+        "f = lib.select(x, 0, 1)", "g = lib.transpose(x, 1.5, 0)"],
+    "torch.unsqueeze names dim at position 2": ["a = lib.unsqueeze(lib.ones(2), 1.5)"],
+    "unsqueeze(dim=) of a float names no position": ["a = lib.ones(2).unsqueeze(dim=1.5)"],
+    "torch.flatten names end_dim at position 3": ["a = lib.flatten(lib.ones(2, 3), 0, 1.5)"],
+    "transpose names dim1": ["a = lib.ones(2, 3).transpose(0, None)"],
+    "select of a float index": ["a = lib.ones(2, 3).select(0, 1.5)"],
+    "select of None": ["a = lib.ones(2, 3).select(0, None)"],
+    "narrow of a float lists its overloads": ["a = lib.ones(2, 3).narrow(0, 1.5, 1)"],
+    "narrow of a float length": ["a = lib.narrow(lib.ones(2, 3), 0, 0, 1.5)"],
+    "narrow of a float tensor start": ["a = lib.ones(2, 3).narrow(0, lib.tensor(0.), 1)"],
+    "chunk of a float": ["a = lib.ones(4).chunk(1.5)"],
+    "chunk of a bool": ["a = lib.chunk(lib.ones(4), True)"],
+    "chunk(dim=) of a float": ["a = lib.ones(4).chunk(2, dim=1.5)"],
+    "unbind of a float": ["a = lib.ones(4).unbind(1.5)"],
+    "swapaxes and swapdims are transpose": [
+        "x = lib.ones(2, 3, 4, requires_grad=True)", "a = x.swapaxes(0, 2)", "b = lib.swapdims(x, 0, 1)",
+        "n = (a.grad_fn.name(), b.grad_fn.name())", "(a.sum() + b.sum()).backward()"],
+    "swapaxes names axis1": ["a = lib.ones(2, 3).swapaxes(0, 1.5)"],
 }
 
 

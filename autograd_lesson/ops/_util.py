@@ -273,7 +273,8 @@ def invalid_arguments(name, args, signatures, kwargs=None):
 # -- PyTorch's argument parser (python_arg_parser.cpp), for the ops with overloads -------------
 # a parameter's type as native_functions.yaml spells it -> as the parser's messages print it
 _PARAM_TYPES = {"Tensor": "Tensor", "int[1]": "tuple of ints", "int": "int", "bool": "bool",
-                "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors"}
+                "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors", "int[]": "tuple of ints"}
+_INT_LISTS = ("int[1]", "int[]")  # (int[1] also takes one int; int[] only a tuple or list)
 # the NumPy spellings a keyword may take instead (``x.sum(axis=1, keepdims=True)``)
 _NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
                 "other": ("x2",)}
@@ -306,7 +307,7 @@ class _Param:
     def __init__(self, spec, keyword_only):
         kind, _, rest = spec.partition(" ")
         self.allow_none = kind.endswith("?")
-        self.kind = kind.rstrip("?")
+        self.kind = kind.rstrip("?").replace("SymInt", "int")  # (printed alike: "int")
         self.name, eq, default = rest.partition("=")
         self.names = (self.name,) + _NUMPY_NAMES.get(self.name, ())
         self.optional, self.keyword_only = bool(eq), keyword_only
@@ -317,10 +318,10 @@ class _Param:
     def check(self, value):
         """FunctionParameter::check: (matches, the index of a list's element that does not)."""
         kind = self.kind
-        if kind == "int[1]":
+        if kind in _INT_LISTS:  # (the first element decides; the others fail when unpacked)
             if isinstance(value, (tuple, list)):
                 return (True, None) if not value or _is_index(value[0]) else (False, 0)
-            return _is_index(value), None
+            return kind == "int[1]" and _is_index(value), None
         if kind == "int":
             if isinstance(value, Tensor):  # a 0-dim integer tensor, as an index
                 data = value._data
@@ -347,6 +348,9 @@ class _Signature:
                 self.params.append(_Param(part, keyword_only))
         self.min_args = builtins.sum(not p.optional for p in self.params)
         self.max_pos_args = builtins.sum(not p.keyword_only for p in self.params)
+        # one positional int list takes the positional arguments as its elements, as PyTorch's
+        # parser allows: x.view(2, 12) is x.view((2, 12))
+        self.varargs = self.max_pos_args == 1 and self.params[0].kind in _INT_LISTS
         self.text = "(" + ", ".join(
             ("*, " if p.keyword_only and not any(q.keyword_only for q in self.params[:i]) else "")
             + p.text for i, p in enumerate(self.params)) + ")"
@@ -355,6 +359,8 @@ class _Signature:
         """FunctionSignature::parse: the values by name (a default for one not given), or
         None (or, with ``raise_exception``, the error saying why this overload does not fit)."""
         name, nargs, values = self.name, len(args), {}
+        if self.varargs and nargs > 1 and _is_index(args[0]):
+            args, nargs = (args,), 1
         if nargs > self.max_pos_args:
             if not raise_exception:
                 return None
@@ -438,7 +444,7 @@ class ArgParser:
     def _unpack(self, signature, values):
         for param in signature.params:
             value = values[param.name]
-            if value is None or param.kind not in ("int", "int[1]"):
+            if value is None or param.kind not in ("int", "int[1]", "int[]"):
                 continue
             if param.kind == "int" or not isinstance(value, (tuple, list)):
                 value = _unpack_index(value)

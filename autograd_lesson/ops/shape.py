@@ -14,31 +14,29 @@ from .._tensor import Tensor
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, index_key, save_indices, zeros)
-from ._util import (cast, check_scalar, expand_shape, is_expandable_to, normalize_dims,
-                    result_type, torch_name, wrap_dim)
+from ._util import (ArgParser, Overloads, cast, check_scalar, expand_shape, is_expandable_to,
+                    normalize_dims, result_type, torch_name, wrap_dim)
 
 
-def _infer_shape(shape, numel, name="reshape"):
+def _infer_shape(shape, numel):
+    """PyTorch's infer_size: ``shape`` (ints; one -1 is inferred) for ``numel`` elements."""
     shape = list(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else list(shape)
+    infer = None
     for i, s in enumerate(shape):
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            if name == "view":
-                raise TypeError(f"view() received an invalid combination of arguments - got "
-                                f"({type(s).__name__}), but expected one of:")
-            if len(shape) == 1:
-                raise TypeError(f"reshape(): argument 'shape' (position 1) must be tuple of ints, "
-                                f"not {type(s).__name__}")
-            raise TypeError(f"reshape(): argument 'shape' failed to unpack the object at pos "
-                            f"{i + 1} with error \"type must be tuple of ints,but got "
-                            f"{type(s).__name__}\"")
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
     known = int(math.prod(s for s in shape if s != -1)) if shape else 1  # np.prod: ~3 us
-    if -1 in shape:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
-        shape[shape.index(-1)] = numel // known
-    if int(math.prod(shape)) != numel:
+    if infer is not None and (known == numel or known and not numel % known):
+        if not known:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} because "
+                               f"the unspecified dimension size -1 can be any value and is "
+                               f"ambiguous")
+        shape[infer] = numel // known
+    elif known != numel:
         raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
     return tuple(shape)
 
@@ -886,7 +884,8 @@ def copy_from(x, src):
 
 def reshape(x, *shape):
     """A view of a contiguous tensor (``view``), else a view where the strides allow one
-    (``_reshape_alias``), else a copy then ``_unsafe_view``, as PyTorch decides."""
+    (``_reshape_alias``), else a copy then ``_unsafe_view``, as PyTorch decides. ``shape``:
+    ints, or one tuple of them (see ``reshape_arguments`` for a user's)."""
     shape = _infer_shape(shape, x.numel())
     if x._data.flags.c_contiguous:
         return ViewBackward0.apply(x, shape)
@@ -904,7 +903,7 @@ def _viewable(array, shape):
 
 
 def view(x, *shape):
-    return ViewBackward0.apply(x, _infer_shape(shape, x.numel(), "view"))
+    return ViewBackward0.apply(x, _infer_shape(shape, x.numel()))
 
 
 def narrow(x, dim, start, length):
@@ -1156,3 +1155,157 @@ class AliasBackward0(Op):
 
     def backward(ctx, grad):
         return grad
+
+
+# -- PyTorch's argument parser for the shape ops ---------------------------------------------------
+# The common calls (plain ints, or one tuple or list of them) skip the parser: backward formulas
+# call these ops on every step.
+VIEW = ArgParser("view", "ScalarType dtype", "SymInt[] size")
+EXPAND = ArgParser("expand", "SymInt[] size, *, bool implicit=False")
+RESHAPE = Overloads("reshape", ("SymInt[] shape",), ("Tensor input, SymInt[] shape",))
+PERMUTE = Overloads("permute", ("int[] dims",), ("Tensor input, int[] dims",))
+
+
+def _ints(args, function=False):
+    """``args`` as a tuple of ints when it is plain ints, or one tuple or list of them (only
+    that for a ``torch.`` function, whose size is one argument); else None."""
+    if len(args) == 1 and type(args[0]) in (tuple, list):
+        args = args[0]
+    elif function or not args:
+        return None
+    for s in args:
+        if type(s) is not int:
+            return None
+    return tuple(args)
+
+
+def reshape_arguments(x, args, kwargs, function=False):
+    """``x.reshape(*args, **kwargs)`` (or ``torch.reshape(x, ...)``): the shape, as ints."""
+    shape = None if kwargs else _ints(args, function)
+    return RESHAPE.parse(x, args, kwargs, function)[1]["shape"] if shape is None else shape
+
+
+def view_arguments(x, args, kwargs):
+    """``x.view(*args, **kwargs)``: the shape as ints, or the dtype of ``x.view(dtype)``."""
+    shape = None if kwargs else _ints(args)
+    if shape is None:
+        index, values = VIEW.parse(args, kwargs)
+        return values["dtype"] if index == 0 else values["size"]
+    return shape
+
+
+def expand_arguments(x, args, kwargs):
+    """``x.expand(*args, **kwargs)``: the sizes, as ints (``implicit`` is only checked)."""
+    shape = None if kwargs else _ints(args)
+    return EXPAND.parse(args, kwargs)[1]["size"] if shape is None else shape
+
+
+def permute_arguments(x, args, kwargs, function=False):
+    dims = None if kwargs else _ints(args, function)
+    return PERMUTE.parse(x, args, kwargs, function)[1]["dims"] if dims is None else dims
+
+
+def view_dtype(x, dtype):
+    """``x.view(dtype)``: the same memory read as ``dtype`` (the last dim rescaled), PyTorch's
+    checks in its order. Not differentiable: no graph, no ``requires_grad``."""
+    from .._dtype import numpy_dtype, scalar_name
+    target, a = np.dtype(numpy_dtype(dtype, "view")), x._data
+    if target.itemsize != a.dtype.itemsize:
+        what = f"{scalar_name(a.dtype)} as {scalar_name(target)} (different element sizes)"
+        if not a.ndim:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {what}")
+        if a.strides[-1] != a.itemsize and a.shape[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {what}, but got "
+                               f"{a.strides[-1] // a.itemsize}")
+        if target.itemsize > a.itemsize and a.shape[-1] % (target.itemsize // a.itemsize):
+            raise RuntimeError(f"self.size(-1) must be divisible by "
+                               f"{target.itemsize // a.itemsize} to view {what}, but got "
+                               f"{a.shape[-1]}")
+    return Tensor._make(a.view(target))
+
+
+class IntArguments:
+    """An op whose arguments after the tensor are ints or int lists: PyTorch's parser for its
+    method (``call(x, args, kwargs)``) and its ``torch.`` function (``.function``), then
+    ``op(x, *values)``. Plain ints, as many as a signature takes, skip the parser."""
+
+    def __init__(self, name, method, function, op):
+        self.overloads = Overloads(name, method, function)
+        signatures = self.overloads.method.signatures
+        self.arity = range(min(s.min_args for s in signatures),
+                           max(s.max_pos_args for s in signatures) + 1)
+        self.op = op
+        self.function = self.overloads.torch_function(self.call)
+        self.function.__doc__ = op.__doc__
+
+    def call(self, x, args, kwargs, function=False):
+        if not kwargs and len(args) in self.arity:
+            for a in args:
+                if type(a) is not int:
+                    break
+            else:
+                return self.op(x, *args)
+        _, values = self.overloads.parse(x, args, kwargs, function)
+        return self.op(x, *[v for k, v in values.items() if k != "input" and k != "out"])
+
+
+def squeeze(x, dim=None):
+    """``squeeze()``, ``squeeze(d)`` or ``squeeze((d0, d1))``: each its own node, as PyTorch."""
+    if dim is None:
+        return SqueezeBackward0.apply(x)
+    if type(dim) is tuple:
+        return SqueezeBackward2.apply(x, dim)
+    return SqueezeBackward1.apply(x, dim)
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    """Dims ``start_dim`` to ``end_dim`` merged into one, as ``reshape`` (a view when the
+    memory allows); ``x`` itself when that is one dim already, as PyTorch."""
+    start = wrap_dim(start_dim, x.ndim)
+    end = wrap_dim(end_dim, x.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if not x.ndim:
+        return reshape(x, 1)
+    if start == end:
+        return x
+    shape = x.shape
+    return reshape(x, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
+
+
+def _narrow(x, dim, start, length):
+    if isinstance(start, Tensor):  # (the overload that takes start as a tensor)
+        if start.ndim or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start._data)
+    return narrow(x, dim, start, length)
+
+
+def _transpose(x, dim0, dim1):
+    return TransposeBackward0.apply(x, dim0, dim1)
+
+
+def _two_dims(first, second):
+    return (f"int {first}, int {second}",), (f"Tensor input, int {first}, int {second}",)
+
+
+SQUEEZE = IntArguments("squeeze", ("", "int dim", "int[] dim"),
+                       ("Tensor input", "Tensor input, int dim", "Tensor input, int[] dim"),
+                       squeeze)
+UNSQUEEZE = IntArguments("unsqueeze", ("int dim",), ("Tensor input, int dim",),
+                         lambda x, dim: UnsqueezeBackward0.apply(x, dim))
+TRANSPOSE = IntArguments("transpose", *_two_dims("dim0", "dim1"), _transpose)
+SWAPDIMS = IntArguments("swapdims", *_two_dims("dim0", "dim1"), _transpose)
+SWAPAXES = IntArguments("swapaxes", *_two_dims("axis0", "axis1"), _transpose)
+FLATTEN = IntArguments("flatten", ("int start_dim=0, int end_dim=-1",),
+                       ("Tensor input, int start_dim=0, int end_dim=-1",), flatten)
+SELECT = IntArguments("select", ("int dim, int index",), ("Tensor input, int dim, int index",),
+                      lambda x, dim, index: SelectBackward0.apply(x, dim, index))
+NARROW = IntArguments("narrow", ("int dim, Tensor start, int length",
+                                 "int dim, int start, int length"),
+                      ("Tensor input, int dim, Tensor start, int length",
+                       "Tensor input, int dim, int start, int length"), _narrow)
+CHUNK = IntArguments("chunk", ("int chunks, int dim=0",), ("Tensor input, int chunks, int dim=0",),
+                     lambda x, chunks, dim=0: chunk(x, chunks, dim))
+UNBIND = IntArguments("unbind", ("int dim=0",), ("Tensor input, int dim=0",),
+                      lambda x, dim=0: unbind(x, dim))
