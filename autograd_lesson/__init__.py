@@ -217,12 +217,12 @@ def norm(x, p=2, dim=None, keepdim=False):
     return x.norm(p, dim, keepdim)
 
 
-def cat(tensors, dim=0):
-    return _sh.CatBackward0.apply(_sh.tensor_list("cat", tensors), dim=dim)
+def cat(*args, **kwargs):
+    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CAT, args, kwargs))
 
 
-def stack(tensors, dim=0):
-    return _sh.StackBackward0.apply(_sh.tensor_list("stack", tensors), dim=dim)
+def stack(*args, **kwargs):
+    return _sh.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
 
 
 chunk = _sh.CHUNK.function

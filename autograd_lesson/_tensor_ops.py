@@ -10,6 +10,11 @@ import numpy as np
 from . import _dtype, ops as _ops
 
 _MT_WARNED = [False]  # PyTorch's TORCH_WARN_ONCE, at this call site
+_T_WARNED, _T_0D_WARNED = [False], [False]
+_T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+              "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+              "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+              "reverse the dimensions of a tensor.")
 
 
 class _NoArg:
@@ -417,6 +422,13 @@ class TensorOps:
 
     @property
     def T(self):
+        """All dims reversed; PyTorch warns (once per process) of it on anything but a matrix."""
+        if self._data.ndim != 2:
+            if self._data.ndim:
+                _ops._util.warn_once(_T_WARNED, _T_WARNING)
+            else:
+                _ops._util.warn_once(_T_0D_WARNED, "Tensor.T is deprecated on 0-D tensors. This "
+                                     "function is the identity in these cases.")
         return _ops.shape.PermuteBackward0.apply(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property

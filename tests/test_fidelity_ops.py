@@ -957,6 +957,33 @@ PROGRAMS = {
         "x = lib.ones(2, 3, 4, requires_grad=True)", "a = x.swapaxes(0, 2)", "b = lib.swapdims(x, 0, 1)",
         "n = (a.grad_fn.name(), b.grad_fn.name())", "(a.sum() + b.sum()).backward()"],
     "swapaxes names axis1": ["a = lib.ones(2, 3).swapaxes(0, 1.5)"],
+    "split of a float names split_with_sizes": ["a = lib.ones(4).split(1.5)"],
+    "split of a string names split_with_sizes": ["a = lib.split(lib.ones(4), 'a')"],
+    "split of floats names split_with_sizes' element": ["a = lib.ones(2, 3).split([1.5, 1.5], 1)"],
+    "split of a float dim lists split's overloads": ["a = lib.ones(4).split(2, 1.5)"],
+    "split of a bool lists split's overloads": ["a = lib.ones(4).split(True)"],
+    "split of a negative size": ["a = lib.ones(4).split(-1)"],
+    "cat/stack name a bad dim as their parser does": [
+        "x = lib.ones(2, 3)", "a = lib.cat([x, x], lib.tensor(1))", "b = lib.stack((x, x), dim=1, out=None)",
+        "c = lib.cat([x, x], 1.5)"],
+    "stack(dim=) of a string names no position": ["a = lib.stack([lib.ones(2)], dim='a')"],
+    "cat of a bool dim": ["a = lib.cat([lib.ones(2)], True)"],
+    "cat of a list holding an array names numpy.ndarray": [
+        "a = lib.cat([lib.ones(2).numpy()])"],
+    "x[set] and other non-index types": ["a = lib.ones(2, 3)[{0}]"],
+    "x[complex]": ["a = lib.ones(2, 3)[1j]"],
+    "x[(0, object())]": ["a = lib.ones(2, 3)[0, object()]"],
+    "int16 and int8 tensors are no indices": ["a = lib.ones(2, 3)[lib.tensor([0, 1], dtype=lib.int16)]"],
+    "int8 tensor index in a tuple": ["a = lib.ones(2, 3)[:, lib.tensor([0], dtype=lib.int8)]"],
+    "a bool in a tuple key adds a dim, indexed by [0] or []": [
+        "x = lib.arange(24.).reshape(2, 3, 4).requires_grad_()", "a = x[True, 0]", "b = x[0, True, 0]",
+        "c = x[False, ..., 1]", "d = x[None, True, 1:]", "e = x[True, [0, 1]]",
+        "n = [t.grad_fn.name() for t in (a, b, c, d, e)]",
+        "(a.sum() + b.sum() + d.sum() + e.sum()).backward()"],
+    "a slice step of 0": ["a = lib.ones(3)[::0]"],
+    "a string key warns as a sequence, then fails": ["a = lib.ones(3)['ab']"],
+    "x.T of a 3-D tensor warns": ["a = lib.ones(2, 3, 4).T", "b = lib.ones(3).T"],
+    "x.T of a 0-dim tensor warns": ["a = lib.tensor(2.).T"],
 }
 
 

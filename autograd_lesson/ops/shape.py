@@ -302,7 +302,9 @@ class SliceBackward0(Op):
     is_view = True
 
     def forward(ctx, x, dim, key):
-        if key.step is not None and key.step <= 0:
+        if key.step == 0:  # (Python's own message, which PyTorch's slice unpacking raises)
+            raise ValueError("slice step cannot be zero")
+        if key.step is not None and key.step < 0:
             raise ValueError("step must be greater than zero")
         start = 0 if key.start is None else key.start
         end = INT64_MAX if key.stop is None else key.stop
@@ -491,8 +493,9 @@ _SEQUENCES = (Tensor, slice, list, tuple, str, bytes, range, np.ndarray)
 def sequence_key(key, stacklevel):
     """PyTorch's ``treatSequenceAsTuple`` (NumPy's old heuristic): a list of fewer than 32
     entries holding a tensor, a sequence, a slice, ``...`` or None indexes as the tuple of its
-    entries (``x[[[0], [1]]]`` is ``x[[0], [1]]``), with PyTorch's deprecation warning."""
-    if type(key) is not list or len(key) >= 32:  # (an ndarray indexes as a tensor)
+    entries (``x[[[0], [1]]]`` is ``x[[0], [1]]``), with PyTorch's deprecation warning; so
+    does a string (of strings), which then fails as an index."""
+    if type(key) not in (list, str) or len(key) >= 32:  # (an ndarray indexes as a tensor)
         return key
     if any(isinstance(k, _SEQUENCES) or k is Ellipsis or k is None for k in key):
         warnings.warn(SEQUENCE_KEY_WARNING, UserWarning, stacklevel=stacklevel + 1)
@@ -706,19 +709,32 @@ class CopyBackwards(Op):
         return zeros(grad.shape, grad), grad._to(ctx.src_dtype)  # zeros_like: no node, as in C++
 
 
-def tensor_list(name, tensors):
-    """cat/stack's argument: a list or tuple of tensors (a tensor is not one)."""
-    if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        f"{type(tensors).__name__}")
-    return list(tensors)
+CAT = ArgParser("cat", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
+STACK = ArgParser("stack", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
+
+
+def tensor_list_arguments(parser, args, kwargs):
+    """``torch.cat``/``torch.stack``'s (tensors, dim): a list or tuple of tensors (its elements
+    checked first, as PyTorch's parser does) and an int dim; a list with an int skips the
+    parser."""
+    if (not kwargs and 0 < len(args) < 3 and type(args[0]) in (list, tuple)
+            and (len(args) == 1 or type(args[1]) is int)):
+        return list(args[0]), args[1] if len(args) == 2 else 0
+    tensors = args[0] if args else kwargs.get("tensors")
+    if type(tensors) in (list, tuple):
+        check_tensor_list(tensors)
+    _, values = parser.parse(args, kwargs)
+    if values["out"] is not None:
+        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+    return list(values["tensors"]), values["dim"]
 
 
 def check_tensor_list(tensors):
+    from .._dtype import typename
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+                            f"{typename(t)}")
 
 
 def _check_cat(tensors, dim):
@@ -842,9 +858,33 @@ def chunk(x, chunks, dim=0):
     return split(x, -(-x.shape[d] // chunks), dim)
 
 
+SPLIT = ArgParser("split", "Tensor input, int split_size, int dim=0",
+                  "Tensor input, int[] split_size, int dim=0")
+SPLIT_WITH_SIZES = ArgParser("split_with_sizes", "Tensor input, int[] split_sizes, int dim=0")
+
+
+def split_arguments(x, split_size, dim):
+    """``Tensor.split``'s choice (a Python function in PyTorch): an int (or what converts to
+    one) goes to ``split``, anything else to ``split_with_sizes``, each parsed as PyTorch's
+    function of that name; plain ints skip the parser."""
+    if type(split_size) is int and type(dim) is int:
+        return split_size, dim
+    if isinstance(split_size, Tensor):
+        try:
+            split_size = int(split_size)
+        except (TypeError, ValueError, RuntimeError):
+            pass
+    if isinstance(split_size, int):
+        _, values = SPLIT.parse((x, split_size, dim), {})
+        return values["split_size"], values["dim"]
+    _, values = SPLIT_WITH_SIZES.parse((x, split_size, dim), {})
+    return list(values["split_sizes"]), values["dim"]
+
+
 def split(x, split_size, dim=0):
     """``x.split(size, dim)`` (SplitBackward0) or ``x.split([sizes], dim)``
     (SplitWithSizesBackward0): views along dim."""
+    split_size, dim = split_arguments(x, split_size, dim)
     if not x.ndim:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     if isinstance(split_size, (list, tuple)):
@@ -858,7 +898,10 @@ def split(x, split_size, dim=0):
                                f"split_sizes={list(split_size)}")
         out = SplitWithSizesBackward0.apply(x, split_size, dim)
         return out if isinstance(out, tuple) else (out,)
-    if split_size < 0 or (split_size == 0 and x.shape[wrap_dim(dim, x.ndim)]):
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    if split_size == 0 and x.shape[wrap_dim(dim, x.ndim)]:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {x.shape[wrap_dim(dim, x.ndim)]}")
     out = SplitBackward0.apply(x, split_size, dim)
@@ -941,15 +984,23 @@ def _check_bounds(key, shape):
                                  f"with size {shape[d]}")
 
 
+_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8), np.dtype(np.bool_))
+_INDEX_TYPES = (int, np.integer, np.bool_, slice, type(None), type(Ellipsis), Tensor, list, tuple,
+                np.ndarray)
+
+
 def _check_key_types(keys):
+    """Each entry of a key is of a kind PyTorch indexes with (an object with ``__index__``
+    counts as an int), an index tensor of one of its four dtypes."""
     for k in keys:
-        if isinstance(k, Tensor) and k._data.dtype.kind not in "biu":
+        if isinstance(k, Tensor) and k._data.dtype not in _INDEX_DTYPES:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if isinstance(k, str):
             raise TypeError("new(): invalid data type 'str'")
-        if isinstance(k, float):
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
-                             "byte Variables are valid indices (got float)")
+        if not isinstance(k, _INDEX_TYPES) and not hasattr(type(k), "__index__"):
+            from .._dtype import typename
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             f"byte Variables are valid indices (got {typename(k)})")
 
 
 def index(x, key):
@@ -979,7 +1030,7 @@ def index(x, key):
     if isinstance(key, (list, np.ndarray)):
         return IndexBackward0.apply(x, list(key) if isinstance(key, list) else key)
     keys = key if isinstance(key, tuple) else (key,)
-    if any(_is_advanced(k) for k in keys):
+    if any(_is_advanced(k) or isinstance(k, (bool, np.bool_)) for k in keys):
         out, indices = slicing(x, keys)
         return IndexBackward0.apply(out, indices)
     if sum(k is Ellipsis for k in keys) > 1:
@@ -1076,7 +1127,8 @@ def slicing(x, keys, check=True):
     keys = _drop_extra_ellipses(keys) if sum(k is Ellipsis for k in keys) > 1 else keys
     keys = tuple(_index_tensor(k) if _is_advanced(k) else k for k in keys)
     named = sum((k.ndim if k._data.dtype == np.bool_ else 1) if isinstance(k, Tensor) else 1
-                for k in keys if k is not None and k is not Ellipsis)
+                for k in keys if k is not None and k is not Ellipsis
+                and not isinstance(k, (bool, np.bool_)))
     if named > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     if any(k is Ellipsis for k in keys):  # (not `in`: a Tensor's == is elementwise)
@@ -1084,6 +1136,11 @@ def slicing(x, keys, check=True):
         keys = keys[:i] + (slice(None),) * (x.ndim - named) + keys[i + 1:]
     out, dim, entries = x, 0, []
     for position, k in enumerate(keys):
+        if isinstance(k, (bool, np.bool_)):  # PyTorch: a new dim, indexed by [0] or by []
+            out = UnsqueezeBackward0.apply(out, dim)
+            entries.append(Tensor._make(np.arange(int(k), dtype=np.int64)))
+            dim += 1
+            continue
         if isinstance(k, Tensor):
             entries.append(k)
             dim += k.ndim if k._data.dtype == np.bool_ else 1
