@@ -984,6 +984,11 @@ PROGRAMS = {
     "a string key warns as a sequence, then fails": ["a = lib.ones(3)['ab']"],
     "x.T of a 3-D tensor warns": ["a = lib.ones(2, 3, 4).T", "b = lib.ones(3).T"],
     "x.T of a 0-dim tensor warns": ["a = lib.tensor(2.).T"],
+    "x[(True, 0)] = v writes through the new dim (CopySlices), x[(False, 0)] = v nothing": [
+        "x = lib.arange(24.).reshape(2, 3, 4).requires_grad_()", "y = x.clone()", "y[True, 0] = 5.",
+        "z = x.clone()", "z[False, 1] = 5.", "n = (y.grad_fn.name(), z.grad_fn.name())",
+        "(y.sum() + z.sum()).backward()"],
+    "x[int16 tensor] = v refuses": ["y = lib.ones(2, 3)", "y[lib.tensor([0], dtype=lib.int16)] = 1."],
 }
 
 

@@ -505,8 +505,8 @@ def sequence_key(key, stacklevel):
 
 def is_advanced_key(key):
     """An int list, int array, bool mask or a tuple of int lists: ``index_put_``, not a view."""
-    if isinstance(key, tuple):
-        return any(_is_advanced(k) for k in key)
+    if isinstance(key, tuple):  # (a bool in it: a new dim, indexed by a tensor)
+        return any(_is_advanced(k) or isinstance(k, (bool, np.bool_)) for k in key)
     if isinstance(key, Tensor) and key._data.dtype == np.bool_:
         return True  # a 0-dim mask too
     return _is_advanced(key) and not (isinstance(key, Tensor) and key._data.dtype.kind not in "biu")
@@ -559,6 +559,8 @@ def index_put_(x, key, value, accumulate=False, setitem=True, masked=True):
     the value's overlap with x, the indices, the value's shape and dtype, the bounds."""
     from . import inplace
     keys = key if isinstance(key, tuple) else (key,)
+    if setitem:
+        _check_key_types(keys)
     if setitem and any(_is_byte(k) for k in keys):
         if len(keys) == 1 and (not isinstance(value, Tensor) or value.numel() == 1):
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
