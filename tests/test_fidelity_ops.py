@@ -905,6 +905,9 @@ PROGRAMS = {
         "x = lib.arange(24.).reshape(2, 3, 4).requires_grad_()", "a = x.view(lib.float64)",
         "b = x.view(lib.int32)", "c = x.view(dtype=lib.float16)", "d = a.requires_grad",
         "e = x.detach().view(lib.uint8).shape"],
+    "view(dtype) shares the storage and the version counter": [
+        "x = lib.arange(4.)", "v = x.view(lib.int32)", "x.add_(1)", "a = (v._version, x._version)",
+        "v.zero_()", "b = (x._version, x.tolist(), x.data_ptr() == v.data_ptr())"],
     "view(dtype) of an odd last dim refuses": ["a = lib.ones(3).view(lib.float64)"],
     "view(dtype) of a non-contiguous last dim refuses": [
         "a = lib.ones(3, 4).t().view(lib.float16)"],

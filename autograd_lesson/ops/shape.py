@@ -1266,7 +1266,8 @@ def permute_arguments(x, args, kwargs, function=False):
 
 def view_dtype(x, dtype):
     """``x.view(dtype)``: the same memory read as ``dtype`` (the last dim rescaled), PyTorch's
-    checks in its order. Not differentiable: no graph, no ``requires_grad``."""
+    checks in its order. Not differentiable: no graph, no ``requires_grad``; it shares x's
+    storage and version counter (an in-place change of either shows in the other's version)."""
     from .._dtype import numpy_dtype, scalar_name
     target, a = np.dtype(numpy_dtype(dtype, "view")), x._data
     if target.itemsize != a.dtype.itemsize:
@@ -1280,7 +1281,8 @@ def view_dtype(x, dtype):
             raise RuntimeError(f"self.size(-1) must be divisible by "
                                f"{target.itemsize // a.itemsize} to view {what}, but got "
                                f"{a.shape[-1]}")
-    return Tensor._make(a.view(target))
+    # (the same memory: its storage and version counter, as PyTorch's view(dtype) shares)
+    return Tensor._make(a.view(target), storage=x._storage, version_counter=x._version_counter)
 
 
 class IntArguments:
