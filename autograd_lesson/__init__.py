@@ -325,16 +325,8 @@ def _comparison(name):
 eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
-def var(x, *args, **kwargs):
-    if not isinstance(x, Tensor):  # (three overloads: the parser lists them)
-        raise _ops_util.invalid_arguments("var", (x,) + args, _red.VAR_SIGNATURES[1])
-    return _red.var(x, args, kwargs, _function=True)
-
-
-def std(x, *args, **kwargs):
-    if not isinstance(x, Tensor):
-        raise _ops_util.invalid_arguments("std", (x,) + args, _red.VAR_SIGNATURES[1])
-    return _red.std(x, args, kwargs, _function=True)
+var = _red.VAR.torch_function(_red.var)
+std = _red.STD.torch_function(_red.std)
 
 
 from ._factories import empty, empty_like, full_like  # noqa: E402

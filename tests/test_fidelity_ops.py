@@ -767,6 +767,28 @@ PROGRAMS = {
     "var with an int keepdim": ["a = lib.ones(3).var(0, keepdim=1)"],
     "var with an unknown keyword": ["a = lib.ones(3).var(foo=1)"],
     "torch.var of a number": ["a = lib.var(3)"],
+    "var/std: dims as torch's parser reads them": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x.var((0, True))",
+        "b = x.std(lib.tensor(1))", "c = x.var(dim=lib.tensor(1), keepdim=True)",
+        "d = lib.std(x, [lib.tensor(0), 1])", "e = x.var(axis=0, keepdims=True)",
+        "f = lib.var(input=x, dim=0, out=None)", "s = (a.grad_fn._saved_dim, c.grad_fn._saved_dim)",
+        "(a + b.sum() + c.sum() + d + e.sum() + f.sum()).backward()"],
+    "var of a float in a dim list": ["a = lib.ones(2, 3).var([0, 1.5])"],
+    "torch.std of a float in a dim list": ["a = lib.std(lib.ones(2, 3), (0, 1.5))"],
+    "var of a float tensor dim": ["a = lib.ones(2, 3).var(lib.tensor(0.))"],
+    "var: a correction may be a 0-dim tensor, a NumPy number, a bool": [
+        "import numpy as np", "x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x.var(0, correction=lib.tensor(2))",
+        "b = x.std(correction=np.float32(0.5))", "c = x.var(1, correction=lib.tensor(True))",
+        "d = x.var(correction=1 + 0j)", "e = x.var(correction=2 ** 63)",
+        "s = (a.grad_fn._saved_correction, c.grad_fn._saved_correction)",
+        "(a.sum() + b + c.sum() + d).backward()"],
+    "var: a correction that requires grad": [
+        "a = lib.ones(3).var(correction=lib.tensor(1., requires_grad=True))"],
+    "var: a 1-dim correction": ["a = lib.ones(3).var(0, correction=lib.ones(1))"],
+    "var: a complex correction": ["a = lib.ones(3).var(0, correction=lib.tensor(1j))"],
+    "var: a correction past uint64": ["a = lib.ones(3).std(correction=2 ** 64)"],
+    "var: a NumPy bool unbiased": ["import numpy as np", "a = lib.ones(3).var(0, unbiased=np.bool_(True))"],
+    "torch.var of nothing": ["a = lib.var()"],
     # issue 12: view_as, reshape_as, type_as, new_*, full_like, empty, empty_like
     "view_as, reshape_as, type_as": [
         "x = lib.arange(12.).reshape(3, 4).requires_grad_()", "i = lib.tensor([1, 2])",

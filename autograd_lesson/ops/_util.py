@@ -138,12 +138,7 @@ def check_scalar(number, dtype):
     type. An int past int64 is read as a uint64, as PyTorch's Number parser reads it.
     Returns the number to write."""
     dtype = np.dtype(dtype)
-    if isinstance(number, int) and not -2 ** 63 <= number < 2 ** 63:
-        if number < 0:
-            raise OverflowError("can't convert negative int to unsigned")
-        if number >= 2 ** 64:
-            raise OverflowError("int too big to convert")
-        number = float(number)  # (a uint64: only its size matters to the checks below)
+    number = unpack_number(number)
     if dtype.kind == "b" or not isinstance(number, (int, float, complex, np.number)):
         return number
     parts = (number.real, number.imag) if isinstance(number, (complex, np.complexfloating)) \
@@ -162,6 +157,18 @@ def check_scalar(number, dtype):
                            f" without overflow")
     if dtype.kind == "u" and isinstance(number, (int, np.integer)) and number < 0:
         return int(number) % 2 ** (8 * dtype.itemsize)  # the two's complement PyTorch writes
+    return number
+
+
+def unpack_number(number):
+    """A Python number as PyTorch's Number parser reads it: an int past int64 is a uint64
+    (only its size matters to the range checks, so a float), else OverflowError."""
+    if isinstance(number, int) and not -2 ** 63 <= number < 2 ** 63:
+        if number < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if number >= 2 ** 64:
+            raise OverflowError("int too big to convert")
+        return float(number)
     return number
 
 
@@ -259,11 +266,11 @@ def tensor_arguments(name, *params):
 
 def invalid_arguments(name, args, signatures, kwargs=None):
     """PyTorch's argument-parser TypeError: its first line and the signatures it lists (not
-    its per-signature "didn't match because ..." notes). Keywords are listed in the order given
-    (PyTorch's come in the order of a C++ hash map)."""
+    its per-signature "didn't match because ..." notes). Keywords are listed last given first:
+    PyTorch's come from a C++ hash map, whose iteration puts each new key in front."""
     from .._dtype import typename
     got = ", ".join([typename(a) for a in args]
-                    + [f"{k}={typename(v)}" for k, v in (kwargs or {}).items()])
+                    + [f"{k}={typename(v)}" for k, v in reversed((kwargs or {}).items())])
     if kwargs and not args:
         got += ", "  # (PyTorch's own spelling: "got (dim=float, )")
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
@@ -273,7 +280,7 @@ def invalid_arguments(name, args, signatures, kwargs=None):
 # -- PyTorch's argument parser (python_arg_parser.cpp), for the ops with overloads -------------
 # a parameter's type as native_functions.yaml spells it -> as the parser's messages print it
 _PARAM_TYPES = {"Tensor": "Tensor", "int[1]": "tuple of ints", "int": "int", "bool": "bool",
-                "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors"}
+                "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors", "Scalar": "Number"}
 # the NumPy spellings a keyword may take instead (``x.sum(axis=1, keepdims=True)``)
 _NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
                 "other": ("x2",)}
@@ -297,6 +304,14 @@ def _is_index(value):
     except TypeError:
         return False
     return True
+
+
+def is_number(value):
+    """The parser's Scalar: a Python or NumPy number (a bool too), or a 0-dim tensor that does
+    not require grad."""
+    if isinstance(value, Tensor):
+        return value._data.ndim == 0 and not value.requires_grad
+    return isinstance(value, (int, float, complex, np.number, np.bool_))
 
 
 class _Param:
@@ -328,6 +343,8 @@ class _Param:
             return _is_long(value), None
         if kind == "bool":
             return type(value) is bool, None
+        if kind == "Scalar":
+            return is_number(value), None
         if kind == "ScalarType":
             from .._dtype import as_dtype
             return as_dtype(value) is not None, None
@@ -438,7 +455,11 @@ class ArgParser:
     def _unpack(self, signature, values):
         for param in signature.params:
             value = values[param.name]
-            if value is None or param.kind not in ("int", "int[1]"):
+            if value is None or param.kind not in ("int", "int[1]", "Scalar"):
+                continue
+            if param.kind == "Scalar":  # (a 0-dim tensor's value, as the parser's scalar_slow)
+                values[param.name] = unpack_number(
+                    value._data.item() if isinstance(value, Tensor) else value)
                 continue
             if param.kind == "int" or not isinstance(value, (tuple, list)):
                 value = _unpack_index(value)

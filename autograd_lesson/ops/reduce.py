@@ -11,7 +11,8 @@ from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
                       restore_reduced_dims, unsqueeze_multiple, zeros)
-from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, Overloads, common_dim, common_dims,
+from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, Overloads, check_scalar, common_dim,
+                    common_dims,
                     normalize_dims, quiet as _quiet, torch_name, wrap_dim)
 
 MaxResult = namedtuple("max", ["values", "indices"])
@@ -439,65 +440,36 @@ def argmin(x, args=(), kwargs=None, function=False):
 
 
 # -- var, std ----------------------------------------------------------------------------------
-VAR_SIGNATURES = (("tuple of ints dim, bool unbiased = True, bool keepdim = False",
-                   "tuple of ints dim = None, *, Number correction = None, bool keepdim = False",
-                   "bool unbiased = True"),
-                  ("Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, "
-                   "Tensor out = None",
-                   "Tensor input, tuple of ints dim = None, *, Number correction = None, bool "
-                   "keepdim = False, Tensor out = None",
-                   "Tensor input, bool unbiased = True"))
+_VAR_OVERLOADS = ("int[1]? dim, bool unbiased=True, bool keepdim=False",
+                  "int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False",
+                  "bool unbiased=True")
+VAR, STD = (Overloads(name, _VAR_OVERLOADS,
+                      ("Tensor input, " + _VAR_OVERLOADS[0] + ", *, Tensor? out=None",
+                       "Tensor input, " + _VAR_OVERLOADS[1] + ", Tensor? out=None",
+                       "Tensor input, " + _VAR_OVERLOADS[2]))
+            for name in ("var", "std"))
 
 
-def parse_var(name, args, kwargs, function):
-    """PyTorch's three overloads of ``var``/``std``: ``(dim, unbiased, keepdim)``,
-    ``(dim=None, *, correction=None, keepdim)`` and ``(unbiased)``. Returns ``(dim,
-    correction, keepdim)``: correction None when not given, 1 or 0 from ``unbiased``."""
-    def invalid():
-        from .._dtype import typename
-        given = ["Tensor"] * function + [typename(a) for a in args]
-        text = ", ".join(given + [f"{k}={typename(v)}" for k, v in sorted(kwargs.items())])
-        if kwargs and not given:
-            text += ", "  # (PyTorch's own spelling: "got (unbiased=int, )")
-        lines = "".join(f" * ({s})\n" for s in VAR_SIGNATURES[function])
-        return TypeError(f"{name}() received an invalid combination of arguments - got ({text}), "
-                         f"but expected one of:\n{lines}")
-
-    def is_bool(v):
-        return isinstance(v, (bool, np.bool_))
-
-    def is_dims(v):
-        if isinstance(v, (list, tuple)):
-            return all(isinstance(d, (int, np.integer)) and not is_bool(d) for d in v)
-        return isinstance(v, (int, np.integer)) and not is_bool(v)
-
-    if len(args) > 3 or set(kwargs) - {"dim", "unbiased", "keepdim", "correction"}:
-        raise invalid()
-    if len(args) == 1 and is_bool(args[0]) and not kwargs:  # var(unbiased)
-        return None, int(args[0]), False
-    named = dict(zip(("dim", "unbiased", "keepdim"), args))
-    if set(named) & set(kwargs):
-        raise invalid()
-    named.update(kwargs)
-    dim, keepdim = named.get("dim"), named.get("keepdim", False)
-    if not (dim is None or is_dims(dim)) or not is_bool(keepdim):
-        raise invalid()
-    if "unbiased" in named:
-        unbiased = named["unbiased"]
-        if "correction" in named or not is_bool(unbiased):
-            raise invalid()
-        if "dim" not in named:  # (bool unbiased) alone
-            if len(named) > 1:
-                raise invalid()
-            return None, int(unbiased), False
-        return dim, int(unbiased), bool(keepdim)
-    if "correction" not in named:  # a dim given picks (dim, unbiased=True, keepdim)
-        return dim, (1 if "dim" in named else None), bool(keepdim)
-    correction = named["correction"]
-    if correction is not None and (isinstance(correction, Tensor) or not isinstance(
-            correction, (int, float, np.number))):
-        raise invalid()
-    return dim, correction, bool(keepdim)
+def parse_var(overloads, x, args, kwargs, function):
+    """``(dim, correction, keepdim)`` of a var/std call, from PyTorch's three overloads:
+    ``(dim, unbiased, keepdim)`` (correction 1 or 0), ``(dim=None, *, correction=None,
+    keepdim)`` and ``(unbiased)``. A correction is read as a double (an imaginary part
+    refuses)."""
+    if not kwargs and len(args) <= 1:  # (x.var(), x.var(dim): no parser)
+        if not args:
+            return None, None, False
+        common = common_dims(args, kwargs)
+        if common is not None:
+            return common[0], 1, False
+    index, values = overloads.parse(x, args, kwargs, function)
+    if index == 2:
+        return None, int(values["unbiased"]), False
+    if index == 0:
+        return values["dim"], int(values["unbiased"]), values["keepdim"]
+    correction = values["correction"]
+    if correction is not None:
+        correction = check_scalar(correction, np.float64)
+    return values["dim"], correction, values["keepdim"]
 
 
 _DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -583,14 +555,14 @@ class StdBackward0(Op):
                             ctx.keepdim)
 
 
-def var(x, args=(), kwargs=None, _function=False):
-    dim, correction, keepdim = parse_var("var", args, kwargs or {}, _function)
-    return VarBackward0.apply(x, dim, correction, keepdim)
+def var(x, args=(), kwargs=None, function=False):
+    """``x.var(*args, **kwargs)``; ``torch.var(x, *args, **kwargs)`` with ``function``."""
+    return VarBackward0.apply(x, *parse_var(VAR, x, args, kwargs, function))
 
 
-def std(x, args=(), kwargs=None, _function=False):
-    dim, correction, keepdim = parse_var("std", args, kwargs or {}, _function)
-    return StdBackward0.apply(x, dim, correction, keepdim)
+def std(x, args=(), kwargs=None, function=False):
+    """``x.std(*args, **kwargs)``; ``torch.std(x, *args, **kwargs)`` with ``function``."""
+    return StdBackward0.apply(x, *parse_var(STD, x, args, kwargs, function))
 
 
 # -- cumsum (and flip, which its backward records) ------------------------------------------------
