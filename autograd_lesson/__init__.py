@@ -223,6 +223,8 @@ log_softmax = _nnops.LOG_SOFTMAX.torch_function(_nnops.log_softmax)
 
 
 max = _red.MAX.torch_function(_red.max)
+all = _red.ALL.torch_function(_red.all_)  # noqa: A001  (torch's names, shadowing the builtins)
+any = _red.ANY.torch_function(_red.any_)  # noqa: A001
 
 
 def norm(x, p=2, dim=None, keepdim=False):
@@ -375,4 +377,4 @@ __all__ = [
 ]
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
-            "full_like", "cumsum", "flip", "prod"]
+            "full_like", "cumsum", "flip", "prod", "all", "any"]

@@ -624,13 +624,13 @@ class TensorOps:
     def ge(self, other):
         return _compare(np.greater_equal, self, _compared("ge", other))
 
-    def any(self):
-        from ._tensor import Tensor
-        return Tensor._make(np.asarray(self._data.any()))
+    def any(self, *args, **kwargs):
+        """``any()``, ``any(dim, keepdim=False)`` (an int or a tuple of ints)."""
+        return _ops.reduce.any_(self, args, kwargs)
 
-    def all(self):
-        from ._tensor import Tensor
-        return Tensor._make(np.asarray(self._data.all()))
+    def all(self, *args, **kwargs):
+        """``all()``, ``all(dim, keepdim=False)`` (an int or a tuple of ints)."""
+        return _ops.reduce.all_(self, args, kwargs)
 
 
 _OPERANDS = (TensorOps, bool, int, float, complex, np.number)

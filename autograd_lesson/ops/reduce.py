@@ -439,6 +439,44 @@ def argmin(x, args=(), kwargs=None, function=False):
     return arg_reduce(x, args, kwargs, function, ARGMIN)
 
 
+# -- all, any ----------------------------------------------------------------------------------
+ALL, ANY = (Overloads(name, ("", "int[1]? dim=None, bool keepdim=False", "int dim, bool keepdim=False"),
+                      ("Tensor input, *, Tensor? out=None",
+                       "Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor? out=None",
+                       "Tensor input, int dim, bool keepdim=False, *, Tensor? out=None"))
+            for name in ("all", "any"))
+
+
+def all_or_any(x, args, kwargs, function, overloads):
+    """``all``/``any`` over every dim or over ``dim`` (``dim=()`` reduces none: each element
+    tested, unlike sum's); not differentiable. A bool result, uint8 for a uint8 input."""
+    if not args and not kwargs:
+        dim, keepdim = None, False
+    else:
+        common = common_dims(args, kwargs)
+        if common is None:
+            index, values = overloads.parse(x, args, kwargs, function)
+            common = (values["dim"], values["keepdim"]) if index else (None, False)
+        dim, keepdim = common
+    data, reduce = x._data, np.all if overloads is ALL else np.any
+    if dim is None:
+        out = reduce(data, keepdims=keepdim)
+    else:
+        dims = normalize_dims(dim, x.ndim)
+        out = data != 0 if not dims else reduce(data, axis=_axes(dims, x), keepdims=keepdim)
+    return Tensor._make(np.asarray(out, dtype=np.uint8 if data.dtype == np.uint8 else np.bool_))
+
+
+def all_(x, args=(), kwargs=None, function=False):
+    """``x.all(*args, **kwargs)``; ``torch.all(x, *args, **kwargs)`` with ``function``."""
+    return all_or_any(x, args, kwargs, function, ALL)
+
+
+def any_(x, args=(), kwargs=None, function=False):
+    """``x.any(*args, **kwargs)``; ``torch.any(x, *args, **kwargs)`` with ``function``."""
+    return all_or_any(x, args, kwargs, function, ANY)
+
+
 # -- var, std ----------------------------------------------------------------------------------
 _VAR_OVERLOADS = ("int[1]? dim, bool unbiased=True, bool keepdim=False",
                   "int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False",
