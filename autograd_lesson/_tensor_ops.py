@@ -346,9 +346,10 @@ class TensorOps:
         from . import _factories
         return _factories.new_empty(self, size, dtype, device, requires_grad)
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    def new_full(self, *args, **kwargs):
+        """``new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False)``."""
         from . import _factories
-        return _factories.new_full(self, size, fill_value, dtype, device, requires_grad)
+        return _factories.new_full.method(self, *args, **kwargs)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from . import _factories

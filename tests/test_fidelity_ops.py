@@ -935,6 +935,55 @@ PROGRAMS = {
     "fill_ of an int below int64": ["a = lib.zeros(2).fill_(-2 ** 63 - 1)"],
     "masked_fill of an int past uint64": [
         "a = lib.zeros(2).masked_fill(lib.tensor([True, False]), 2 ** 64)"],
+    # fill_, full, full_like, new_full, masked_fill: a value that is not a Number
+    "fill_ of a string": ["x = lib.zeros(2)", "x.fill_('a')"],
+    "fill_ of None": ["x = lib.zeros(2)", "x.fill_(None)"],
+    "fill_ of a list": ["x = lib.zeros(2)", "x.fill_([1])"],
+    "fill_ of two values": ["x = lib.zeros(2)", "x.fill_(1, 2)"],
+    "fill_ of nothing": ["x = lib.zeros(2)", "x.fill_()"],
+    "fill_ with an unknown keyword": ["x = lib.zeros(2)", "x.fill_(foo=1)"],
+    "fill_ by keyword, of a NumPy number, of a 0-dim tensor": [
+        "import numpy as np", "x = lib.zeros(3)", "x[0].fill_(value=2)", "x[1].fill_(np.float32(1.5))",
+        "x[2].fill_(lib.tensor(True))"],
+    "full of a string": ["a = lib.full((2,), 'a')"],
+    "full of None": ["a = lib.full((2,), None)"],
+    "full of a list": ["a = lib.full((2,), [1])"],
+    "full of a string, int64": ["a = lib.full((2,), 'a', dtype=lib.int64)"],
+    "full of a list, int64": ["a = lib.full((2,), [1], dtype=lib.int64)"],
+    "full of a string by keyword": ["a = lib.full((2,), fill_value='a')"],
+    "full of a 1-dim tensor": ["a = lib.full((2,), lib.tensor([3]))"],
+    "full of a tensor that requires grad": ["a = lib.full((2,), lib.tensor(3., requires_grad=True))"],
+    "full of a 0-dim tensor past int32": ["a = lib.full((2,), lib.tensor(1e10), dtype=lib.int32)"],
+    "full of a 0-dim tensor past float32": ["a = lib.full((2,), lib.tensor(1e40, dtype=lib.float64))"],
+    "full of a complex 0-dim tensor, float32": ["a = lib.full((2,), lib.tensor(1j), dtype=lib.float32)"],
+    "full of an int past int64": ["a = lib.full((2,), 2 ** 63)"],
+    "full infers its dtype from a 0-dim tensor's or a NumPy number's Python value": [
+        "import numpy as np", "a = lib.full((2,), lib.tensor(1.5, dtype=lib.float64))",
+        "b = lib.full((2,), lib.tensor(True))", "c = lib.full((2,), lib.tensor(2, dtype=lib.uint8))",
+        "d = lib.full((2,), np.bool_(True))", "e = lib.full((2,), np.int32(3))",
+        "f = lib.full((2,), np.float16(3))", "g = lib.full(size=(2,), fill_value=lib.tensor(1j))"],
+    "masked_fill of a NumPy bool, of a NumPy float16 into int64": [
+        "import numpy as np", "x = lib.zeros(2)", "a = x.masked_fill(x == 0, np.bool_(True))",
+        "b = lib.zeros(2, dtype=lib.int64).masked_fill(x == 0, np.float16(2.5))"],
+    "masked_fill of a list value": ["x = lib.zeros(2)", "a = x.masked_fill(x > 0, [1])"],
+    "full_like of a string": ["a = lib.full_like(lib.zeros(2), 'a')"],
+    "full_like of None": ["a = lib.full_like(lib.zeros(2), None)"],
+    "full_like of a string by keyword": ["a = lib.full_like(lib.zeros(2), fill_value='a')"],
+    "full_like of a 0-dim tensor, by keyword too": [
+        "x = lib.zeros(2)", "a = lib.full_like(x, lib.tensor(2.))",
+        "b = lib.full_like(input=x, fill_value=lib.tensor(3))"],
+    "full_like of a 0-dim tensor past int32": [
+        "a = lib.full_like(lib.zeros(2), lib.tensor(1e10), dtype=lib.int32)"],
+    "new_full of a string": ["a = lib.zeros(2).new_full((2,), 'a')"],
+    "new_full of None": ["a = lib.zeros(2).new_full((2,), None)"],
+    "new_full of a list": ["a = lib.zeros(2).new_full((2,), [1])"],
+    "new_full of a string, int64": ["a = lib.zeros(2).new_full((2,), 'a', dtype=lib.int64)"],
+    "new_full of a string by keyword": ["a = lib.zeros(2).new_full((2,), fill_value='a')"],
+    "new_full of a 0-dim tensor past int32": [
+        "a = lib.zeros(2).new_full((2,), lib.tensor(1e10), dtype=lib.int32)"],
+    "new_full of a 0-dim tensor, by keyword too": [
+        "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
+        "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
 }
 
 

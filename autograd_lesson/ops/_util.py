@@ -32,7 +32,8 @@ def _category(dtype):
     return _CATEGORY.get(dtype.kind, 1)  # np.issubdtype would cost ~1 us per call
 
 
-def _scalar_dtype(value):
+def scalar_dtype(value):
+    """The dtype PyTorch gives a Python number: bool, int64, the default complex or float."""
     if isinstance(value, (bool, np.bool_)):
         return np.dtype(np.bool_)
     if isinstance(value, (int, np.integer)):
@@ -94,7 +95,7 @@ def result_type(*operands):
         if isinstance(operand, Tensor):
             index, dtype = (0 if operand._data.ndim else 1), operand._data.dtype
         else:
-            index, dtype = 2, _scalar_dtype(operand)
+            index, dtype = 2, scalar_dtype(operand)
         groups[index] = dtype if groups[index] is None else promote_types(groups[index], dtype)
     return _combine(groups[0], _combine(groups[1], groups[2]))
 
@@ -151,7 +152,9 @@ def check_scalar(number, dtype):
         if dtype.kind == "f":
             fits = fits and _float_fits(number, dtype)
         else:
-            fits = fits and math.isfinite(number) and int_fits(number, dtype)
+            # (a NumPy float16 compared with int64's bounds would warn of overflow)
+            fits = fits and math.isfinite(number) and int_fits(
+                float(number) if isinstance(number, np.floating) else number, dtype)
     if not fits:
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(str(dtype), dtype)}"
                            f" without overflow")
@@ -230,34 +233,53 @@ def cast(array, dtype):
 
 def tensor_arguments(name, *params):
     """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
-    that is not a Tensor; ``"bias?"`` for an optional one, which may be None):
+    that is not a Tensor; ``"bias?"`` for an optional one, which may be None; ``"Scalar
+    fill_value"`` for a Number, which the call gets unpacked as :func:`unpack_scalar` does):
     ``relu(): argument 'input' (position 1) must be Tensor, not int``, and without the position
     for an argument given by keyword. The wrapped function's ``.method`` is the Tensor method's
     twin (``x.dot(2)``: position 1)."""
-    checks = [(i, param.rstrip("?"), param.endswith("?"))
+    checks = [(i, param.rstrip("?").rpartition(" ")[2], param.endswith("?"),
+               param.startswith("Scalar "))
               for i, param in enumerate(params) if param is not None]
+    numbers = any(check[3] for check in checks)
 
     def check(args, kwargs, first):
-        for i, param, optional in checks:
+        for i, param, optional, number in checks:
             if i < len(args):
                 value, where = args[i], f" (position {i + first})"
             elif param in kwargs:
                 value, where = kwargs[param], ""
             else:
                 continue
-            if not (isinstance(value, Tensor) or optional and value is None):
-                from .._dtype import typename
-                raise TypeError(f"{name}(): argument '{param}'{where} must be Tensor, not "
-                                f"{typename(value)}")
+            if number:
+                if is_number(value):
+                    continue
+                kind = "Number"
+            elif isinstance(value, Tensor) or optional and value is None:
+                continue
+            else:
+                kind = "Tensor"
+            from .._dtype import typename
+            raise TypeError(f"{name}(): argument '{param}'{where} must be {kind}, not "
+                            f"{typename(value)}")
+        if not numbers:
+            return args, kwargs
+        args = list(args)
+        for i, param, _, number in checks:
+            if number and i < len(args):
+                args[i] = unpack_scalar(args[i])
+            elif number and param in kwargs:
+                kwargs[param] = unpack_scalar(kwargs[param])
+        return args, kwargs
 
     def wrap(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            check(args, kwargs, 1)
+            args, kwargs = check(args, kwargs, 1)
             return fn(*args, **kwargs)
 
         def method(*args, **kwargs):  # ``x.dot(2)``: positions count after self
-            check(args, kwargs, 0)
+            args, kwargs = check(args, kwargs, 0)
             return fn(*args, **kwargs)
         checked.method = method
         return checked
@@ -312,6 +334,27 @@ def is_number(value):
     if isinstance(value, Tensor):
         return value._data.ndim == 0 and not value.requires_grad
     return isinstance(value, (int, float, complex, np.number, np.bool_))
+
+
+def unpack_scalar(value):
+    """A Number argument as the parser's scalar_slow reads it: a 0-dim tensor's item, a bool,
+    an integer (a NumPy one too) as an int (past uint64 or below int64 it refuses, see
+    :func:`unpack_number`), a complex; anything else as a float (a NumPy bool is 1.0, a NumPy
+    complex its real part, with NumPy's warning)."""
+    kind = type(value)
+    if kind is int or kind is float or kind is bool or kind is complex:
+        if kind is int:
+            unpack_number(value)  # (its errors; an int past int64 stays one: its dtype is int64)
+        return value
+    if isinstance(value, Tensor):
+        return value._data.item()
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = int(value)
+        unpack_number(value)
+        return value
+    if isinstance(value, (bool, complex)):
+        return value
+    return float(value)
 
 
 class _Param:
@@ -457,9 +500,8 @@ class ArgParser:
             value = values[param.name]
             if value is None or param.kind not in ("int", "int[1]", "Scalar"):
                 continue
-            if param.kind == "Scalar":  # (a 0-dim tensor's value, as the parser's scalar_slow)
-                values[param.name] = unpack_number(
-                    value._data.item() if isinstance(value, Tensor) else value)
+            if param.kind == "Scalar":
+                values[param.name] = unpack_scalar(value)
                 continue
             if param.kind == "int" or not isinstance(value, (tuple, list)):
                 value = _unpack_index(value)
