@@ -227,8 +227,7 @@ all = _red.ALL.torch_function(_red.all_)  # noqa: A001  (torch's names, shadowin
 any = _red.ANY.torch_function(_red.any_)  # noqa: A001
 
 
-def norm(x, p=2, dim=None, keepdim=False):
-    return x.norm(p, dim, keepdim)
+norm = _red.norm
 
 
 def cat(tensors, dim=0):

@@ -278,8 +278,10 @@ class TensorOps:
         """``max()``, ``max(other)``, ``max(dim, keepdim=False)``."""
         return _ops.reduce.max(self, args, kwargs)
 
-    def norm(self, p=2, dim=None, keepdim=False):
-        return _ops.reduce.norm(self, p, dim, keepdim)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """See ``torch.norm``: any number p (None: 2.0), or "fro"."""
+        return _ops.reduce.norm(self, p, dim, keepdim, dtype=dtype)
+    norm.__qualname__ = "Tensor.norm"  # (Python's own argument errors name it so in PyTorch)
 
     def amax(self, *args, **kwargs):
         """``amax(dim=[], keepdim=False)``."""

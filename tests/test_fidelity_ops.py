@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
-from test_fuzz import compare
+from test_fuzz import compare, run
 
 pytestmark = pytest.mark.parity
 
@@ -178,7 +178,58 @@ PROGRAMS = {
         "c = x.norm(dim=0)", "d = x.softmax(0)", "(a + b + c + d).backward()"],
     "max(dim) of an empty dim": ["a = lib.ones(2, 0).max(1)"],
     "mean of nothing is nan, quietly": ["a = lib.tensor([]).mean()"],
+    "abs of nan: the gradient is 0 (torch's sgn of nan)": [
+        "z = lib.tensor([float('nan'), -2., 0.], requires_grad=True)", "z.abs().sum().backward()"],
     "norm of ints refuses": ["a = lib.tensor([1, 2]).norm()"],
+    "norm of any order: values, gradients, saves": [
+        "x = lib.tensor([[1., -2, 0], [3, 0.5, -4]], requires_grad=True)",
+        "ys = [x.norm(None), x.norm(), x.norm(p=1), x.norm(1.5), x.norm(3, 0, True), x.norm(0.5),"
+        " x.norm(-1), x.norm(-1.5, dim=1), x.norm(float('inf')), x.norm(-float('inf')),"
+        " x.norm(True), x.norm(lib.tensor(3.)), x.norm(2, []), x.norm('fro', 1),"
+        " lib.norm(x, 1, 0), x.norm(2, lib.tensor(0)), x.norm(0, 1), x.norm(float('nan'))]",
+        "s = [(y.grad_fn.name(), y.grad_fn._saved_ord, y.grad_fn._saved_dim, y.grad_fn._saved_keepdim)"
+        " for y in ys]",
+        "sum(y.sum() for y in ys[:-2]).backward()"],
+    "norm of order 0 has no gradient": [
+        "x = lib.tensor([[1., -2, 0], [3, 0.5, -4]], requires_grad=True)", "y = x.norm(0)",
+        "g, = lib.autograd.grad(y, x, allow_unused=True)"],
+    "norm of order inf shares the gradient among the maxima (and a nan's)": [
+        "x = lib.tensor([[1., -4, 0], [4, 4, float('nan')]], requires_grad=True)",
+        "a = x.norm(float('inf'), 1, keepdim=True)", "a.sum().backward()"],
+    "norm at zero": [
+        "x = lib.zeros(3, requires_grad=True)", "(x.norm(3) + x.norm(1.5) + x.norm(0.5)).backward()"],
+    "norm: second order": [
+        "x = lib.tensor([[1., -2, 0.3], [3, 0.5, -4]], requires_grad=True)",
+        "g, = lib.autograd.grad(x.norm(1.5) + x.norm(0.5, 1).sum() + x.norm(3, 0).sum(), x,"
+        " create_graph=True)", "(g * g).sum().backward()"],
+    "norm of a list order": ["a = lib.ones(2, 3).norm([1])"],
+    "norm of a complex order": ["a = lib.ones(2, 3).norm(1j)"],
+    "norm of ints with a complex order": ["a = lib.tensor([1, 2]).norm(1j)"],
+    "norm of an order past uint64": ["a = lib.ones(2, 3).norm(2 ** 70)"],
+    "norm of an unknown string order": ["a = lib.ones(2, 3).norm('abc')"],
+    "norm 'nuc' of a vector": ["a = lib.ones(2).norm('nuc')"],
+    "norm 'fro' over three dims": ["a = lib.ones(2, 3, 4).norm('fro', (0, 1, 2))"],
+    "norm 'fro' of a float dim": ["a = lib.ones(2, 3).norm('fro', 1.5)"],
+    "norm of a float dim": ["a = lib.ones(2, 3).norm(2, 1.5)"],
+    "norm of a float in a dim list": ["a = lib.ones(2, 3).norm(2, [0, 1.5])"],
+    "norm dim out of range": ["a = lib.ones(2, 3).norm(1, 5)"],
+    "norm of a dim named twice": ["a = lib.ones(2, 3).norm('fro', (0, 0))"],
+    "norm with an int keepdim, by keyword (torch names position 4)": [
+        "a = lib.ones(2, 3).norm(1, keepdim=1)"],
+    "norm with a None keepdim": ["a = lib.ones(2, 3).norm(2, 0, None)"],
+    "norm with too many arguments": ["a = lib.ones(2, 3).norm(1, 0, False, lib.float64, 1)"],
+    "norm with an unknown keyword": ["a = lib.ones(2, 3).norm(foo=1)"],
+    "norm of an int dtype": ["a = lib.ones(2, 3).norm(dtype=lib.int64)"],
+    "norm of a complex dtype for a real input": ["a = lib.ones(2, 3).norm(dtype=lib.complex64)"],
+    "norm to a narrower dtype": ["a = lib.ones(2, dtype=lib.float64).norm(dtype=lib.float32)"],
+    "norm of order inf of an empty tensor": ["a = lib.ones(0).norm(float('inf'))"],
+    "norm of order -1 of an empty tensor": ["a = lib.ones(0).norm(-1)"],
+    "norm of order -0.5 of an empty tensor": ["a = lib.ones(0).norm(-0.5)"],
+    "norm of order inf over an empty dim": ["a = lib.ones(0, 3).norm(float('inf'), -2)"],
+    "norm of an empty tensor where it has an identity": [
+        "a = lib.ones(0).norm(1)", "b = lib.ones(0, 3).norm(float('inf'), 1)",
+        "c = lib.ones(0, 3).norm(-float('inf'), dim=1)"],
+    "torch.norm of a number": ["a = lib.norm(3)"],
     "softmax of ints refuses": ["a = lib.tensor([1, 2]).softmax(0)"],
     "keepdim must be a bool": ["a = lib.ones(3).sum(0, 1)"],
     "torch.sum's keepdim is its third argument": ["a = lib.sum(lib.ones(3), 0, 1)"],
@@ -990,6 +1041,17 @@ PROGRAMS = {
 @pytest.mark.parametrize("lines", list(PROGRAMS.values()), ids=list(PROGRAMS))
 def test_matches_torch(torch, lines):
     compare(torch, lines)
+
+
+# (compare stops at a documented limitation, "autograd_lesson ..."; these once met one: only
+# the 2-norm was implemented)
+WERE_LIMITATIONS = [name for name in PROGRAMS if name.startswith("norm")]
+
+
+@pytest.mark.parametrize("name", WERE_LIMITATIONS)
+def test_meets_no_limitation(torch, name):
+    """The program raises where torch does, with torch's error, not a limitation of ours."""
+    assert run(al, PROGRAMS[name])[0] == run(torch, PROGRAMS[name])[0]
 
 
 def test_dims_are_checked_in_one_place():

@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, max, norm."""
+"""Reductions: sum, mean, max, prod, var, all/any, norm ..."""
+import math
 import warnings
 from collections import namedtuple
 
@@ -9,11 +10,10 @@ from .._dtype import numpy_dtype
 from .._tensor import Size, Tensor
 from ._op import Op
 from .formula import mul_scalar
-from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
-                      restore_reduced_dims, unsqueeze_multiple, zeros)
-from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, Overloads, check_scalar, common_dim,
-                    common_dims,
-                    normalize_dims, quiet as _quiet, torch_name, wrap_dim)
+from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, SgnBackward0,
+                      div_scalar, restore_reduced_dims, unsqueeze_multiple, zeros)
+from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, ArgParser, Overloads, check_scalar,
+                    common_dim, common_dims, normalize_dims, quiet as _quiet, torch_name, wrap_dim)
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -246,30 +246,150 @@ def _amax_amin(ctx, x, dim, keepdim, name, reduce):
 
 
 class LinalgVectorNormBackward0(Op):
-    """out = ||self||_2 over dim; d/dself = grad * (self / out).masked_fill(out == 0, 0).
-    Saves self and result."""
+    """out = ||self||_ord over dim: sum(|self|**ord)**(1/ord); max |self| for inf, min for -inf,
+    the count of nonzeros for 0. d/dself is PyTorch's norm_backward (by ord: 1, 2, inf, below
+    1, below 2, above); ord 0 has no gradient. Saves self and result (ord, dim, keepdim)."""
 
     def forward(ctx, x, ord=2, dim=None, keepdim=False):
-        if ord != 2:
-            raise NotImplementedError("autograd_lesson supports only the 2-norm (p=2)")
-        if x._data.dtype.kind not in "fc":
-            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                               f"as input. Got {torch_name(x._data.dtype)}")
+        given = None if dim is None else _as_given(dim)
+        dims = normalize_dims(given, x.ndim) if given else ()
+        order = float(ord)
         ctx.save("self", x)
         ctx.save_output("result")
-        ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
-        ctx.given_dims, ctx.keepdim = (None if dim is None else _as_given(dim)), keepdim
-        ctx.save_values(ord=ord, dim=ctx.given_dims, keepdim=keepdim)
-        a = np.abs(x._data) if x._data.dtype.kind == "c" else x._data
-        return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
-                                                            keepdims=keepdim)))
+        ctx.order, ctx.given_dims, ctx.keepdim = order, given, keepdim
+        ctx.save_values(ord=ord, dim=given, keepdim=keepdim)
+        a = np.abs(x._data)
+        axis, keep = _axes(dims, x), keepdim and x.ndim > 0
+        if order == 0:
+            out = (a != 0).sum(axis=axis, keepdims=keep, dtype=a.dtype)
+        elif order == 1:
+            out = a.sum(axis=axis, keepdims=keep)
+        elif order == 2:
+            out = np.sqrt((a * a).sum(axis=axis, keepdims=keep))
+        elif math.isinf(order):  # (an empty reduction refused before)
+            out = (np.max if order > 0 else np.min)(a, axis=axis, keepdims=keep)
+        else:
+            out = (a ** order).sum(axis=axis, keepdims=keep) ** (1 / order)
+        return np.asarray(out, dtype=a.dtype)
 
     def backward(ctx, grad):
-        x, result = ctx.saved("self"), ctx.saved("result")
-        if ctx.given_dims and not ctx.keepdim and x.ndim:
-            grad = unsqueeze_multiple(grad, ctx.given_dims, x.ndim)
-            result = unsqueeze_multiple(result, ctx.given_dims, x.ndim)
-        return grad * MaskedFillBackward0.apply(x / result, result == 0, 0)
+        # (statement by statement in the order C++ evaluates norm_backward's operands, right
+        # to left, so that the nodes are created in PyTorch's order)
+        from .elementwise import PowBackward0
+        x, norm, p = ctx.saved("self"), ctx.saved("result"), ctx.order
+        dims = ctx.given_dims or []
+        if not ctx.keepdim and x.ndim:  # (no dim given: both stay 0-dim and broadcast)
+            grad = unsqueeze_multiple(grad, dims, x.ndim)
+            norm = unsqueeze_multiple(norm, dims, x.ndim)
+        if p == 0:
+            return None
+        if p == 1:
+            return SgnBackward0.apply(x) * grad
+        if p == 2:
+            return grad * MaskedFillBackward0.apply(x / norm, norm == 0, 0)
+        if math.isinf(p):
+            self_abs = x.abs()
+            mask = Tensor._make((self_abs._data == norm._data) | np.isnan(self_abs._data))
+            scaled = (grad / mask.sum(dims or list(range(x.ndim)), keepdim=True)) * mask
+            return SgnBackward0.apply(x) * scaled
+        if p < 1:
+            powed = MaskedFillBackward0.apply(PowBackward0.apply(x.abs(), p - 1), x == 0, 0)
+            scaled = SgnBackward0.apply(x) * powed
+            norm_pow = PowBackward0.apply(norm, 1 - p)
+            return scaled * grad * norm_pow
+        if p < 2:
+            powed = PowBackward0.apply(x.abs(), p - 1)
+            scaled = SgnBackward0.apply(x) * powed
+        else:
+            scaled = x * PowBackward0.apply(x.abs(), p - 2)
+        scale = MaskedFillBackward0.apply(grad / PowBackward0.apply(norm, p - 1), norm == 0, 0)
+        return scaled * scale
+
+
+VECTOR_NORM = ArgParser("linalg_vector_norm", "Tensor input, Scalar ord=2, int[1]? dim=None, "
+                        "bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None")
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """``torch.norm``/``Tensor.norm`` as torch/functional.py dispatches them: a number p (None:
+    2.0), or "fro" over at most two dims, is ``linalg.vector_norm``; any other string
+    ``linalg.matrix_norm``, whose checks are PyTorch's (the nuclear norm is not implemented)."""
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'layout'")
+    if out is not None:
+        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+    _dim = ([dim] if isinstance(dim, int) else dim) if dim is not None else None
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(input, 2, _dim, keepdim, dtype)
+        return _matrix_norm(input, p, list(range(input.ndim)) if _dim is None else _dim)
+    return vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    """``linalg.vector_norm`` as its parser takes the arguments torch.norm passes it (all
+    positional but dtype), then PyTorch's checks in its order."""
+    if not ((type(ord) is float or type(ord) is int and -2 ** 63 <= ord < 2 ** 63)
+            and type(keepdim) is bool and dtype is None and (
+            dim is None or type(dim) in (list, tuple) and all(type(d) is int for d in dim))):
+        values = VECTOR_NORM.parse((x, ord, dim, keepdim), {"dtype": dtype})[1]
+        ord, dim, dtype = values["ord"], values["dim"], values["dtype"]
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {torch_name(x._data.dtype)}")
+    if isinstance(ord, complex):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of "
+                           "norm.")
+    order = float(ord)
+    if x.numel() == 0 and (order < 0 or order == math.inf):
+        shown = ord if isinstance(ord, int) else f"{order:g}"
+        if not dim:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty "
+                               f"tensor because the operation does not have an identity")
+        for d in dim:
+            if x.shape[wrap_dim(d, x.ndim)] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the "
+                                   f"dimension {d}because this dimension is empty and the "
+                                   f"operation does not have an identity")
+    if dtype is not None:
+        _check_norm_dtype(numpy_dtype(dtype), x._data.dtype, "linalg.vector_norm")
+    return LinalgVectorNormBackward0.apply(x, ord=ord, dim=dim, keepdim=keepdim)
+
+
+def _check_norm_dtype(dtype, self_dtype, name):
+    """PyTorch's check_linalg_norm_dtype; a dtype other than the input's is not implemented."""
+    if dtype.kind not in "fc":
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{torch_name(dtype)}")
+    complex_input = self_dtype.kind == "c"
+    if complex_input != (dtype.kind == "c"):
+        what = "complex" if complex_input else "real"
+        raise RuntimeError(f"{name}: dtype should be {what} for {what} inputs, but got "
+                           f"{torch_name(dtype)}")
+    if np.promote_types(self_dtype, dtype) != dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({torch_name(self_dtype)}) should be "
+                           f"convertible without narrowing to the specified dtype "
+                           f"({torch_name(dtype)})")
+    if dtype != self_dtype:
+        raise NotImplementedError(f"autograd_lesson computes a norm in its input's dtype "
+                                  f"({torch_name(self_dtype)}): leave dtype= out")
+
+
+def _matrix_norm(x, ord, dim):
+    """``linalg.matrix_norm``'s checks, in PyTorch's order; the nuclear norm (and a Frobenius
+    norm over more than two dims, which refuses) are not computed here."""
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if x.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {torch_name(x._data.dtype)}")
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dim)}")
+    raise NotImplementedError("autograd_lesson has no nuclear norm (p='nuc')")
 
 
 # PyTorch's overloads (method, function), for its argument parser
@@ -374,10 +494,6 @@ def _extreme(x, args, kwargs, function, overloads):
     return MinResult(*MinBackward0.apply(x, dim, keepdim=keepdim))
 
 
-def norm(x, p=2, dim=None, keepdim=False):
-    return LinalgVectorNormBackward0.apply(x, ord=p, dim=dim, keepdim=keepdim)
-
-
 def amax(x, args=(), kwargs=None, function=False):
     return _amax_or_amin(AmaxBackward0, AMAX, x, args, kwargs, function)
 
@@ -440,7 +556,8 @@ def argmin(x, args=(), kwargs=None, function=False):
 
 
 # -- all, any ----------------------------------------------------------------------------------
-ALL, ANY = (Overloads(name, ("", "int[1]? dim=None, bool keepdim=False", "int dim, bool keepdim=False"),
+ALL, ANY = (Overloads(name, ("", "int[1]? dim=None, bool keepdim=False",
+                             "int dim, bool keepdim=False"),
                       ("Tensor input, *, Tensor? out=None",
                        "Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor? out=None",
                        "Tensor input, int dim, bool keepdim=False, *, Tensor? out=None"))
