@@ -145,7 +145,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 
 
 @tensor_arguments("full", None, "Scalar fill_value")
-def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``fill_value``'s type sets the dtype, as in PyTorch: bool, int64, float32 or complex64
     (a 0-dim tensor's by its Python value: a float64 one gives float32)."""
     _check_device(device)
@@ -327,7 +327,7 @@ def new_tensor(t, data, dtype=None, device=None, requires_grad=False):
 
 
 @tensor_arguments("full_like", "input", "Scalar fill_value")
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
     """input's shape filled with ``fill_value``, in input's dtype unless ``dtype`` is given."""
     _check_device(device)
     dtype = _new_dtype(input, dtype, "full_like")

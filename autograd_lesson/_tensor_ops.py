@@ -351,6 +351,8 @@ class TensorOps:
     def new_full(self, *args, **kwargs):
         """``new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False)``."""
         from . import _factories
+        if len(args) > 2:  # (Python's own message would count self)
+            raise TypeError(f"new_full() takes 2 positional arguments but {len(args)} were given")
         return _factories.new_full.method(self, *args, **kwargs)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):

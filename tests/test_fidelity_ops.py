@@ -1032,6 +1032,9 @@ PROGRAMS = {
     "new_full of a string by keyword": ["a = lib.zeros(2).new_full((2,), fill_value='a')"],
     "new_full of a 0-dim tensor past int32": [
         "a = lib.zeros(2).new_full((2,), lib.tensor(1e10), dtype=lib.int32)"],
+    "full takes dtype by keyword only": ["a = lib.full((2,), 1, lib.int64)"],
+    "full_like takes dtype by keyword only": ["a = lib.full_like(lib.zeros(2), 1, lib.int64)"],
+    "new_full takes dtype by keyword only": ["a = lib.zeros(2).new_full((2,), 1, lib.int64)"],
     "new_full of a 0-dim tensor, by keyword too": [
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
