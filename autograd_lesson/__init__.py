@@ -211,10 +211,11 @@ log_softmax = _nnops.LOG_SOFTMAX.torch_function(_nnops.log_softmax)
 
 
 max = _red.MAX.torch_function(_red.max)
+all = _red.ALL.torch_function(_red.all_)  # noqa: A001  (torch's names, shadowing the builtins)
+any = _red.ANY.torch_function(_red.any_)  # noqa: A001
 
 
-def norm(x, p=2, dim=None, keepdim=False):
-    return x.norm(p, dim, keepdim)
+norm = _red.norm
 
 
 def cat(*args, **kwargs):
@@ -309,16 +310,8 @@ def _comparison(name):
 eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
-def var(x, *args, **kwargs):
-    if not isinstance(x, Tensor):  # (three overloads: the parser lists them)
-        raise _ops_util.invalid_arguments("var", (x,) + args, _red.VAR_SIGNATURES[1])
-    return _red.var(x, args, kwargs, _function=True)
-
-
-def std(x, *args, **kwargs):
-    if not isinstance(x, Tensor):
-        raise _ops_util.invalid_arguments("std", (x,) + args, _red.VAR_SIGNATURES[1])
-    return _red.std(x, args, kwargs, _function=True)
+var = _red.VAR.torch_function(_red.var)
+std = _red.STD.torch_function(_red.std)
 
 
 from ._factories import empty, empty_like, full_like  # noqa: E402
@@ -368,4 +361,4 @@ __all__ = [
 ]
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
-            "full_like", "cumsum", "flip", "prod"]
+            "full_like", "cumsum", "flip", "prod", "all", "any"]

@@ -7,7 +7,7 @@ import numpy as np
 from ._dtype import checked, default_complex, default_float, not_implemented, numpy_dtype, typename
 from ._random import generator
 from ._tensor import FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, check_requires_grad
-from .ops._util import check_scalar
+from .ops._util import check_scalar, scalar_dtype, tensor_arguments
 
 
 class device:
@@ -144,15 +144,16 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
     return _leaf(np.ones(_shape(size, "ones"), dtype=dtype), requires_grad)
 
 
-def full(size, fill_value, dtype=None, device=None, requires_grad=False):
-    """``fill_value``'s type sets the dtype, as in PyTorch: bool, int64, float32 or complex64."""
+@tensor_arguments("full", None, "Scalar fill_value")
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """``fill_value``'s type sets the dtype, as in PyTorch: bool, int64, float32 or complex64
+    (a 0-dim tensor's by its Python value: a float64 one gives float32)."""
     _check_device(device)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
-    if dtype is None:
-        dtype = (_infer_array(fill_value).dtype if not isinstance(fill_value, complex)
-                 else default_complex())
+    if dtype is None:  # (fill_value: a Python number, as the parser unpacked it)
+        dtype = scalar_dtype(fill_value)
     else:
         dtype = numpy_dtype(dtype, "full")
     fill_value = check_scalar(fill_value, dtype)
@@ -303,7 +304,8 @@ def new_empty(t, size, dtype=None, device=None, requires_grad=False):
                  requires_grad)
 
 
-def new_full(t, size, fill_value, dtype=None, device=None, requires_grad=False):
+@tensor_arguments("new_full", None, None, "Scalar fill_value")
+def new_full(t, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     _check_device(device)
     dtype = _new_dtype(t, dtype, "new_full")
     if not isinstance(size, (tuple, list)):
@@ -324,17 +326,12 @@ def new_tensor(t, data, dtype=None, device=None, requires_grad=False):
     return _leaf(_infer_array(data, _new_dtype(t, dtype, "new_tensor")), requires_grad)
 
 
-def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    """t's shape filled with ``fill_value``, in t's dtype unless ``dtype`` is given."""
+@tensor_arguments("full_like", "input", "Scalar fill_value")
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """input's shape filled with ``fill_value``, in input's dtype unless ``dtype`` is given."""
     _check_device(device)
-    if not isinstance(t, Tensor):
-        raise TypeError(f"full_like(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(t).__name__}")
-    if not isinstance(fill_value, (int, float, complex, np.number, np.bool_)):  # (bool: an int)
-        raise TypeError(f"full_like(): argument 'fill_value' (position 2) must be Number, not "
-                        f"{type(fill_value).__name__}")
-    dtype = _new_dtype(t, dtype, "full_like")
-    return _leaf(np.full(t._data.shape, check_scalar(fill_value, dtype), dtype=dtype),
+    dtype = _new_dtype(input, dtype, "full_like")
+    return _leaf(np.full(input._data.shape, check_scalar(fill_value, dtype), dtype=dtype),
                  requires_grad)
 
 

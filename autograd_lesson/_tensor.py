@@ -544,9 +544,13 @@ class Tensor(TensorOps):
         self._check_inference_inplace()  # PyTorch checks this first for zero_ and fill_
         return self._inplace(_ops.elementwise.ZeroBackward0.apply, overlap=False)  # idempotent
 
-    def fill_(self, value):
+    def fill_(self, *args, **kwargs):
         """``fill_(number)``: FillBackward2; ``fill_(0-dim tensor)``: FillBackward3, which
         records whatever this tensor's dtype (PyTorch's Tensor overload)."""
+        if len(args) == 1 and not kwargs and type(args[0]) in (int, float, bool):
+            value = args[0]  # (the usual call: no parser)
+        else:
+            value = _ops.elementwise.FILL.parse(args, kwargs)[1]["value"]
         self._check_inference_inplace()
         if isinstance(value, Tensor):
             if value.ndim:

@@ -292,8 +292,10 @@ class TensorOps:
         """``max()``, ``max(other)``, ``max(dim, keepdim=False)``."""
         return _ops.reduce.max(self, args, kwargs)
 
-    def norm(self, p=2, dim=None, keepdim=False):
-        return _ops.reduce.norm(self, p, dim, keepdim)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """See ``torch.norm``: any number p (None: 2.0), or "fro"."""
+        return _ops.reduce.norm(self, p, dim, keepdim, dtype=dtype)
+    norm.__qualname__ = "Tensor.norm"  # (Python's own argument errors name it so in PyTorch)
 
     def amax(self, *args, **kwargs):
         """``amax(dim=[], keepdim=False)``."""
@@ -360,9 +362,12 @@ class TensorOps:
         from . import _factories
         return _factories.new_empty(self, size, dtype, device, requires_grad)
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    def new_full(self, *args, **kwargs):
+        """``new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False)``."""
         from . import _factories
-        return _factories.new_full(self, size, fill_value, dtype, device, requires_grad)
+        if len(args) > 2:  # (Python's own message would count self)
+            raise TypeError(f"new_full() takes 2 positional arguments but {len(args)} were given")
+        return _factories.new_full.method(self, *args, **kwargs)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         from . import _factories
@@ -643,13 +648,13 @@ class TensorOps:
     def ge(self, other):
         return _compare(np.greater_equal, self, _compared("ge", other))
 
-    def any(self):
-        from ._tensor import Tensor
-        return Tensor._make(np.asarray(self._data.any()))
+    def any(self, *args, **kwargs):
+        """``any()``, ``any(dim, keepdim=False)`` (an int or a tuple of ints)."""
+        return _ops.reduce.any_(self, args, kwargs)
 
-    def all(self):
-        from ._tensor import Tensor
-        return Tensor._make(np.asarray(self._data.all()))
+    def all(self, *args, **kwargs):
+        """``all()``, ``all(dim, keepdim=False)`` (an int or a tuple of ints)."""
+        return _ops.reduce.all_(self, args, kwargs)
 
 
 _OPERANDS = (TensorOps, bool, int, float, complex, np.number)

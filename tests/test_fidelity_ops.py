@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
-from test_fuzz import compare
+from test_fuzz import compare, run
 
 pytestmark = pytest.mark.parity
 
@@ -178,7 +178,58 @@ PROGRAMS = {
         "c = x.norm(dim=0)", "d = x.softmax(0)", "(a + b + c + d).backward()"],
     "max(dim) of an empty dim": ["a = lib.ones(2, 0).max(1)"],
     "mean of nothing is nan, quietly": ["a = lib.tensor([]).mean()"],
+    "abs of nan: the gradient is 0 (torch's sgn of nan)": [
+        "z = lib.tensor([float('nan'), -2., 0.], requires_grad=True)", "z.abs().sum().backward()"],
     "norm of ints refuses": ["a = lib.tensor([1, 2]).norm()"],
+    "norm of any order: values, gradients, saves": [
+        "x = lib.tensor([[1., -2, 0], [3, 0.5, -4]], requires_grad=True)",
+        "ys = [x.norm(None), x.norm(), x.norm(p=1), x.norm(1.5), x.norm(3, 0, True), x.norm(0.5),"
+        " x.norm(-1), x.norm(-1.5, dim=1), x.norm(float('inf')), x.norm(-float('inf')),"
+        " x.norm(True), x.norm(lib.tensor(3.)), x.norm(2, []), x.norm('fro', 1),"
+        " lib.norm(x, 1, 0), x.norm(2, lib.tensor(0)), x.norm(0, 1), x.norm(float('nan'))]",
+        "s = [(y.grad_fn.name(), y.grad_fn._saved_ord, y.grad_fn._saved_dim, y.grad_fn._saved_keepdim)"
+        " for y in ys]",
+        "sum(y.sum() for y in ys[:-2]).backward()"],
+    "norm of order 0 has no gradient": [
+        "x = lib.tensor([[1., -2, 0], [3, 0.5, -4]], requires_grad=True)", "y = x.norm(0)",
+        "g, = lib.autograd.grad(y, x, allow_unused=True)"],
+    "norm of order inf shares the gradient among the maxima (and a nan's)": [
+        "x = lib.tensor([[1., -4, 0], [4, 4, float('nan')]], requires_grad=True)",
+        "a = x.norm(float('inf'), 1, keepdim=True)", "a.sum().backward()"],
+    "norm at zero": [
+        "x = lib.zeros(3, requires_grad=True)", "(x.norm(3) + x.norm(1.5) + x.norm(0.5)).backward()"],
+    "norm: second order": [
+        "x = lib.tensor([[1., -2, 0.3], [3, 0.5, -4]], requires_grad=True)",
+        "g, = lib.autograd.grad(x.norm(1.5) + x.norm(0.5, 1).sum() + x.norm(3, 0).sum(), x,"
+        " create_graph=True)", "(g * g).sum().backward()"],
+    "norm of a list order": ["a = lib.ones(2, 3).norm([1])"],
+    "norm of a complex order": ["a = lib.ones(2, 3).norm(1j)"],
+    "norm of ints with a complex order": ["a = lib.tensor([1, 2]).norm(1j)"],
+    "norm of an order past uint64": ["a = lib.ones(2, 3).norm(2 ** 70)"],
+    "norm of an unknown string order": ["a = lib.ones(2, 3).norm('abc')"],
+    "norm 'nuc' of a vector": ["a = lib.ones(2).norm('nuc')"],
+    "norm 'fro' over three dims": ["a = lib.ones(2, 3, 4).norm('fro', (0, 1, 2))"],
+    "norm 'fro' of a float dim": ["a = lib.ones(2, 3).norm('fro', 1.5)"],
+    "norm of a float dim": ["a = lib.ones(2, 3).norm(2, 1.5)"],
+    "norm of a float in a dim list": ["a = lib.ones(2, 3).norm(2, [0, 1.5])"],
+    "norm dim out of range": ["a = lib.ones(2, 3).norm(1, 5)"],
+    "norm of a dim named twice": ["a = lib.ones(2, 3).norm('fro', (0, 0))"],
+    "norm with an int keepdim, by keyword (torch names position 4)": [
+        "a = lib.ones(2, 3).norm(1, keepdim=1)"],
+    "norm with a None keepdim": ["a = lib.ones(2, 3).norm(2, 0, None)"],
+    "norm with too many arguments": ["a = lib.ones(2, 3).norm(1, 0, False, lib.float64, 1)"],
+    "norm with an unknown keyword": ["a = lib.ones(2, 3).norm(foo=1)"],
+    "norm of an int dtype": ["a = lib.ones(2, 3).norm(dtype=lib.int64)"],
+    "norm of a complex dtype for a real input": ["a = lib.ones(2, 3).norm(dtype=lib.complex64)"],
+    "norm to a narrower dtype": ["a = lib.ones(2, dtype=lib.float64).norm(dtype=lib.float32)"],
+    "norm of order inf of an empty tensor": ["a = lib.ones(0).norm(float('inf'))"],
+    "norm of order -1 of an empty tensor": ["a = lib.ones(0).norm(-1)"],
+    "norm of order -0.5 of an empty tensor": ["a = lib.ones(0).norm(-0.5)"],
+    "norm of order inf over an empty dim": ["a = lib.ones(0, 3).norm(float('inf'), -2)"],
+    "norm of an empty tensor where it has an identity": [
+        "a = lib.ones(0).norm(1)", "b = lib.ones(0, 3).norm(float('inf'), 1)",
+        "c = lib.ones(0, 3).norm(-float('inf'), dim=1)"],
+    "torch.norm of a number": ["a = lib.norm(3)"],
     "softmax of ints refuses": ["a = lib.tensor([1, 2]).softmax(0)"],
     "keepdim must be a bool": ["a = lib.ones(3).sum(0, 1)"],
     "torch.sum's keepdim is its third argument": ["a = lib.sum(lib.ones(3), 0, 1)"],
@@ -767,6 +818,48 @@ PROGRAMS = {
     "var with an int keepdim": ["a = lib.ones(3).var(0, keepdim=1)"],
     "var with an unknown keyword": ["a = lib.ones(3).var(foo=1)"],
     "torch.var of a number": ["a = lib.var(3)"],
+    "var/std: dims as torch's parser reads them": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x.var((0, True))",
+        "b = x.std(lib.tensor(1))", "c = x.var(dim=lib.tensor(1), keepdim=True)",
+        "d = lib.std(x, [lib.tensor(0), 1])", "e = x.var(axis=0, keepdims=True)",
+        "f = lib.var(input=x, dim=0, out=None)", "s = (a.grad_fn._saved_dim, c.grad_fn._saved_dim)",
+        "(a + b.sum() + c.sum() + d + e.sum() + f.sum()).backward()"],
+    "var of a float in a dim list": ["a = lib.ones(2, 3).var([0, 1.5])"],
+    "torch.std of a float in a dim list": ["a = lib.std(lib.ones(2, 3), (0, 1.5))"],
+    "var of a float tensor dim": ["a = lib.ones(2, 3).var(lib.tensor(0.))"],
+    "var: a correction may be a 0-dim tensor, a NumPy number, a bool": [
+        "import numpy as np", "x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x.var(0, correction=lib.tensor(2))",
+        "b = x.std(correction=np.float32(0.5))", "c = x.var(1, correction=lib.tensor(True))",
+        "d = x.var(correction=1 + 0j)", "e = x.var(correction=2 ** 63)",
+        "s = (a.grad_fn._saved_correction, c.grad_fn._saved_correction)",
+        "(a.sum() + b + c.sum() + d).backward()"],
+    "var: a correction that requires grad": [
+        "a = lib.ones(3).var(correction=lib.tensor(1., requires_grad=True))"],
+    "var: a 1-dim correction": ["a = lib.ones(3).var(0, correction=lib.ones(1))"],
+    "var: a complex correction": ["a = lib.ones(3).var(0, correction=lib.tensor(1j))"],
+    "var: a correction past uint64": ["a = lib.ones(3).std(correction=2 ** 64)"],
+    "var: a NumPy bool unbiased": ["import numpy as np", "a = lib.ones(3).var(0, unbiased=np.bool_(True))"],
+    "torch.var of nothing": ["a = lib.var()"],
+    "all/any over dims (dim=() tests each element; uint8 stays uint8)": [
+        "x = lib.tensor([[1., 0, 2], [0, 0, 3]], requires_grad=True)", "a = x.all(())",
+        "b = x.any([])", "c = x.any(1)", "d = x.all(-1, True)", "e = lib.any(x, (0, 1), True)",
+        "f = x.any(dim=0)", "g = x.all(keepdim=True)", "h = lib.all(input=x, axis=1, keepdims=True)",
+        "i = x.all(lib.tensor(0))", "j = lib.all(x, dim=(0, True))", "k = x.any(None)",
+        "u = lib.tensor([[1, 2], [0, 3]], dtype=lib.uint8)", "m = (u.all(), u.all(0), u.any(dim=(0, 1)), u.all(()))",
+        "n = (lib.tensor(2.).all(()), lib.tensor(0.).any(0), lib.tensor(2.).all(0, True))",
+        "o = (lib.ones(2, 0).all(), lib.ones(2, 0).any(1), lib.tensor([1j, 0]).any(0))"],
+    "all of a float dim": ["a = lib.ones(2, 3).all(1.5)"],
+    "torch.any of a float dim": ["a = lib.any(lib.ones(2, 3), 1.5)"],
+    "all of a float in a dim list": ["a = lib.ones(2, 3).all([0, 1.5])"],
+    "any with an int keepdim": ["a = lib.ones(2, 3).any(0, 1)"],
+    "any with a None keepdim": ["a = lib.ones(2, 3).any(0, keepdim=None)"],
+    "all with too many arguments": ["a = lib.ones(2, 3).all(0, True, 1)"],
+    "all with an unknown keyword": ["a = lib.ones(2, 3).all(foo=1)"],
+    "all with dim twice": ["a = lib.ones(2, 3).all(0, dim=1)"],
+    "all dim out of range": ["a = lib.ones(2, 3).all(5)"],
+    "any of a dim named twice": ["a = lib.ones(2, 3).any((0, 0))"],
+    "torch.all of a number": ["a = lib.all(3)"],
+    "torch.any of nothing": ["a = lib.any()"],
     # issue 12: view_as, reshape_as, type_as, new_*, full_like, empty, empty_like
     "view_as, reshape_as, type_as": [
         "x = lib.arange(12.).reshape(3, 4).requires_grad_()", "i = lib.tensor([1, 2])",
@@ -992,12 +1085,75 @@ PROGRAMS = {
         "z = x.clone()", "z[False, 1] = 5.", "n = (y.grad_fn.name(), z.grad_fn.name())",
         "(y.sum() + z.sum()).backward()"],
     "x[int16 tensor] = v refuses": ["y = lib.ones(2, 3)", "y[lib.tensor([0], dtype=lib.int16)] = 1."],
+    # fill_, full, full_like, new_full, masked_fill: a value that is not a Number
+    "fill_ of a string": ["x = lib.zeros(2)", "x.fill_('a')"],
+    "fill_ of None": ["x = lib.zeros(2)", "x.fill_(None)"],
+    "fill_ of a list": ["x = lib.zeros(2)", "x.fill_([1])"],
+    "fill_ of two values": ["x = lib.zeros(2)", "x.fill_(1, 2)"],
+    "fill_ of nothing": ["x = lib.zeros(2)", "x.fill_()"],
+    "fill_ with an unknown keyword": ["x = lib.zeros(2)", "x.fill_(foo=1)"],
+    "fill_ by keyword, of a NumPy number, of a 0-dim tensor": [
+        "import numpy as np", "x = lib.zeros(3)", "x[0].fill_(value=2)", "x[1].fill_(np.float32(1.5))",
+        "x[2].fill_(lib.tensor(True))"],
+    "full of a string": ["a = lib.full((2,), 'a')"],
+    "full of None": ["a = lib.full((2,), None)"],
+    "full of a list": ["a = lib.full((2,), [1])"],
+    "full of a string, int64": ["a = lib.full((2,), 'a', dtype=lib.int64)"],
+    "full of a list, int64": ["a = lib.full((2,), [1], dtype=lib.int64)"],
+    "full of a string by keyword": ["a = lib.full((2,), fill_value='a')"],
+    "full of a 1-dim tensor": ["a = lib.full((2,), lib.tensor([3]))"],
+    "full of a tensor that requires grad": ["a = lib.full((2,), lib.tensor(3., requires_grad=True))"],
+    "full of a 0-dim tensor past int32": ["a = lib.full((2,), lib.tensor(1e10), dtype=lib.int32)"],
+    "full of a 0-dim tensor past float32": ["a = lib.full((2,), lib.tensor(1e40, dtype=lib.float64))"],
+    "full of a complex 0-dim tensor, float32": ["a = lib.full((2,), lib.tensor(1j), dtype=lib.float32)"],
+    "full of an int past int64": ["a = lib.full((2,), 2 ** 63)"],
+    "full infers its dtype from a 0-dim tensor's or a NumPy number's Python value": [
+        "import numpy as np", "a = lib.full((2,), lib.tensor(1.5, dtype=lib.float64))",
+        "b = lib.full((2,), lib.tensor(True))", "c = lib.full((2,), lib.tensor(2, dtype=lib.uint8))",
+        "d = lib.full((2,), np.bool_(True))", "e = lib.full((2,), np.int32(3))",
+        "f = lib.full((2,), np.float16(3))", "g = lib.full(size=(2,), fill_value=lib.tensor(1j))"],
+    "masked_fill of a NumPy bool, of a NumPy float16 into int64": [
+        "import numpy as np", "x = lib.zeros(2)", "a = x.masked_fill(x == 0, np.bool_(True))",
+        "b = lib.zeros(2, dtype=lib.int64).masked_fill(x == 0, np.float16(2.5))"],
+    "masked_fill of a list value": ["x = lib.zeros(2)", "a = x.masked_fill(x > 0, [1])"],
+    "full_like of a string": ["a = lib.full_like(lib.zeros(2), 'a')"],
+    "full_like of None": ["a = lib.full_like(lib.zeros(2), None)"],
+    "full_like of a string by keyword": ["a = lib.full_like(lib.zeros(2), fill_value='a')"],
+    "full_like of a 0-dim tensor, by keyword too": [
+        "x = lib.zeros(2)", "a = lib.full_like(x, lib.tensor(2.))",
+        "b = lib.full_like(input=x, fill_value=lib.tensor(3))"],
+    "full_like of a 0-dim tensor past int32": [
+        "a = lib.full_like(lib.zeros(2), lib.tensor(1e10), dtype=lib.int32)"],
+    "new_full of a string": ["a = lib.zeros(2).new_full((2,), 'a')"],
+    "new_full of None": ["a = lib.zeros(2).new_full((2,), None)"],
+    "new_full of a list": ["a = lib.zeros(2).new_full((2,), [1])"],
+    "new_full of a string, int64": ["a = lib.zeros(2).new_full((2,), 'a', dtype=lib.int64)"],
+    "new_full of a string by keyword": ["a = lib.zeros(2).new_full((2,), fill_value='a')"],
+    "new_full of a 0-dim tensor past int32": [
+        "a = lib.zeros(2).new_full((2,), lib.tensor(1e10), dtype=lib.int32)"],
+    "full takes dtype by keyword only": ["a = lib.full((2,), 1, lib.int64)"],
+    "full_like takes dtype by keyword only": ["a = lib.full_like(lib.zeros(2), 1, lib.int64)"],
+    "new_full takes dtype by keyword only": ["a = lib.zeros(2).new_full((2,), 1, lib.int64)"],
+    "new_full of a 0-dim tensor, by keyword too": [
+        "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
+        "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
 }
 
 
 @pytest.mark.parametrize("lines", list(PROGRAMS.values()), ids=list(PROGRAMS))
 def test_matches_torch(torch, lines):
     compare(torch, lines)
+
+
+# (compare stops at a documented limitation, "autograd_lesson ..."; these once met one: only
+# the 2-norm was implemented)
+WERE_LIMITATIONS = [name for name in PROGRAMS if name.startswith("norm")]
+
+
+@pytest.mark.parametrize("name", WERE_LIMITATIONS)
+def test_meets_no_limitation(torch, name):
+    """The program raises where torch does, with torch's error, not a limitation of ours."""
+    assert run(al, PROGRAMS[name])[0] == run(torch, PROGRAMS[name])[0]
 
 
 def test_dims_are_checked_in_one_place():

@@ -32,7 +32,8 @@ def _category(dtype):
     return _CATEGORY.get(dtype.kind, 1)  # np.issubdtype would cost ~1 us per call
 
 
-def _scalar_dtype(value):
+def scalar_dtype(value):
+    """The dtype PyTorch gives a Python number: bool, int64, the default complex or float."""
     if isinstance(value, (bool, np.bool_)):
         return np.dtype(np.bool_)
     if isinstance(value, (int, np.integer)):
@@ -94,7 +95,7 @@ def result_type(*operands):
         if isinstance(operand, Tensor):
             index, dtype = (0 if operand._data.ndim else 1), operand._data.dtype
         else:
-            index, dtype = 2, _scalar_dtype(operand)
+            index, dtype = 2, scalar_dtype(operand)
         groups[index] = dtype if groups[index] is None else promote_types(groups[index], dtype)
     return _combine(groups[0], _combine(groups[1], groups[2]))
 
@@ -138,12 +139,7 @@ def check_scalar(number, dtype):
     type. An int past int64 is read as a uint64, as PyTorch's Number parser reads it.
     Returns the number to write."""
     dtype = np.dtype(dtype)
-    if isinstance(number, int) and not -2 ** 63 <= number < 2 ** 63:
-        if number < 0:
-            raise OverflowError("can't convert negative int to unsigned")
-        if number >= 2 ** 64:
-            raise OverflowError("int too big to convert")
-        number = float(number)  # (a uint64: only its size matters to the checks below)
+    number = unpack_number(number)
     if dtype.kind == "b" or not isinstance(number, (int, float, complex, np.number)):
         return number
     parts = (number.real, number.imag) if isinstance(number, (complex, np.complexfloating)) \
@@ -156,12 +152,26 @@ def check_scalar(number, dtype):
         if dtype.kind == "f":
             fits = fits and _float_fits(number, dtype)
         else:
-            fits = fits and math.isfinite(number) and int_fits(number, dtype)
+            # (a NumPy float16 compared with int64's bounds would warn of overflow)
+            fits = fits and math.isfinite(number) and int_fits(
+                float(number) if isinstance(number, np.floating) else number, dtype)
     if not fits:
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(str(dtype), dtype)}"
                            f" without overflow")
     if dtype.kind == "u" and isinstance(number, (int, np.integer)) and number < 0:
         return int(number) % 2 ** (8 * dtype.itemsize)  # the two's complement PyTorch writes
+    return number
+
+
+def unpack_number(number):
+    """A Python number as PyTorch's Number parser reads it: an int past int64 is a uint64
+    (only its size matters to the range checks, so a float), else OverflowError."""
+    if isinstance(number, int) and not -2 ** 63 <= number < 2 ** 63:
+        if number < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if number >= 2 ** 64:
+            raise OverflowError("int too big to convert")
+        return float(number)
     return number
 
 
@@ -223,34 +233,53 @@ def cast(array, dtype):
 
 def tensor_arguments(name, *params):
     """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
-    that is not a Tensor; ``"bias?"`` for an optional one, which may be None):
+    that is not a Tensor; ``"bias?"`` for an optional one, which may be None; ``"Scalar
+    fill_value"`` for a Number, which the call gets unpacked as :func:`unpack_scalar` does):
     ``relu(): argument 'input' (position 1) must be Tensor, not int``, and without the position
     for an argument given by keyword. The wrapped function's ``.method`` is the Tensor method's
     twin (``x.dot(2)``: position 1)."""
-    checks = [(i, param.rstrip("?"), param.endswith("?"))
+    checks = [(i, param.rstrip("?").rpartition(" ")[2], param.endswith("?"),
+               param.startswith("Scalar "))
               for i, param in enumerate(params) if param is not None]
+    numbers = any(check[3] for check in checks)
 
     def check(args, kwargs, first):
-        for i, param, optional in checks:
+        for i, param, optional, number in checks:
             if i < len(args):
                 value, where = args[i], f" (position {i + first})"
             elif param in kwargs:
                 value, where = kwargs[param], ""
             else:
                 continue
-            if not (isinstance(value, Tensor) or optional and value is None):
-                from .._dtype import typename
-                raise TypeError(f"{name}(): argument '{param}'{where} must be Tensor, not "
-                                f"{typename(value)}")
+            if number:
+                if is_number(value):
+                    continue
+                kind = "Number"
+            elif isinstance(value, Tensor) or optional and value is None:
+                continue
+            else:
+                kind = "Tensor"
+            from .._dtype import typename
+            raise TypeError(f"{name}(): argument '{param}'{where} must be {kind}, not "
+                            f"{typename(value)}")
+        if not numbers:
+            return args, kwargs
+        args = list(args)
+        for i, param, _, number in checks:
+            if number and i < len(args):
+                args[i] = unpack_scalar(args[i])
+            elif number and param in kwargs:
+                kwargs[param] = unpack_scalar(kwargs[param])
+        return args, kwargs
 
     def wrap(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            check(args, kwargs, 1)
+            args, kwargs = check(args, kwargs, 1)
             return fn(*args, **kwargs)
 
         def method(*args, **kwargs):  # ``x.dot(2)``: positions count after self
-            check(args, kwargs, 0)
+            args, kwargs = check(args, kwargs, 0)
             return fn(*args, **kwargs)
         checked.method = method
         return checked
@@ -259,11 +288,11 @@ def tensor_arguments(name, *params):
 
 def invalid_arguments(name, args, signatures, kwargs=None):
     """PyTorch's argument-parser TypeError: its first line and the signatures it lists (not
-    its per-signature "didn't match because ..." notes). Keywords are listed in the order given
-    (PyTorch's come in the order of a C++ hash map)."""
+    its per-signature "didn't match because ..." notes). Keywords are listed last given first:
+    PyTorch's come from a C++ hash map, whose iteration puts each new key in front."""
     from .._dtype import typename
     got = ", ".join([typename(a) for a in args]
-                    + [f"{k}={typename(v)}" for k, v in (kwargs or {}).items()])
+                    + [f"{k}={typename(v)}" for k, v in reversed((kwargs or {}).items())])
     if kwargs and not args:
         got += ", "  # (PyTorch's own spelling: "got (dim=float, )")
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
@@ -273,7 +302,8 @@ def invalid_arguments(name, args, signatures, kwargs=None):
 # -- PyTorch's argument parser (python_arg_parser.cpp), for the ops with overloads -------------
 # a parameter's type as native_functions.yaml spells it -> as the parser's messages print it
 _PARAM_TYPES = {"Tensor": "Tensor", "int[1]": "tuple of ints", "int": "int", "bool": "bool",
-                "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors", "int[]": "tuple of ints"}
+                "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors", "int[]": "tuple of ints",
+                "Scalar": "Number"}
 _INT_LISTS = ("int[1]", "int[]")  # (int[1] also takes one int; int[] only a tuple or list)
 # the NumPy spellings a keyword may take instead (``x.sum(axis=1, keepdims=True)``)
 _NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
@@ -298,6 +328,35 @@ def _is_index(value):
     except TypeError:
         return False
     return True
+
+
+def is_number(value):
+    """The parser's Scalar: a Python or NumPy number (a bool too), or a 0-dim tensor that does
+    not require grad."""
+    if isinstance(value, Tensor):
+        return value._data.ndim == 0 and not value.requires_grad
+    return isinstance(value, (int, float, complex, np.number, np.bool_))
+
+
+def unpack_scalar(value):
+    """A Number argument as the parser's scalar_slow reads it: a 0-dim tensor's item, a bool,
+    an integer (a NumPy one too) as an int (past uint64 or below int64 it refuses, see
+    :func:`unpack_number`), a complex; anything else as a float (a NumPy bool is 1.0, a NumPy
+    complex its real part, with NumPy's warning)."""
+    kind = type(value)
+    if kind is int or kind is float or kind is bool or kind is complex:
+        if kind is int:
+            unpack_number(value)  # (its errors; an int past int64 stays one: its dtype is int64)
+        return value
+    if isinstance(value, Tensor):
+        return value._data.item()
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = int(value)
+        unpack_number(value)
+        return value
+    if isinstance(value, (bool, complex)):
+        return value
+    return float(value)
 
 
 class _Param:
@@ -329,6 +388,8 @@ class _Param:
             return _is_long(value), None
         if kind == "bool":
             return type(value) is bool, None
+        if kind == "Scalar":
+            return is_number(value), None
         if kind == "ScalarType":
             from .._dtype import as_dtype
             return as_dtype(value) is not None, None
@@ -349,8 +410,10 @@ class _Signature:
         self.min_args = builtins.sum(not p.optional for p in self.params)
         self.max_pos_args = builtins.sum(not p.keyword_only for p in self.params)
         # one positional int list takes the positional arguments as its elements, as PyTorch's
-        # parser allows: x.view(2, 12) is x.view((2, 12))
-        self.varargs = self.max_pos_args == 1 and self.params[0].kind in _INT_LISTS
+        # parser allows: x.view(2, 12) is x.view((2, 12)). Only where one int does not fit it
+        # (the parser tries varargs after the check fails): an int[1] takes the int itself, so
+        # var(0, 1) does not become var((0, 1))
+        self.varargs = self.max_pos_args == 1 and self.params[0].kind == "int[]"
         self.text = "(" + ", ".join(
             ("*, " if p.keyword_only and not any(q.keyword_only for q in self.params[:i]) else "")
             + p.text for i, p in enumerate(self.params)) + ")"
@@ -444,7 +507,10 @@ class ArgParser:
     def _unpack(self, signature, values):
         for param in signature.params:
             value = values[param.name]
-            if value is None or param.kind not in ("int", "int[1]", "int[]"):
+            if value is None or param.kind not in ("int", "int[1]", "int[]", "Scalar"):
+                continue
+            if param.kind == "Scalar":
+                values[param.name] = unpack_scalar(value)
                 continue
             if param.kind == "int" or not isinstance(value, (tuple, list)):
                 value = _unpack_index(value)

@@ -15,7 +15,7 @@ from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multi
 from .formula import MaskedFillBackward0, div_scalar
 from ._util import (as_float, cast, check_alpha, check_broadcast, check_castable, check_scalar,
                     result_type, torch_name, value)
-from ._util import tensor_arguments
+from ._util import ArgParser, tensor_arguments
 
 
 def _binary(x, y, ufunc, alpha=1):
@@ -182,6 +182,9 @@ class FillBackward3(Op):
     def backward(ctx, grad):
         grad_value = grad.sum() if ctx.needs_input_grad[1] else None
         return (zeros(grad.shape, grad) if ctx.needs_input_grad[0] else None), grad_value
+
+
+FILL = ArgParser("fill_", "Tensor value", "Scalar value")  # (PyTorch's two overloads)
 
 
 class FillBackward2(Op):

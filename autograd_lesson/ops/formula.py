@@ -114,7 +114,10 @@ class SgnBackward0(Op):
     def forward(ctx, x):
         ctx.save("self", x)
         ctx.save_output("result")
-        return np.sign(x._data)
+        out = np.sign(x._data)
+        if out.dtype.kind == "f":  # PyTorch's sign of a real nan is 0 (NumPy's is nan)
+            out = np.where(out != out, out.dtype.type(0), out)
+        return out
 
     def backward(ctx, grad):
         return zeros(grad.shape, grad)

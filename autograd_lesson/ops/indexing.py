@@ -11,18 +11,17 @@ from .. import _grad_mode, _node
 from .._tensor import Tensor
 from ._op import Op
 from ._util import (broadcast_shape, check_scalar, cpp_name, invalid_arguments, is_expandable_to,
-                    torch_name, wrap_dim)
+                    is_number, torch_name, wrap_dim)
 from .formula import GatherBackward0, IndexAddBackward0, MaskedFillBackward0, MaskedFillBackward1
 from .formula import zeros
 
-_NUMBERS = (Tensor, bool, int, float, complex, np.number)
 MASKED_FILL_SIGNATURES = (("Tensor mask, Tensor value", "Tensor mask, Number value"),
                           ("Tensor input, Tensor mask, Tensor value",
                            "Tensor input, Tensor mask, Number value"))
 
 
 def _masked_fill_arguments(name, x, mask, value, function, convert=True):
-    if not (isinstance(mask, Tensor) and isinstance(value, _NUMBERS)):
+    if not (isinstance(mask, Tensor) and (isinstance(value, Tensor) or is_number(value))):
         raise invalid_arguments(name, (x, mask, value) if function else (mask, value),
                                 MASKED_FILL_SIGNATURES[function])
     if isinstance(value, Tensor) and value.ndim:

@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, max, norm."""
+"""Reductions: sum, mean, max, prod, var, all/any, norm ..."""
+import math
 import warnings
 from collections import namedtuple
 
@@ -9,10 +10,10 @@ from .._dtype import numpy_dtype
 from .._tensor import Size, Tensor
 from ._op import Op
 from .formula import mul_scalar
-from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, div_scalar,
-                      restore_reduced_dims, unsqueeze_multiple, zeros)
-from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, Overloads, common_dim, common_dims,
-                    normalize_dims, quiet as _quiet, torch_name, wrap_dim)
+from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, SgnBackward0,
+                      div_scalar, restore_reduced_dims, unsqueeze_multiple, zeros)
+from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, ArgParser, Overloads, check_scalar,
+                    common_dim, common_dims, normalize_dims, quiet as _quiet, torch_name, wrap_dim)
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -245,30 +246,150 @@ def _amax_amin(ctx, x, dim, keepdim, name, reduce):
 
 
 class LinalgVectorNormBackward0(Op):
-    """out = ||self||_2 over dim; d/dself = grad * (self / out).masked_fill(out == 0, 0).
-    Saves self and result."""
+    """out = ||self||_ord over dim: sum(|self|**ord)**(1/ord); max |self| for inf, min for -inf,
+    the count of nonzeros for 0. d/dself is PyTorch's norm_backward (by ord: 1, 2, inf, below
+    1, below 2, above); ord 0 has no gradient. Saves self and result (ord, dim, keepdim)."""
 
     def forward(ctx, x, ord=2, dim=None, keepdim=False):
-        if ord != 2:
-            raise NotImplementedError("autograd_lesson supports only the 2-norm (p=2)")
-        if x._data.dtype.kind not in "fc":
-            raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                               f"as input. Got {torch_name(x._data.dtype)}")
+        given = None if dim is None else _as_given(dim)
+        dims = normalize_dims(given, x.ndim) if given else ()
+        order = float(ord)
         ctx.save("self", x)
         ctx.save_output("result")
-        ctx.dims = None if dim is None else normalize_dims(dim, x.ndim)
-        ctx.given_dims, ctx.keepdim = (None if dim is None else _as_given(dim)), keepdim
-        ctx.save_values(ord=ord, dim=ctx.given_dims, keepdim=keepdim)
-        a = np.abs(x._data) if x._data.dtype.kind == "c" else x._data
-        return np.asarray(np.sqrt((a * a).sum(axis=ctx.dims and _axes(ctx.dims, x),
-                                                            keepdims=keepdim)))
+        ctx.order, ctx.given_dims, ctx.keepdim = order, given, keepdim
+        ctx.save_values(ord=ord, dim=given, keepdim=keepdim)
+        a = np.abs(x._data)
+        axis, keep = _axes(dims, x), keepdim and x.ndim > 0
+        if order == 0:
+            out = (a != 0).sum(axis=axis, keepdims=keep, dtype=a.dtype)
+        elif order == 1:
+            out = a.sum(axis=axis, keepdims=keep)
+        elif order == 2:
+            out = np.sqrt((a * a).sum(axis=axis, keepdims=keep))
+        elif math.isinf(order):  # (an empty reduction refused before)
+            out = (np.max if order > 0 else np.min)(a, axis=axis, keepdims=keep)
+        else:
+            out = (a ** order).sum(axis=axis, keepdims=keep) ** (1 / order)
+        return np.asarray(out, dtype=a.dtype)
 
     def backward(ctx, grad):
-        x, result = ctx.saved("self"), ctx.saved("result")
-        if ctx.given_dims and not ctx.keepdim and x.ndim:
-            grad = unsqueeze_multiple(grad, ctx.given_dims, x.ndim)
-            result = unsqueeze_multiple(result, ctx.given_dims, x.ndim)
-        return grad * MaskedFillBackward0.apply(x / result, result == 0, 0)
+        # (statement by statement in the order C++ evaluates norm_backward's operands, right
+        # to left, so that the nodes are created in PyTorch's order)
+        from .elementwise import PowBackward0
+        x, norm, p = ctx.saved("self"), ctx.saved("result"), ctx.order
+        dims = ctx.given_dims or []
+        if not ctx.keepdim and x.ndim:  # (no dim given: both stay 0-dim and broadcast)
+            grad = unsqueeze_multiple(grad, dims, x.ndim)
+            norm = unsqueeze_multiple(norm, dims, x.ndim)
+        if p == 0:
+            return None
+        if p == 1:
+            return SgnBackward0.apply(x) * grad
+        if p == 2:
+            return grad * MaskedFillBackward0.apply(x / norm, norm == 0, 0)
+        if math.isinf(p):
+            self_abs = x.abs()
+            mask = Tensor._make((self_abs._data == norm._data) | np.isnan(self_abs._data))
+            scaled = (grad / mask.sum(dims or list(range(x.ndim)), keepdim=True)) * mask
+            return SgnBackward0.apply(x) * scaled
+        if p < 1:
+            powed = MaskedFillBackward0.apply(PowBackward0.apply(x.abs(), p - 1), x == 0, 0)
+            scaled = SgnBackward0.apply(x) * powed
+            norm_pow = PowBackward0.apply(norm, 1 - p)
+            return scaled * grad * norm_pow
+        if p < 2:
+            powed = PowBackward0.apply(x.abs(), p - 1)
+            scaled = SgnBackward0.apply(x) * powed
+        else:
+            scaled = x * PowBackward0.apply(x.abs(), p - 2)
+        scale = MaskedFillBackward0.apply(grad / PowBackward0.apply(norm, p - 1), norm == 0, 0)
+        return scaled * scale
+
+
+VECTOR_NORM = ArgParser("linalg_vector_norm", "Tensor input, Scalar ord=2, int[1]? dim=None, "
+                        "bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None")
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """``torch.norm``/``Tensor.norm`` as torch/functional.py dispatches them: a number p (None:
+    2.0), or "fro" over at most two dims, is ``linalg.vector_norm``; any other string
+    ``linalg.matrix_norm``, whose checks are PyTorch's (the nuclear norm is not implemented)."""
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'layout'")
+    if out is not None:
+        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+    _dim = ([dim] if isinstance(dim, int) else dim) if dim is not None else None
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(input, 2, _dim, keepdim, dtype)
+        return _matrix_norm(input, p, list(range(input.ndim)) if _dim is None else _dim)
+    return vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    """``linalg.vector_norm`` as its parser takes the arguments torch.norm passes it (all
+    positional but dtype), then PyTorch's checks in its order."""
+    if not ((type(ord) is float or type(ord) is int and -2 ** 63 <= ord < 2 ** 63)
+            and type(keepdim) is bool and dtype is None and (
+            dim is None or type(dim) in (list, tuple) and all(type(d) is int for d in dim))):
+        values = VECTOR_NORM.parse((x, ord, dim, keepdim), {"dtype": dtype})[1]
+        ord, dim, dtype = values["ord"], values["dim"], values["dtype"]
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {torch_name(x._data.dtype)}")
+    if isinstance(ord, complex):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of "
+                           "norm.")
+    order = float(ord)
+    if x.numel() == 0 and (order < 0 or order == math.inf):
+        shown = ord if isinstance(ord, int) else f"{order:g}"
+        if not dim:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty "
+                               f"tensor because the operation does not have an identity")
+        for d in dim:
+            if x.shape[wrap_dim(d, x.ndim)] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the "
+                                   f"dimension {d}because this dimension is empty and the "
+                                   f"operation does not have an identity")
+    if dtype is not None:
+        _check_norm_dtype(numpy_dtype(dtype), x._data.dtype, "linalg.vector_norm")
+    return LinalgVectorNormBackward0.apply(x, ord=ord, dim=dim, keepdim=keepdim)
+
+
+def _check_norm_dtype(dtype, self_dtype, name):
+    """PyTorch's check_linalg_norm_dtype; a dtype other than the input's is not implemented."""
+    if dtype.kind not in "fc":
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{torch_name(dtype)}")
+    complex_input = self_dtype.kind == "c"
+    if complex_input != (dtype.kind == "c"):
+        what = "complex" if complex_input else "real"
+        raise RuntimeError(f"{name}: dtype should be {what} for {what} inputs, but got "
+                           f"{torch_name(dtype)}")
+    if np.promote_types(self_dtype, dtype) != dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({torch_name(self_dtype)}) should be "
+                           f"convertible without narrowing to the specified dtype "
+                           f"({torch_name(dtype)})")
+    if dtype != self_dtype:
+        raise NotImplementedError(f"autograd_lesson computes a norm in its input's dtype "
+                                  f"({torch_name(self_dtype)}): leave dtype= out")
+
+
+def _matrix_norm(x, ord, dim):
+    """``linalg.matrix_norm``'s checks, in PyTorch's order; the nuclear norm (and a Frobenius
+    norm over more than two dims, which refuses) are not computed here."""
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if x.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {torch_name(x._data.dtype)}")
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dim)}")
+    raise NotImplementedError("autograd_lesson has no nuclear norm (p='nuc')")
 
 
 # PyTorch's overloads (method, function), for its argument parser
@@ -373,10 +494,6 @@ def _extreme(x, args, kwargs, function, overloads):
     return MinResult(*MinBackward0.apply(x, dim, keepdim=keepdim))
 
 
-def norm(x, p=2, dim=None, keepdim=False):
-    return LinalgVectorNormBackward0.apply(x, ord=p, dim=dim, keepdim=keepdim)
-
-
 def amax(x, args=(), kwargs=None, function=False):
     return _amax_or_amin(AmaxBackward0, AMAX, x, args, kwargs, function)
 
@@ -438,66 +555,76 @@ def argmin(x, args=(), kwargs=None, function=False):
     return arg_reduce(x, args, kwargs, function, ARGMIN)
 
 
+# -- all, any ----------------------------------------------------------------------------------
+ALL, ANY = (Overloads(name, ("", "int[1]? dim=None, bool keepdim=False",
+                             "int dim, bool keepdim=False"),
+                      ("Tensor input, *, Tensor? out=None",
+                       "Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor? out=None",
+                       "Tensor input, int dim, bool keepdim=False, *, Tensor? out=None"))
+            for name in ("all", "any"))
+
+
+def all_or_any(x, args, kwargs, function, overloads):
+    """``all``/``any`` over every dim or over ``dim`` (``dim=()`` reduces none: each element
+    tested, unlike sum's); not differentiable. A bool result, uint8 for a uint8 input."""
+    if not args and not kwargs:
+        dim, keepdim = None, False
+    else:
+        common = common_dims(args, kwargs)
+        if common is None:
+            index, values = overloads.parse(x, args, kwargs, function)
+            common = (values["dim"], values["keepdim"]) if index else (None, False)
+        dim, keepdim = common
+    data, reduce = x._data, np.all if overloads is ALL else np.any
+    if dim is None:
+        out = reduce(data, keepdims=keepdim)
+    else:
+        dims = normalize_dims(dim, x.ndim)
+        out = data != 0 if not dims else reduce(data, axis=_axes(dims, x), keepdims=keepdim)
+    return Tensor._make(np.asarray(out, dtype=np.uint8 if data.dtype == np.uint8 else np.bool_))
+
+
+def all_(x, args=(), kwargs=None, function=False):
+    """``x.all(*args, **kwargs)``; ``torch.all(x, *args, **kwargs)`` with ``function``."""
+    return all_or_any(x, args, kwargs, function, ALL)
+
+
+def any_(x, args=(), kwargs=None, function=False):
+    """``x.any(*args, **kwargs)``; ``torch.any(x, *args, **kwargs)`` with ``function``."""
+    return all_or_any(x, args, kwargs, function, ANY)
+
+
 # -- var, std ----------------------------------------------------------------------------------
-VAR_SIGNATURES = (("tuple of ints dim, bool unbiased = True, bool keepdim = False",
-                   "tuple of ints dim = None, *, Number correction = None, bool keepdim = False",
-                   "bool unbiased = True"),
-                  ("Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, "
-                   "Tensor out = None",
-                   "Tensor input, tuple of ints dim = None, *, Number correction = None, bool "
-                   "keepdim = False, Tensor out = None",
-                   "Tensor input, bool unbiased = True"))
+_VAR_OVERLOADS = ("int[1]? dim, bool unbiased=True, bool keepdim=False",
+                  "int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False",
+                  "bool unbiased=True")
+VAR, STD = (Overloads(name, _VAR_OVERLOADS,
+                      ("Tensor input, " + _VAR_OVERLOADS[0] + ", *, Tensor? out=None",
+                       "Tensor input, " + _VAR_OVERLOADS[1] + ", Tensor? out=None",
+                       "Tensor input, " + _VAR_OVERLOADS[2]))
+            for name in ("var", "std"))
 
 
-def parse_var(name, args, kwargs, function):
-    """PyTorch's three overloads of ``var``/``std``: ``(dim, unbiased, keepdim)``,
-    ``(dim=None, *, correction=None, keepdim)`` and ``(unbiased)``. Returns ``(dim,
-    correction, keepdim)``: correction None when not given, 1 or 0 from ``unbiased``."""
-    def invalid():
-        from .._dtype import typename
-        given = ["Tensor"] * function + [typename(a) for a in args]
-        text = ", ".join(given + [f"{k}={typename(v)}" for k, v in sorted(kwargs.items())])
-        if kwargs and not given:
-            text += ", "  # (PyTorch's own spelling: "got (unbiased=int, )")
-        lines = "".join(f" * ({s})\n" for s in VAR_SIGNATURES[function])
-        return TypeError(f"{name}() received an invalid combination of arguments - got ({text}), "
-                         f"but expected one of:\n{lines}")
-
-    def is_bool(v):
-        return isinstance(v, (bool, np.bool_))
-
-    def is_dims(v):
-        if isinstance(v, (list, tuple)):
-            return all(isinstance(d, (int, np.integer)) and not is_bool(d) for d in v)
-        return isinstance(v, (int, np.integer)) and not is_bool(v)
-
-    if len(args) > 3 or set(kwargs) - {"dim", "unbiased", "keepdim", "correction"}:
-        raise invalid()
-    if len(args) == 1 and is_bool(args[0]) and not kwargs:  # var(unbiased)
-        return None, int(args[0]), False
-    named = dict(zip(("dim", "unbiased", "keepdim"), args))
-    if set(named) & set(kwargs):
-        raise invalid()
-    named.update(kwargs)
-    dim, keepdim = named.get("dim"), named.get("keepdim", False)
-    if not (dim is None or is_dims(dim)) or not is_bool(keepdim):
-        raise invalid()
-    if "unbiased" in named:
-        unbiased = named["unbiased"]
-        if "correction" in named or not is_bool(unbiased):
-            raise invalid()
-        if "dim" not in named:  # (bool unbiased) alone
-            if len(named) > 1:
-                raise invalid()
-            return None, int(unbiased), False
-        return dim, int(unbiased), bool(keepdim)
-    if "correction" not in named:  # a dim given picks (dim, unbiased=True, keepdim)
-        return dim, (1 if "dim" in named else None), bool(keepdim)
-    correction = named["correction"]
-    if correction is not None and (isinstance(correction, Tensor) or not isinstance(
-            correction, (int, float, np.number))):
-        raise invalid()
-    return dim, correction, bool(keepdim)
+def parse_var(overloads, x, args, kwargs, function):
+    """``(dim, correction, keepdim)`` of a var/std call, from PyTorch's three overloads:
+    ``(dim, unbiased, keepdim)`` (correction 1 or 0), ``(dim=None, *, correction=None,
+    keepdim)`` and ``(unbiased)``. A correction is read as a double (an imaginary part
+    refuses)."""
+    if not kwargs and len(args) <= 1:  # (x.var(), x.var(dim): no parser)
+        if not args:
+            return None, None, False
+        common = common_dims(args, kwargs)
+        if common is not None:
+            return common[0], 1, False
+    index, values = overloads.parse(x, args, kwargs, function)
+    if index == 2:
+        return None, int(values["unbiased"]), False
+    if index == 0:
+        return values["dim"], int(values["unbiased"]), values["keepdim"]
+    correction = values["correction"]
+    if correction is not None:
+        correction = check_scalar(correction, np.float64)
+    return values["dim"], correction, values["keepdim"]
 
 
 _DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -583,14 +710,14 @@ class StdBackward0(Op):
                             ctx.keepdim)
 
 
-def var(x, args=(), kwargs=None, _function=False):
-    dim, correction, keepdim = parse_var("var", args, kwargs or {}, _function)
-    return VarBackward0.apply(x, dim, correction, keepdim)
+def var(x, args=(), kwargs=None, function=False):
+    """``x.var(*args, **kwargs)``; ``torch.var(x, *args, **kwargs)`` with ``function``."""
+    return VarBackward0.apply(x, *parse_var(VAR, x, args, kwargs, function))
 
 
-def std(x, args=(), kwargs=None, _function=False):
-    dim, correction, keepdim = parse_var("std", args, kwargs or {}, _function)
-    return StdBackward0.apply(x, dim, correction, keepdim)
+def std(x, args=(), kwargs=None, function=False):
+    """``x.std(*args, **kwargs)``; ``torch.std(x, *args, **kwargs)`` with ``function``."""
+    return StdBackward0.apply(x, *parse_var(STD, x, args, kwargs, function))
 
 
 # -- cumsum (and flip, which its backward records) ------------------------------------------------
