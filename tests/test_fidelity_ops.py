@@ -986,6 +986,11 @@ PROGRAMS = {
     "fill_ of an int below int64": ["a = lib.zeros(2).fill_(-2 ** 63 - 1)"],
     "masked_fill of an int past uint64": [
         "a = lib.zeros(2).masked_fill(lib.tensor([True, False]), 2 ** 64)"],
+    "mean(dtype=) computes in that dtype, with no cast node before it": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()", "a = x.mean(dtype=lib.float64)",
+        "b = x.mean((0,), True, dtype=lib.float16)",
+        "n = [(y.grad_fn.name(), [f.name() for f, _ in y.grad_fn.next_functions]) for y in (a, b)]",
+        "c = lib.arange(6).mean(0, dtype=lib.float64)", "(a + b.sum()).backward()"],
     # shape ops' arguments, parsed as PyTorch's parser does (fidelity8)
     "view/reshape/expand/permute take their sizes as varargs or one tuple, checked as torch": [
         "x = lib.arange(24.).reshape(2, 3, 4).requires_grad_()", "a = x.view(2, 1.5)"],

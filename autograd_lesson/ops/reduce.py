@@ -59,14 +59,16 @@ class SumBackward1(Op):
 
 
 class MeanBackward0(Op):
-    """out = self.mean(); d/dself = grad / numel, expanded. Saves no tensor."""
+    """out = self.mean() (in ``dtype`` if given: no cast node, as PyTorch's); d/dself = grad /
+    numel, expanded (the engine casts it to self's dtype). Saves no tensor."""
 
-    def forward(ctx, x):
-        _require_float(x, "mean")
+    def forward(ctx, x, dtype=None):
+        if dtype is None:
+            _require_float(x, "mean")
         ctx.input_shape = x.shape
         ctx.save_values(self_sym_numel=x.numel(), self_sym_sizes=list(x.shape))
         with _quiet():
-            return np.asarray(x._data.mean(dtype=x._data.dtype))
+            return np.asarray(x._data.mean(dtype=dtype or x._data.dtype), dtype=dtype)
 
     def backward(ctx, grad):
         return div_scalar(grad.expand(ctx.input_shape), ctx.input_shape.numel())
@@ -75,8 +77,9 @@ class MeanBackward0(Op):
 class MeanBackward1(Op):
     """out = self.mean(dim, keepdim); d/dself = grad / n, re-inserted and expanded. No tensor."""
 
-    def forward(ctx, x, dim, keepdim=False):
-        _require_float(x, "mean")
+    def forward(ctx, x, dim, keepdim=False, dtype=None):
+        if dtype is None:  # (a dtype: computed in it, no cast node, as MeanBackward0)
+            _require_float(x, "mean")
         ctx.dims = normalize_dims(dim, x.ndim) if dim is not None else ()
         ctx.given_dims, ctx.keepdim, ctx.input_shape = _as_given(dim), keepdim, x.shape
         ctx.count = int(np.prod([x.shape[d] for d in ctx.dims])) if ctx.dims and x.ndim else x.numel()
@@ -86,7 +89,7 @@ class MeanBackward1(Op):
                         self_sym_sizes=list(x.shape))
         with _quiet():
             return np.asarray(x._data.mean(axis=_axes(ctx.dims, x), keepdims=keepdim,
-                                           dtype=x._data.dtype))
+                                           dtype=dtype or x._data.dtype), dtype=dtype)
 
     def backward(ctx, grad):
         return div_scalar(sum_backward(grad, ctx.input_shape, ctx.given_dims, ctx.keepdim),
@@ -451,16 +454,16 @@ def mean(x, args=(), kwargs=None, function=False):
     if common is not None:
         return MeanBackward1.apply(x, common[0], keepdim=common[1])
     index, values = MEAN.parse(x, args, kwargs, function)
-    if values["dtype"] is not None:
-        dtype = numpy_dtype(values["dtype"])
+    dtype = values["dtype"]
+    if dtype is not None:
+        dtype = numpy_dtype(dtype)
         if dtype.kind not in "fc":
             raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be "
                                f"either a floating point or complex dtype. Got: "
                                f"{torch_name(dtype)}")
-        x = x._to(dtype)
     if not index:
-        return MeanBackward0.apply(x)
-    return MeanBackward1.apply(x, values["dim"], keepdim=values["keepdim"])
+        return MeanBackward0.apply(x, dtype=dtype)
+    return MeanBackward1.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)
 
 
 def max(x, args=(), kwargs=None, function=False):
