@@ -4,9 +4,11 @@ CPU time on a shared two-core machine moves by 20-50% with the load; the number 
 a workload executes does not (within about 2%, from garbage collection and allocation).
 ``valgrind --tool=cachegrind --cache-sim=no`` counts them, and the per-run count is the
 difference between a process that runs the workload 1 + N times and one that runs it once
-(which also removes start-up and imports). It is a proxy for time, not time: for the same
-engine, fewer instructions is faster; across engines (C++ against Python) the ratio is only
-indicative. About 15 s per workload and engine under Valgrind.
+(which also removes start-up and imports); as ``run.py`` does, what exists before the runs is
+frozen out of the garbage collector's view (``gc.freeze``; counts before stop 22 were taken
+without it, and moved by 2-5% with the number of objects the imports made). It is a proxy
+for time, not time: for the same engine, fewer instructions is faster; across engines (C++
+against Python) the ratio is only indicative. About 15 s per workload and engine under Valgrind.
 
     .venv/bin/python benchmarks/instructions.py                  # ours, every workload
     .venv/bin/python benchmarks/instructions.py --engine mygrad rnn chain
@@ -40,6 +42,12 @@ else:
     once = {{"mlp": lambda: es.mlp_lib(lib, data), "rnn": lambda: es.rnn_lib(lib, data),
              "chain": lambda: es.chain_lib(lib, data, es.CHAIN_LENGTH),
              "wgan": lambda: es.wgan_gp_lib(lib, data)}}[name]()
+# What was made before the runs (the modules, the workload) is frozen out of the collector's
+# view, as run.py does: otherwise each full collection walks every object the imports made,
+# and a change that only adds module-level objects moved the chain by 5%.
+import gc
+gc.collect()
+gc.freeze()
 for _ in range(1 + runs):
     once()
 """
