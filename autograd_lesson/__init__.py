@@ -226,6 +226,10 @@ def stack(*args, **kwargs):
     return _sh.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
 
 
+tile = _sh.TILE.torch_function(
+    lambda x, args, kwargs, function: _sh.tile(x, _sh.tile_arguments(x, args, kwargs, True)))
+
+
 chunk = _sh.CHUNK.function
 
 
@@ -362,3 +366,4 @@ __all__ = [
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
             "full_like", "cumsum", "flip", "prod", "all", "any"]
+__all__ += ["tile"]

@@ -506,6 +506,14 @@ class TensorOps:
     def unbind(self, *args, **kwargs):
         return _ops.shape.UNBIND.call(self, args, kwargs)
 
+    def repeat(self, *repeats, **kwargs):
+        """``repeat(*repeats)``: ``RepeatBackward0``."""
+        return _ops.shape.repeat(self, _ops.shape.repeat_arguments(self, repeats, kwargs))
+
+    def tile(self, *dims, **kwargs):
+        """``tile(*dims)``: ``repeat`` with dims padded by leading 1s (``RepeatBackward0``)."""
+        return _ops.shape.tile(self, _ops.shape.tile_arguments(self, dims, kwargs))
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 

@@ -1142,6 +1142,40 @@ PROGRAMS = {
     "new_full of a 0-dim tensor, by keyword too": [
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
+    # tensor methods learners reach for: repeat, tile
+    "repeat: RepeatBackward0 and its saves, 0-dim, zero repeats, ints": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.repeat(2, 1, 2)", "n = a.grad_fn.name()",
+        "r = (a.grad_fn._saved_repeats, a.grad_fn._saved_self_sym_sizes)",
+        "b = x.repeat([0, 2])", "c = lib.tensor(2., requires_grad=True).repeat(())",
+        "d = lib.tensor([1, 2]).repeat(2)", "e = x.repeat(repeats=(1, 1))",
+        "f = x.repeat(lib.tensor(2), 1)", "g = lib.ones(0).repeat(-1)",
+        "(a.pow(2).sum() + b.sum() + c + e.sum() + f.sum()).backward()"],
+    "repeat: second order": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "g, = lib.autograd.grad((x.repeat(2, 2) ** 2).sum(), x, create_graph=True)",
+        "n = g.grad_fn.name()", "g.sum().backward()"],
+    "repeat with fewer repeats than dims": ["a = lib.ones(2, 3).repeat(2)"],
+    "repeat without repeats": ["a = lib.ones(2, 3).repeat()"],
+    "repeat of a float among ints": ["a = lib.ones(2, 3).repeat(2, 1.5)"],
+    "repeat of a float": ["a = lib.ones(2, 3).repeat(1.5)"],
+    "repeat of a string in a list": ["a = lib.ones(2, 3).repeat([2, 'a'])"],
+    "repeat of a negative repeat": ["a = lib.ones(2, 3).repeat(-1, 1)"],
+    "repeat of None": ["a = lib.ones(2, 3).repeat(None)"],
+    "repeat of a tuple and an int": ["a = lib.ones(2, 3).repeat((2, 2), 1)"],
+    "repeat with an unknown keyword": ["a = lib.ones(2, 3).repeat(2, 2, dim=0)"],
+    "tile pads its dims with leading 1s (RepeatBackward0)": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.tile(2)", "r = a.grad_fn._saved_repeats", "b = lib.tile(x, (2, 1, 1))",
+        "c = x.tile(())", "d = x.tile(dims=(2,))", "e = lib.tensor(3.).tile(2, 2)",
+        "(a.sum() + (b * b).sum() + c.sum() + d.sum()).backward()"],
+    "tile without dims": ["a = lib.ones(2).tile()"],
+    "tile of a float": ["a = lib.ones(2).tile(1.5)"],
+    "tile of a float in a tuple": ["a = lib.ones(2).tile((1.5,))"],
+    "tile of a negative dim": ["a = lib.ones(2, 3).tile((2, -1))"],
+    "torch.tile of an int": ["a = lib.tile(lib.ones(2), 2)"],
+    "torch.tile of three arguments": ["a = lib.tile(lib.ones(2), 2, 2)"],
+    "torch.tile of a number": ["a = lib.tile(3, (2,))"],
 }
 
 

@@ -1370,3 +1370,69 @@ CHUNK = IntArguments("chunk", ("int chunks, int dim=0",), ("Tensor input, int ch
                      lambda x, chunks, dim=0: chunk(x, chunks, dim))
 UNBIND = IntArguments("unbind", ("int dim=0",), ("Tensor input, int dim=0",),
                       lambda x, dim=0: unbind(x, dim))
+
+
+# -- repeat and tile (RepeatBackward0) -------------------------------------------------------
+class RepeatBackward0(Op):
+    """out = self tiled ``repeats[i]`` times along each dim (new leading dims for extra
+    repeats). d/dself = grad summed over the leading dims, then reshaped into (repeat, size)
+    pairs and summed over the repeats (zeros if a repeat is 0). Saves repeats and
+    self_sym_sizes."""
+
+    def forward(ctx, x, repeats):
+        a = x._data
+        if len(repeats) < a.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
+                               "number of dimensions of tensor")
+        padded = (1,) * (len(repeats) - a.ndim) + a.shape
+        target = [n * r for n, r in zip(padded, repeats)]
+        for n in target:
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                   f"{target}")
+        ctx.repeats, ctx.input_shape = tuple(repeats), a.shape
+        ctx.save_values(repeats=list(repeats), self_sym_sizes=list(a.shape))
+        if 0 in target:  # (a negative repeat of an empty dim too: PyTorch makes it empty)
+            return np.zeros(target, dtype=a.dtype)
+        return np.tile(a.reshape(padded), repeats)
+
+    def backward(ctx, grad):
+        if 0 in ctx.repeats:
+            return zeros(ctx.input_shape, grad)
+        lead = len(ctx.repeats) - len(ctx.input_shape)
+        for _ in range(lead):
+            grad = grad.sum(0)
+        grad_size, sum_dims = [], []
+        for repeat, size in zip(ctx.repeats[lead:], ctx.input_shape):
+            if repeat != 1:  # the repeat before the size: the copies are laid out whole
+                grad_size.append(repeat)
+                sum_dims.append(len(grad_size) - 1)
+            grad_size.append(size)
+        if sum_dims:  # (none: grad.sum([]) would sum everything)
+            grad = grad.reshape(grad_size).sum(sum_dims)
+        return grad
+
+
+def repeat(x, repeats):
+    return RepeatBackward0.apply(x, tuple(repeats))
+
+
+def tile(x, dims):
+    """``x.tile(dims)``: ``repeat`` with dims padded by leading 1s to x's rank, as PyTorch
+    (``RepeatBackward0``, no node of its own)."""
+    dims = tuple(dims)
+    return RepeatBackward0.apply(x, (1,) * (x.ndim - len(dims)) + dims)
+
+
+REPEAT = ArgParser("repeat", "SymInt[] repeats")
+TILE = Overloads("tile", ("SymInt[] dims",), ("Tensor input, SymInt[] dims",))
+
+
+def repeat_arguments(x, args, kwargs):
+    repeats = None if kwargs else _ints(args)
+    return REPEAT.parse(args, kwargs)[1]["repeats"] if repeats is None else repeats
+
+
+def tile_arguments(x, args, kwargs, function=False):
+    dims = None if kwargs else _ints(args, function)
+    return TILE.parse(x, args, kwargs, function)[1]["dims"] if dims is None else dims
