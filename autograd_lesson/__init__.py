@@ -228,6 +228,8 @@ def stack(*args, **kwargs):
 
 tile = _sh.TILE.torch_function(
     lambda x, args, kwargs, function: _sh.tile(x, _sh.tile_arguments(x, args, kwargs, True)))
+roll = _sh.ROLL.torch_function(
+    lambda x, args, kwargs, function: _sh.roll(x, *_sh.roll_arguments(x, args, kwargs, True)))
 
 
 chunk = _sh.CHUNK.function
@@ -366,4 +368,4 @@ __all__ = [
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
             "full_like", "cumsum", "flip", "prod", "all", "any"]
-__all__ += ["tile"]
+__all__ += ["tile", "roll"]

@@ -514,6 +514,10 @@ class TensorOps:
         """``tile(*dims)``: ``repeat`` with dims padded by leading 1s (``RepeatBackward0``)."""
         return _ops.shape.tile(self, _ops.shape.tile_arguments(self, dims, kwargs))
 
+    def roll(self, *args, **kwargs):
+        """``roll(shifts, dims=())``: ``RollBackward0``."""
+        return _ops.shape.roll(self, *_ops.shape.roll_arguments(self, args, kwargs))
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 

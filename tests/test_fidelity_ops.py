@@ -1142,7 +1142,7 @@ PROGRAMS = {
     "new_full of a 0-dim tensor, by keyword too": [
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
-    # tensor methods learners reach for: repeat, tile
+    # tensor methods learners reach for: repeat, tile, roll
     "repeat: RepeatBackward0 and its saves, 0-dim, zero repeats, ints": [
         "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
         "a = x.repeat(2, 1, 2)", "n = a.grad_fn.name()",
@@ -1176,6 +1176,32 @@ PROGRAMS = {
     "torch.tile of an int": ["a = lib.tile(lib.ones(2), 2)"],
     "torch.tile of three arguments": ["a = lib.tile(lib.ones(2), 2, 2)"],
     "torch.tile of a number": ["a = lib.tile(3, (2,))"],
+    "roll: RollBackward0, flattened without dims, several dims, 0-dim, empty": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "w = lib.arange(6.).reshape(2, 3)", "a = x.roll(1)",
+        "r = (a.grad_fn.name(), a.grad_fn._saved_shifts, a.grad_fn._saved_dims)",
+        "b = x.roll((1, 5), (0, 1))", "r2 = (b.grad_fn._saved_shifts, b.grad_fn._saved_dims)",
+        "c = lib.roll(x.t(), shifts=2, dims=0)", "d = c.is_contiguous()", "e = x.roll(1, None)",
+        "f = lib.tensor(2., requires_grad=True).roll(3)", "g = lib.ones(0).roll(1, 5)",
+        "h = lib.ones(0, 2).roll((1, 1), (0, 5))",
+        "((a + b + e) * w).sum().backward()", "(c * w.t()).sum().backward()", "f.backward()"],
+    "roll: second order": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "w = lib.arange(6.).reshape(2, 3)",
+        "g, = lib.autograd.grad((x.roll((1, 2), (0, 1)) ** 2 * w).sum(), x, create_graph=True)",
+        "n = (g.grad_fn.name(), g.grad_fn._saved_shifts, g.grad_fn._saved_dims)",
+        "(g * w).sum().backward()"],
+    "roll without shifts": ["a = lib.ones(2).roll()"],
+    "roll of empty shifts": ["a = lib.ones(2).roll(())"],
+    "roll dim out of range": ["a = lib.ones(2, 3).roll(1, 2)"],
+    "roll of more shifts than dims": ["a = lib.ones(2, 3).roll((1, 2), 0)"],
+    "roll of one shift, two dims": ["a = lib.ones(2, 3).roll(1, (0, 0))"],
+    "roll of a float shift": ["a = lib.ones(2).roll(1.5)"],
+    "roll of a float dim": ["a = lib.ones(2).roll(1, 1.5)"],
+    "roll of a float in a list of shifts": ["a = lib.ones(2, 3).roll([1, 1.5], [0, 1])"],
+    "roll of a 0-dim tensor along a dim": ["a = lib.tensor(2.).roll(1, 0)"],
+    "torch.roll of a float shift": ["a = lib.roll(lib.ones(2), 1.5)"],
+    "torch.roll of a number": ["a = lib.roll(3, 1)"],
 }
 
 

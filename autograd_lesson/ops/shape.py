@@ -1436,3 +1436,50 @@ def repeat_arguments(x, args, kwargs):
 def tile_arguments(x, args, kwargs, function=False):
     dims = None if kwargs else _ints(args, function)
     return TILE.parse(x, args, kwargs, function)[1]["dims"] if dims is None else dims
+
+
+# -- roll ------------------------------------------------------------------------------------
+class RollBackward0(Op):
+    """out = self rolled by ``shifts`` along ``dims`` (the flattened tensor when no dims are
+    given): d/dself = grad rolled by -shifts (PyTorch's backward lists the pairs last first).
+    Saves shifts and dims (as given)."""
+
+    def forward(ctx, x, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        ctx.save_values(dims=list(dims), shifts=list(shifts))
+        a = x._data
+        if len(shifts) != 1 or len(dims) != 1:  # PyTorch's roll_common
+            if not shifts:
+                raise RuntimeError("`shifts` required")
+            if not dims and len(shifts) == 1:
+                return np.roll(a.reshape(-1), shifts[0]).reshape(a.shape)
+            if len(shifts) != len(dims):
+                raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                                   f"dims:{len(dims)}")
+        out = a
+        for shift, dim in zip(shifts, dims):
+            if not a.size:  # (PyTorch returns a copy before it reads the dim)
+                return a.copy()
+            if not a.ndim:
+                raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+            out = np.roll(out, shift, wrap_dim(dim, a.ndim))
+        return out if out.flags.c_contiguous else np.array(out, order="C")
+
+    def backward(ctx, grad):
+        return RollBackward0.apply(grad, [-s for s in reversed(ctx.shifts)], ctx.dims[::-1])
+
+
+def roll(x, shifts, dims=None):
+    return RollBackward0.apply(x, tuple(shifts), () if dims is None else tuple(dims))
+
+
+ROLL = Overloads("roll", ("SymInt[1] shifts, int[1]? dims=[]",),
+                 ("Tensor input, SymInt[1] shifts, int[1]? dims=[]",))
+
+
+def roll_arguments(x, args, kwargs, function=False):
+    """(shifts, dims) of ``x.roll(*args, **kwargs)``; plain ints skip the parser."""
+    if not function and not kwargs and 0 < len(args) < 3 and all(type(a) is int for a in args):
+        return (args[0],), args[1:]
+    values = ROLL.parse(x, args, kwargs, function)[1]
+    return values["shifts"], values["dims"]
