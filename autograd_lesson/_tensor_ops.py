@@ -518,6 +518,12 @@ class TensorOps:
         """``roll(shifts, dims=())``: ``RollBackward0``."""
         return _ops.shape.roll(self, *_ops.shape.roll_arguments(self, args, kwargs))
 
+    def movedim(self, *args, **kwargs):
+        return _ops.shape.MOVEDIM.call(self, args, kwargs)
+
+    def moveaxis(self, *args, **kwargs):
+        return _ops.shape.MOVEAXIS.call(self, args, kwargs)
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 

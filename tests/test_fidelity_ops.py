@@ -1142,7 +1142,7 @@ PROGRAMS = {
     "new_full of a 0-dim tensor, by keyword too": [
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
-    # tensor methods learners reach for: repeat, tile, roll
+    # tensor methods learners reach for: repeat, tile, roll, movedim/moveaxis
     "repeat: RepeatBackward0 and its saves, 0-dim, zero repeats, ints": [
         "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
         "a = x.repeat(2, 1, 2)", "n = a.grad_fn.name()",
@@ -1202,6 +1202,30 @@ PROGRAMS = {
     "roll of a 0-dim tensor along a dim": ["a = lib.tensor(2.).roll(1, 0)"],
     "torch.roll of a float shift": ["a = lib.roll(lib.ones(2), 1.5)"],
     "torch.roll of a number": ["a = lib.roll(3, 1)"],
+    "movedim/moveaxis: PermuteBackward0, views; alias of a 0-dim tensor": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.movedim(0, 1)", "r = (a.grad_fn.name(), a.grad_fn._saved_dims, a._base is x)",
+        "y = lib.ones(2, 3, 4, 5, requires_grad=True)", "b = y.movedim((0, 1), (3, 1))",
+        "c = lib.moveaxis(y, -1, 0)",
+        "r2 = (b.shape, b.grad_fn._saved_dims, c.grad_fn._saved_dims)",
+        "s = lib.tensor(2., requires_grad=True)", "d = s.movedim(0, -1)",
+        "r3 = (d.grad_fn.name(), d._base is s)", "e = x.movedim((), ())",
+        "f = lib.movedim(x, source=0, destination=1)",
+        "g = x.moveaxis(source=[1], destination=[0])",
+        "x.detach().movedim(0, 1).mul_(2)", "v = x._version",
+        "(a.sum() + b.sum() + c.sum() + d + e.sum() + f.sum() + g.sum()).backward()"],
+    "movedim dim out of range": ["a = lib.ones(2, 3).movedim(0, 2)"],
+    "movedim of a float": ["a = lib.ones(2, 3).movedim(0, 1.5)"],
+    "movedim of lists of different lengths": ["a = lib.ones(2, 3).movedim((0, 1), (1,))"],
+    "movedim of a repeated source": ["a = lib.ones(2, 3).movedim((0, -2), (1, 0))"],
+    "movedim of a repeated destination": ["a = lib.ones(2, 3).movedim((0, 1), (1, 1))"],
+    "movedim of a tuple and an int": ["a = lib.ones(2, 3).movedim((0, 1), 1)"],
+    "movedim of one dim": ["a = lib.ones(2, 3).movedim(0)"],
+    "movedim of three arguments": ["a = lib.ones(2, 3).movedim([0, 1], [1, 0], 2)"],
+    "moveaxis of a float": ["a = lib.ones(2, 3).moveaxis(0, 1.5)"],
+    "torch.movedim of a float": ["a = lib.movedim(lib.ones(2, 3), 0, 1.5)"],
+    "torch.moveaxis of one dim": ["a = lib.moveaxis(lib.ones(2, 3), 0)"],
+    "torch.movedim of a number": ["a = lib.movedim(3, 0, 1)"],
 }
 
 

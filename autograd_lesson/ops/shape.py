@@ -1483,3 +1483,37 @@ def roll_arguments(x, args, kwargs, function=False):
         return (args[0],), args[1:]
     values = ROLL.parse(x, args, kwargs, function)[1]
     return values["shifts"], values["dims"]
+
+
+# -- movedim, moveaxis (permute) -------------------------------------------------------------
+def movedim(x, source, destination):
+    """``x.movedim(source, destination)`` (ints, or lists of them; ``moveaxis`` alike): the
+    dims in ``source`` moved to ``destination``, the others kept in order. PyTorch's
+    ``permute`` (``PermuteBackward0``), or ``alias`` of a 0-dim tensor."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    wrapped_src = [wrap_dim(d, x.ndim) for d in src]
+    wrapped_dst = [wrap_dim(d, x.ndim) for d in dst]
+    if len(set(wrapped_src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(wrapped_dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    if not x.ndim:
+        return AliasBackward0.apply(x)
+    order = [None] * x.ndim
+    for s, d in zip(wrapped_src, wrapped_dst):
+        order[d] = s
+    rest = iter(d for d in range(x.ndim) if d not in wrapped_src)
+    return PermuteBackward0.apply(x, tuple(next(rest) if o is None else o for o in order))
+
+
+def _move_overloads(name):
+    return IntArguments(name, ("int source, int destination", "int[] source, int[] destination"),
+                        ("Tensor input, int source, int destination",
+                         "Tensor input, int[] source, int[] destination"), movedim)
+
+
+MOVEDIM, MOVEAXIS = _move_overloads("movedim"), _move_overloads("moveaxis")
