@@ -230,8 +230,16 @@ tile = _sh.TILE.torch_function(
     lambda x, args, kwargs, function: _sh.tile(x, _sh.tile_arguments(x, args, kwargs, True)))
 roll = _sh.ROLL.torch_function(
     lambda x, args, kwargs, function: _sh.roll(x, *_sh.roll_arguments(x, args, kwargs, True)))
+unflatten = _sh.UNFLATTEN.torch_function(
+    lambda x, args, kwargs, function: _sh.unflatten(
+        x, *_sh.unflatten_arguments(x, args, kwargs, True)))
 movedim = _sh.MOVEDIM.function
 moveaxis = _sh.MOVEAXIS.function
+
+
+@_tensor_arguments("ravel", "input")
+def ravel(x):
+    return _sh.ravel(x)
 
 
 chunk = _sh.CHUNK.function
@@ -370,4 +378,4 @@ __all__ = [
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
             "full_like", "cumsum", "flip", "prod", "all", "any"]
-__all__ += ["tile", "roll", "movedim", "moveaxis"]
+__all__ += ["tile", "roll", "movedim", "moveaxis", "unflatten", "ravel"]

@@ -524,6 +524,14 @@ class TensorOps:
     def moveaxis(self, *args, **kwargs):
         return _ops.shape.MOVEAXIS.call(self, args, kwargs)
 
+    def unflatten(self, dim, sizes):
+        return _ops.shape.unflatten_method(self, dim, sizes)
+
+    def ravel(self, *args):
+        if args:  # (PyTorch's method takes none, and says so as its C method does)
+            raise TypeError(f"TensorBase.ravel() takes no arguments ({len(args)} given)")
+        return _ops.shape.ravel(self)
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 

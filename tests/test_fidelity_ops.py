@@ -1142,7 +1142,7 @@ PROGRAMS = {
     "new_full of a 0-dim tensor, by keyword too": [
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
-    # tensor methods learners reach for: repeat, tile, roll, movedim/moveaxis
+    # tensor methods learners reach for: repeat, tile, roll, movedim/moveaxis, unflatten, ravel
     "repeat: RepeatBackward0 and its saves, 0-dim, zero repeats, ints": [
         "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
         "a = x.repeat(2, 1, 2)", "n = a.grad_fn.name()",
@@ -1226,6 +1226,38 @@ PROGRAMS = {
     "torch.movedim of a float": ["a = lib.movedim(lib.ones(2, 3), 0, 1.5)"],
     "torch.moveaxis of one dim": ["a = lib.moveaxis(lib.ones(2, 3), 0)"],
     "torch.movedim of a number": ["a = lib.movedim(3, 0, 1)"],
+    "unflatten: ViewBackward0, a view; -1 inferred": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.unflatten(1, (3, 1))",
+        "r = (a.grad_fn.name(), a.grad_fn._saved_self_sym_sizes, a._base is x)",
+        "b = lib.unflatten(x, -1, (-1, 1))", "c = x.t().unflatten(0, [1, 3])",
+        "d = x.unflatten(dim=0, sizes=(2,))", "e = lib.unflatten(x, dim=1, sizes=(3,))",
+        "(a.sum() + b.sum() + c.sum() + d.sum() + e.sum()).backward()"],
+    "unflatten: second order": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "g, = lib.autograd.grad((x.unflatten(1, (3, 1)) ** 3).sum(), x, create_graph=True)",
+        "g.sum().backward()"],
+    "unflatten of sizes that do not multiply up": ["a = lib.ones(2, 3).unflatten(-1, (2, 2))"],
+    "unflatten of empty sizes": ["a = lib.ones(2, 3).unflatten(1, ())"],
+    "unflatten of sizes 0": ["a = lib.ones(2, 3).unflatten(1, 0)"],
+    "torch.unflatten of empty sizes": ["a = lib.unflatten(lib.ones(2, 3), 1, [])"],
+    "unflatten dim out of range": ["a = lib.ones(2, 3).unflatten(2, (3,))"],
+    "unflatten of an int size": ["a = lib.ones(2, 3).unflatten(1, 3)"],
+    "unflatten of a float dim": ["a = lib.ones(2, 3).unflatten(1.5, (3,))"],
+    "unflatten of a float size": ["a = lib.ones(2, 3).unflatten(1, (1.5, 2))"],
+    "unflatten of a string among sizes": ["a = lib.ones(2, 3).unflatten(1, [3, 'a'])"],
+    "unflatten without sizes": ["a = lib.ones(2, 3).unflatten(1)"],
+    "torch.unflatten of an int size": ["a = lib.unflatten(lib.ones(2, 3), 1, 3)"],
+    "torch.unflatten of four arguments": ["a = lib.unflatten(lib.ones(2, 3), 1, (3, 1), 2)"],
+    "ravel: a view when contiguous, else CloneBackward0 then ViewBackward0": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.ravel()", "r = (a.grad_fn.name(), a._base is x)", "b = lib.ravel(x.t())",
+        "r2 = (b.grad_fn.name(), b.grad_fn.next_functions[0][0].name(), b.is_contiguous())",
+        "c = lib.tensor(2.).ravel()", "x.detach().ravel().add_(1)", "v = x._version",
+        "(a * b).sum().backward()"],
+    "ravel takes no arguments": ["a = lib.ones(2).ravel(0)"],
+    "torch.ravel of two arguments": ["a = lib.ravel(lib.ones(2), 0)"],
+    "torch.ravel of a number": ["a = lib.ravel(3)"],
 }
 
 

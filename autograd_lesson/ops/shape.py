@@ -1517,3 +1517,45 @@ def _move_overloads(name):
 
 
 MOVEDIM, MOVEAXIS = _move_overloads("movedim"), _move_overloads("moveaxis")
+
+
+# -- unflatten, ravel (view) -----------------------------------------------------------------
+def unflatten(x, dim, sizes):
+    """``x.unflatten(dim, sizes)``: dim split into ``sizes`` (one -1 inferred), a ``view``
+    (``ViewBackward0``) as PyTorch's; its checks and messages."""
+    d = wrap_dim(dim, x.ndim)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if not x.ndim:
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {d} "
+                           f"but tensor has no dimensions")
+    try:
+        inferred = _infer_shape(tuple(sizes), x.shape[d])
+    except RuntimeError as e:
+        if "is invalid for input of size" not in str(e):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {d} ({x.shape[d]}) in the input tensor") from None
+    return ViewBackward0.apply(x, x.shape[:d] + inferred + x.shape[d + 1:])
+
+
+def ravel(x):
+    """``x.contiguous().view(-1)``, as PyTorch: a view of a contiguous x (``ViewBackward0``),
+    else ``CloneBackward0`` then ``ViewBackward0`` (not reshape's ``_unsafe_view``)."""
+    return ViewBackward0.apply(x.contiguous(), (x.numel(),))
+
+
+UNFLATTEN = Overloads("unflatten", ("int dim, SymInt[] sizes",),
+                      ("Tensor input, int dim, SymInt[] sizes",))
+
+
+def unflatten_method(x, dim, sizes):
+    """``Tensor.unflatten``, a Python method in PyTorch: it refuses empty sizes itself."""
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    return unflatten(x, *unflatten_arguments(x, (dim, sizes), {}))
+
+
+def unflatten_arguments(x, args, kwargs, function=False):
+    values = UNFLATTEN.parse(x, args, kwargs, function)[1]
+    return values["dim"], values["sizes"]
