@@ -226,6 +226,16 @@ def stack(*args, **kwargs):
     return _sh.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
 
 
+def concat(*args, **kwargs):
+    """``torch.concat``: an alias of ``cat`` (``CatBackward0``)."""
+    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCAT, args, kwargs))
+
+
+def concatenate(*args, **kwargs):
+    """``torch.concatenate``: an alias of ``cat`` (``CatBackward0``)."""
+    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCATENATE, args, kwargs))
+
+
 tile = _sh.TILE.torch_function(
     lambda x, args, kwargs, function: _sh.tile(x, _sh.tile_arguments(x, args, kwargs, True)))
 roll = _sh.ROLL.torch_function(
@@ -378,4 +388,4 @@ __all__ = [
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
             "full_like", "cumsum", "flip", "prod", "all", "any"]
-__all__ += ["tile", "roll", "movedim", "moveaxis", "unflatten", "ravel"]
+__all__ += ["tile", "roll", "movedim", "moveaxis", "unflatten", "ravel", "concat", "concatenate"]

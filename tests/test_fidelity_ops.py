@@ -1142,7 +1142,8 @@ PROGRAMS = {
     "new_full of a 0-dim tensor, by keyword too": [
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
-    # tensor methods learners reach for: repeat, tile, roll, movedim/moveaxis, unflatten, ravel
+    # tensor methods learners reach for: repeat, tile, roll, movedim/moveaxis, unflatten, ravel,
+    # concat/concatenate
     "repeat: RepeatBackward0 and its saves, 0-dim, zero repeats, ints": [
         "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
         "a = x.repeat(2, 1, 2)", "n = a.grad_fn.name()",
@@ -1258,6 +1259,20 @@ PROGRAMS = {
     "ravel takes no arguments": ["a = lib.ones(2).ravel(0)"],
     "torch.ravel of two arguments": ["a = lib.ravel(lib.ones(2), 0)"],
     "torch.ravel of a number": ["a = lib.ravel(3)"],
+    "concat/concatenate are cat (CatBackward0)": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = lib.concat([x, x], 1)", "r = (a.grad_fn.name(), a.grad_fn._saved_dim)",
+        "b = lib.concatenate((x, x))", "c = lib.concat(tensors=[x, x], axis=1)",
+        "d = lib.concatenate([lib.ones(2), lib.tensor([1, 2])])",
+        "e = lib.concat([x], 0, out=None)", "(a.sum() + b.sum() + c.sum() + e.sum()).backward()"],
+    "concat of a float dim": ["a = lib.concat([lib.ones(2), lib.ones(2)], 1.5)"],
+    "concat of tensors of different ranks": ["a = lib.concat([lib.ones(2, 3), lib.ones(3)])"],
+    "concat of nothing": ["a = lib.concat([])"],
+    "concat of a tensor": ["a = lib.concat(lib.ones(2))"],
+    "concat without arguments": ["a = lib.concat()"],
+    "concat of three arguments": ["a = lib.concat([lib.ones(2)], 0, 1)"],
+    "concatenate dim out of range": ["a = lib.concatenate([lib.ones(2, 3)] * 2, dim=5)"],
+    "concatenate of a number in the list": ["a = lib.concatenate([lib.ones(2), 1])"],
 }
 
 

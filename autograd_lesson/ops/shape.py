@@ -713,6 +713,8 @@ class CopyBackwards(Op):
 
 CAT = ArgParser("cat", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
 STACK = ArgParser("stack", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
+CONCAT = ArgParser("concat", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
+CONCATENATE = ArgParser("concatenate", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
 
 
 def tensor_list_arguments(parser, args, kwargs):
