@@ -236,6 +236,7 @@ def concatenate(*args, **kwargs):
     return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCATENATE, args, kwargs))
 
 
+hstack, vstack, dstack = _sh.hstack, _sh.vstack, _sh.dstack
 tile = _sh.TILE.torch_function(
     lambda x, args, kwargs, function: _sh.tile(x, _sh.tile_arguments(x, args, kwargs, True)))
 roll = _sh.ROLL.torch_function(
@@ -388,4 +389,5 @@ __all__ = [
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
             "full_like", "cumsum", "flip", "prod", "all", "any"]
-__all__ += ["tile", "roll", "movedim", "moveaxis", "unflatten", "ravel", "concat", "concatenate"]
+__all__ += ["tile", "roll", "movedim", "moveaxis", "unflatten", "ravel", "concat", "concatenate",
+            "hstack", "vstack", "dstack"]

@@ -1143,7 +1143,7 @@ PROGRAMS = {
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
     # tensor methods learners reach for: repeat, tile, roll, movedim/moveaxis, unflatten, ravel,
-    # concat/concatenate
+    # concat/concatenate, hstack/vstack/dstack
     "repeat: RepeatBackward0 and its saves, 0-dim, zero repeats, ints": [
         "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
         "a = x.repeat(2, 1, 2)", "n = a.grad_fn.name()",
@@ -1273,6 +1273,25 @@ PROGRAMS = {
     "concat of three arguments": ["a = lib.concat([lib.ones(2)], 0, 1)"],
     "concatenate dim out of range": ["a = lib.concatenate([lib.ones(2, 3)] * 2, dim=5)"],
     "concatenate of a number in the list": ["a = lib.concatenate([lib.ones(2), 1])"],
+    "hstack/vstack/dstack: cat of atleast_1d/2d/3d": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "v = lib.arange(3.).requires_grad_()", "s = lib.tensor(2., requires_grad=True)",
+        "a = lib.hstack([x, x])", "b = lib.vstack((v, v))", "c = lib.dstack([v, x[:1]])",
+        "d = lib.hstack([s, v])", "e = lib.vstack([s, s])", "f = lib.dstack([s, s])",
+        "n = [[f.name() for f, _ in t.grad_fn.next_functions] for t in (b, d, e)]",
+        "r = [t.grad_fn._saved_dim for t in (a, b, c, d, e, f)]",
+        "g = lib.hstack([lib.ones(2), lib.tensor([1, 2])])",
+        "h = lib.vstack(tensors=[x], out=None)",
+        "(a.sum() + b.sum() + c.sum() + d.sum() + e.sum() + f.sum() + h.sum()).backward()"],
+    "hstack of nothing": ["a = lib.hstack([])"],
+    "vstack of nothing": ["a = lib.vstack([])"],
+    "dstack of nothing": ["a = lib.dstack([])"],
+    "hstack of a tensor": ["a = lib.hstack(lib.ones(2))"],
+    "hstack of two arguments": ["a = lib.hstack([lib.ones(2)], 1)"],
+    "hstack without arguments": ["a = lib.hstack()"],
+    "hstack of a number in the list": ["a = lib.hstack([lib.ones(2), 1])"],
+    "hstack of tensors of different ranks": ["a = lib.hstack([lib.ones(2, 3), lib.ones(3)])"],
+    "vstack of rows of different lengths": ["a = lib.vstack([lib.ones(3), lib.tensor(1.)])"],
 }
 
 

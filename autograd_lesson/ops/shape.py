@@ -1561,3 +1561,49 @@ def unflatten_method(x, dim, sizes):
 def unflatten_arguments(x, args, kwargs, function=False):
     values = UNFLATTEN.parse(x, args, kwargs, function)[1]
     return values["dim"], values["sizes"]
+
+
+# -- hstack, vstack, dstack: cat of atleast_1d/2d/3d -------------------------------------------
+def _atleast_1d(t):
+    return ViewBackward0.apply(t, (1,)) if not t.ndim else t
+
+
+def _atleast_2d(t):
+    if not t.ndim:
+        return ViewBackward0.apply(t, (1, 1))
+    return UnsqueezeBackward0.apply(t, 0) if t.ndim == 1 else t
+
+
+def _atleast_3d(t):
+    if not t.ndim:
+        return ViewBackward0.apply(t, (1, 1, 1))
+    if t.ndim == 1:
+        return UnsqueezeBackward0.apply(UnsqueezeBackward0.apply(t, 0), -1)
+    return UnsqueezeBackward0.apply(t, -1) if t.ndim == 2 else t
+
+
+def _stacking(name, atleast, dim):
+    """``torch.hstack``/``vstack``/``dstack``: ``cat`` of the tensors made at least 1-, 2- or
+    3-dim (``ViewBackward0``/``UnsqueezeBackward0`` then ``CatBackward0``, as PyTorch)."""
+    parser = ArgParser(name, "Tensor[] tensors, *, Tensor? out=None")
+
+    def call(*args, **kwargs):
+        if not kwargs and len(args) == 1 and type(args[0]) in (list, tuple):
+            tensors = args[0]
+            check_tensor_list(tensors)
+        else:
+            _, values = parser.parse(args, kwargs)
+            if values["out"] is not None:
+                raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+            tensors = values["tensors"]
+        if not tensors:
+            raise RuntimeError(f"{name} expects a non-empty TensorList")
+        tensors = [atleast(t) for t in tensors]
+        return CatBackward0.apply(tensors, dim(tensors))
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+hstack = _stacking("hstack", _atleast_1d, lambda ts: 0 if ts[0].ndim == 1 else 1)
+vstack = _stacking("vstack", _atleast_2d, lambda ts: 0)
+dstack = _stacking("dstack", _atleast_3d, lambda ts: 2)
