@@ -244,6 +244,7 @@ roll = _sh.ROLL.torch_function(
 unflatten = _sh.UNFLATTEN.torch_function(
     lambda x, args, kwargs, function: _sh.unflatten(
         x, *_sh.unflatten_arguments(x, args, kwargs, True)))
+repeat_interleave = _sh.REPEAT_INTERLEAVE.function
 movedim = _sh.MOVEDIM.function
 moveaxis = _sh.MOVEAXIS.function
 
@@ -390,4 +391,4 @@ __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
             "full_like", "cumsum", "flip", "prod", "all", "any"]
 __all__ += ["tile", "roll", "movedim", "moveaxis", "unflatten", "ravel", "concat", "concatenate",
-            "hstack", "vstack", "dstack"]
+            "hstack", "vstack", "dstack", "repeat_interleave"]

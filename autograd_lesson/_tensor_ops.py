@@ -518,6 +518,10 @@ class TensorOps:
         """``roll(shifts, dims=())``: ``RollBackward0``."""
         return _ops.shape.roll(self, *_ops.shape.roll_arguments(self, args, kwargs))
 
+    def repeat_interleave(self, *args, **kwargs):
+        """``repeat_interleave(repeats, dim=None, *, output_size=None)``, int repeats."""
+        return _ops.shape.REPEAT_INTERLEAVE.call(self, args, kwargs)
+
     def movedim(self, *args, **kwargs):
         return _ops.shape.MOVEDIM.call(self, args, kwargs)
 

@@ -1143,7 +1143,7 @@ PROGRAMS = {
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
     # tensor methods learners reach for: repeat, tile, roll, movedim/moveaxis, unflatten, ravel,
-    # concat/concatenate, hstack/vstack/dstack
+    # concat/concatenate, hstack/vstack/dstack, repeat_interleave
     "repeat: RepeatBackward0 and its saves, 0-dim, zero repeats, ints": [
         "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
         "a = x.repeat(2, 1, 2)", "n = a.grad_fn.name()",
@@ -1292,6 +1292,37 @@ PROGRAMS = {
     "hstack of a number in the list": ["a = lib.hstack([lib.ones(2), 1])"],
     "hstack of tensors of different ranks": ["a = lib.hstack([lib.ones(2, 3), lib.ones(3)])"],
     "vstack of rows of different lengths": ["a = lib.vstack([lib.ones(3), lib.tensor(1.)])"],
+    "repeat_interleave of int repeats: flatten, unsqueeze, expand, clone, view": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "a = x.repeat_interleave(2)",
+        "n = [a.grad_fn.name(), a.grad_fn.next_functions[0][0].name()]",
+        "b = x.repeat_interleave(2, dim=1)", "r = b.grad_fn._saved_self_sym_sizes",
+        "c = lib.repeat_interleave(x.t(), 3, -2)", "d = x.repeat_interleave(0)",
+        "e = lib.tensor(2., requires_grad=True).repeat_interleave(2)",
+        "f = x.repeat_interleave(2, dim=1, output_size=6)",
+        "g = lib.tensor([1, 2]).repeat_interleave(2)",
+        "h = x.repeat_interleave(repeats=2, dim=None)",
+        "((a * lib.arange(12.)).sum() + (b * b).sum() + c.sum() + d.sum() + e.sum() + f.sum()"
+        " + h.sum()).backward()"],
+    "repeat_interleave: second order": [
+        "x = lib.arange(6.).reshape(2, 3).requires_grad_()",
+        "g, = lib.autograd.grad((x.repeat_interleave(2, 1) ** 2).sum(), x, create_graph=True)",
+        "g.sum().backward()"],
+    "repeat_interleave of a negative repeat": ["a = lib.ones(2).repeat_interleave(-1)"],
+    "repeat_interleave dim out of range": ["a = lib.ones(2, 3).repeat_interleave(2, 5)"],
+    "repeat_interleave of a float dim": ["a = lib.ones(2, 3).repeat_interleave(2, 1.5)"],
+    "repeat_interleave of float repeats": ["a = lib.ones(2).repeat_interleave(1.5)"],
+    "repeat_interleave of bool repeats": ["a = lib.ones(2).repeat_interleave(True)"],
+    "repeat_interleave of a wrong output_size": [
+        "a = lib.ones(2, 3).repeat_interleave(2, dim=1, output_size=5)"],
+    "repeat_interleave of a float output_size": [
+        "a = lib.ones(2).repeat_interleave(2, output_size=1.5)"],
+    "repeat_interleave without repeats": ["a = lib.ones(2).repeat_interleave()"],
+    "repeat_interleave of three positional arguments": [
+        "a = lib.ones(2).repeat_interleave(2, 0, 4)"],
+    "repeat_interleave of a 0-dim tensor along dim 0": [
+        "a = lib.tensor(3.).repeat_interleave(2, 0)"],
+    "torch.repeat_interleave of numbers": ["a = lib.repeat_interleave(3, 2)"],
 }
 
 

@@ -1607,3 +1607,36 @@ def _stacking(name, atleast, dim):
 hstack = _stacking("hstack", _atleast_1d, lambda ts: 0 if ts[0].ndim == 1 else 1)
 vstack = _stacking("vstack", _atleast_2d, lambda ts: 0)
 dstack = _stacking("dstack", _atleast_3d, lambda ts: 2)
+
+
+# -- repeat_interleave (int repeats) ------------------------------------------------------------
+def repeat_interleave(x, repeats, dim=None, output_size=None):
+    """``x.repeat_interleave(repeats, dim=None)`` for an int ``repeats``: each element repeated
+    along dim (of the flattened x without one). PyTorch's composite, node by node: ``flatten``,
+    ``UnsqueezeBackward0`` at dim + 1, ``ExpandBackward0`` there to repeats,
+    ``CloneBackward0``, ``ViewBackward0`` merging the two dims; no node of its own."""
+    if isinstance(repeats, Tensor):  # (PyTorch's other overload: an index_select)
+        raise NotImplementedError("autograd_lesson's repeat_interleave takes int repeats only, "
+                                  "not a tensor of them")
+    source = x if dim is not None else flatten(x)
+    d = wrap_dim(0 if dim is None else dim, x.ndim)  # (x's rank, as PyTorch: not the flattened)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    source = UnsqueezeBackward0.apply(source, d + 1)
+    shape = list(source.shape)
+    shape[d + 1] = repeats
+    source = ExpandBackward0.apply(source, tuple(shape))
+    if output_size is not None and output_size != repeats * shape[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected "
+                           f"{repeats * shape[d]} but got {output_size}")
+    return flatten(CloneBackward0.apply(source), d, d + 1)
+
+
+_INTERLEAVE = ("Tensor repeats, int? dim=None, *, SymInt? output_size=None",
+               "SymInt repeats, int? dim=None, *, SymInt? output_size=None")
+REPEAT_INTERLEAVE = IntArguments(
+    "repeat_interleave", _INTERLEAVE,
+    ("Tensor input, Tensor repeats, int? dim=None, *, SymInt? output_size=None",
+     "Tensor repeats, *, SymInt? output_size=None",
+     "Tensor input, SymInt repeats, int? dim=None, *, SymInt? output_size=None"),
+    repeat_interleave)
