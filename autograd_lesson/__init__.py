@@ -226,6 +226,34 @@ def stack(*args, **kwargs):
     return _sh.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
 
 
+def concat(*args, **kwargs):
+    """``torch.concat``: an alias of ``cat`` (``CatBackward0``)."""
+    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCAT, args, kwargs))
+
+
+def concatenate(*args, **kwargs):
+    """``torch.concatenate``: an alias of ``cat`` (``CatBackward0``)."""
+    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCATENATE, args, kwargs))
+
+
+hstack, vstack, dstack = _sh.hstack, _sh.vstack, _sh.dstack
+tile = _sh.TILE.torch_function(
+    lambda x, args, kwargs, function: _sh.tile(x, _sh.tile_arguments(x, args, kwargs, True)))
+roll = _sh.ROLL.torch_function(
+    lambda x, args, kwargs, function: _sh.roll(x, *_sh.roll_arguments(x, args, kwargs, True)))
+unflatten = _sh.UNFLATTEN.torch_function(
+    lambda x, args, kwargs, function: _sh.unflatten(
+        x, *_sh.unflatten_arguments(x, args, kwargs, True)))
+repeat_interleave = _sh.REPEAT_INTERLEAVE.function
+movedim = _sh.MOVEDIM.function
+moveaxis = _sh.MOVEAXIS.function
+
+
+@_tensor_arguments("ravel", "input")
+def ravel(x):
+    return _sh.ravel(x)
+
+
 chunk = _sh.CHUNK.function
 
 
@@ -362,3 +390,5 @@ __all__ = [
 __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos", "eq", "ne", "lt", "le", "gt", "ge",
             "masked_fill", "gather", "index_select", "var", "std", "empty", "empty_like",
             "full_like", "cumsum", "flip", "prod", "all", "any"]
+__all__ += ["tile", "roll", "movedim", "moveaxis", "unflatten", "ravel", "concat", "concatenate",
+            "hstack", "vstack", "dstack", "repeat_interleave"]

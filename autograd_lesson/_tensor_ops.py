@@ -506,6 +506,36 @@ class TensorOps:
     def unbind(self, *args, **kwargs):
         return _ops.shape.UNBIND.call(self, args, kwargs)
 
+    def repeat(self, *repeats, **kwargs):
+        """``repeat(*repeats)``: ``RepeatBackward0``."""
+        return _ops.shape.repeat(self, _ops.shape.repeat_arguments(self, repeats, kwargs))
+
+    def tile(self, *dims, **kwargs):
+        """``tile(*dims)``: ``repeat`` with dims padded by leading 1s (``RepeatBackward0``)."""
+        return _ops.shape.tile(self, _ops.shape.tile_arguments(self, dims, kwargs))
+
+    def roll(self, *args, **kwargs):
+        """``roll(shifts, dims=())``: ``RollBackward0``."""
+        return _ops.shape.roll(self, *_ops.shape.roll_arguments(self, args, kwargs))
+
+    def repeat_interleave(self, *args, **kwargs):
+        """``repeat_interleave(repeats, dim=None, *, output_size=None)``, int repeats."""
+        return _ops.shape.REPEAT_INTERLEAVE.call(self, args, kwargs)
+
+    def movedim(self, *args, **kwargs):
+        return _ops.shape.MOVEDIM.call(self, args, kwargs)
+
+    def moveaxis(self, *args, **kwargs):
+        return _ops.shape.MOVEAXIS.call(self, args, kwargs)
+
+    def unflatten(self, dim, sizes):
+        return _ops.shape.unflatten_method(self, dim, sizes)
+
+    def ravel(self, *args):
+        if args:  # (PyTorch's method takes none, and says so as its C method does)
+            raise TypeError(f"TensorBase.ravel() takes no arguments ({len(args)} given)")
+        return _ops.shape.ravel(self)
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 

@@ -265,7 +265,17 @@ def expression(draw, names):
             f"{x}.cumsum({d})", f"lib.cumsum({x}, {d})", f"{x}.cumsum({d}, dtype=lib.float64)",
             f"{x}.flip({d})", f"lib.flip({x}, ({d}, {draw(DIM)}))",
             f"{x}.prod()", f"{x}.prod({d})", f"lib.prod({x}, {d}, {k})", f"({x} * 0).prod()",
-            f"({x} - {x}.max()).prod({d})"]))
+            f"({x} - {x}.max()).prod({d})",
+            f"{x}.repeat({draw(st.sampled_from(['2', '1, 2', '(2, 1, 1)', '0, 1', '()', '-1']))})",
+            f"{x}.tile({draw(st.sampled_from(['2', '(1, 2)', '()', '(2, 1, 1)']))})",
+            f"{x}.roll({draw(st.sampled_from(['1', '-2', '(1, 2)']))}"
+            f"{draw(st.sampled_from(['', f', {d}', f', ({d}, {draw(DIM)})']))})",
+            f"{x}.movedim({d}, {draw(DIM)})", f"lib.moveaxis({x}, ({d},), ({draw(DIM)},))",
+            f"{x}.unflatten({d}, {draw(st.sampled_from(['(-1,)', '(1, -1)', '(2, -1)', '(-1, 1, 1)']))})",
+            f"{x}.ravel()", f"lib.ravel({x})", f"lib.concat([{x}, {y}], {d})",
+            f"lib.concatenate(({x}, {y}))",
+            f"lib.{draw(st.sampled_from(['hstack', 'vstack', 'dstack']))}([{x}, {y}])",
+            f"{x}.repeat_interleave({draw(st.sampled_from(['2', '0', f'3, {d}', '2, dim=None']))})"]))
     return f"Scale.apply({x})"
 
 
@@ -369,6 +379,8 @@ def _kind(exc):
 def _message(text):
     text = str(text)
     text = re.sub(r" \(Triggered internally at .*", "", text, flags=re.S)
+    # (a C++ error torch rewraps, unflatten's "unexpected error", carries its C++ stack trace)
+    text = re.sub(r"\nException raised from .*", "", text, flags=re.S)
     if "received an invalid combination of arguments" in text:
         # (the package lists the overloads, not the parser's "didn't match" notes under some)
         text = "\n".join(line for line in text.split("\n")

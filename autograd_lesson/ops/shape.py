@@ -713,6 +713,8 @@ class CopyBackwards(Op):
 
 CAT = ArgParser("cat", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
 STACK = ArgParser("stack", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
+CONCAT = ArgParser("concat", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
+CONCATENATE = ArgParser("concatenate", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
 
 
 def tensor_list_arguments(parser, args, kwargs):
@@ -1370,3 +1372,271 @@ CHUNK = IntArguments("chunk", ("int chunks, int dim=0",), ("Tensor input, int ch
                      lambda x, chunks, dim=0: chunk(x, chunks, dim))
 UNBIND = IntArguments("unbind", ("int dim=0",), ("Tensor input, int dim=0",),
                       lambda x, dim=0: unbind(x, dim))
+
+
+# -- repeat and tile (RepeatBackward0) -------------------------------------------------------
+class RepeatBackward0(Op):
+    """out = self tiled ``repeats[i]`` times along each dim (new leading dims for extra
+    repeats). d/dself = grad summed over the leading dims, then reshaped into (repeat, size)
+    pairs and summed over the repeats (zeros if a repeat is 0). Saves repeats and
+    self_sym_sizes."""
+
+    def forward(ctx, x, repeats):
+        a = x._data
+        if len(repeats) < a.ndim:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
+                               "number of dimensions of tensor")
+        padded = (1,) * (len(repeats) - a.ndim) + a.shape
+        target = [n * r for n, r in zip(padded, repeats)]
+        for n in target:
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                   f"{target}")
+        ctx.repeats, ctx.input_shape = tuple(repeats), a.shape
+        ctx.save_values(repeats=list(repeats), self_sym_sizes=list(a.shape))
+        if 0 in target:  # (a negative repeat of an empty dim too: PyTorch makes it empty)
+            return np.zeros(target, dtype=a.dtype)
+        return np.tile(a.reshape(padded), repeats)
+
+    def backward(ctx, grad):
+        if 0 in ctx.repeats:
+            return zeros(ctx.input_shape, grad)
+        lead = len(ctx.repeats) - len(ctx.input_shape)
+        for _ in range(lead):
+            grad = grad.sum(0)
+        grad_size, sum_dims = [], []
+        for repeat, size in zip(ctx.repeats[lead:], ctx.input_shape):
+            if repeat != 1:  # the repeat before the size: the copies are laid out whole
+                grad_size.append(repeat)
+                sum_dims.append(len(grad_size) - 1)
+            grad_size.append(size)
+        if sum_dims:  # (none: grad.sum([]) would sum everything)
+            grad = grad.reshape(grad_size).sum(sum_dims)
+        return grad
+
+
+def repeat(x, repeats):
+    return RepeatBackward0.apply(x, tuple(repeats))
+
+
+def tile(x, dims):
+    """``x.tile(dims)``: ``repeat`` with dims padded by leading 1s to x's rank, as PyTorch
+    (``RepeatBackward0``, no node of its own)."""
+    dims = tuple(dims)
+    return RepeatBackward0.apply(x, (1,) * (x.ndim - len(dims)) + dims)
+
+
+REPEAT = ArgParser("repeat", "SymInt[] repeats")
+TILE = Overloads("tile", ("SymInt[] dims",), ("Tensor input, SymInt[] dims",))
+
+
+def repeat_arguments(x, args, kwargs):
+    repeats = None if kwargs else _ints(args)
+    return REPEAT.parse(args, kwargs)[1]["repeats"] if repeats is None else repeats
+
+
+def tile_arguments(x, args, kwargs, function=False):
+    dims = None if kwargs else _ints(args, function)
+    return TILE.parse(x, args, kwargs, function)[1]["dims"] if dims is None else dims
+
+
+# -- roll ------------------------------------------------------------------------------------
+class RollBackward0(Op):
+    """out = self rolled by ``shifts`` along ``dims`` (the flattened tensor when no dims are
+    given): d/dself = grad rolled by -shifts (PyTorch's backward lists the pairs last first).
+    Saves shifts and dims (as given)."""
+
+    def forward(ctx, x, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        ctx.save_values(dims=list(dims), shifts=list(shifts))
+        a = x._data
+        if len(shifts) != 1 or len(dims) != 1:  # PyTorch's roll_common
+            if not shifts:
+                raise RuntimeError("`shifts` required")
+            if not dims and len(shifts) == 1:
+                return np.roll(a.reshape(-1), shifts[0]).reshape(a.shape)
+            if len(shifts) != len(dims):
+                raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                                   f"dims:{len(dims)}")
+        out = a
+        for shift, dim in zip(shifts, dims):
+            if not a.size:  # (PyTorch returns a copy before it reads the dim)
+                return a.copy()
+            if not a.ndim:
+                raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+            out = np.roll(out, shift, wrap_dim(dim, a.ndim))
+        return out if out.flags.c_contiguous else np.array(out, order="C")
+
+    def backward(ctx, grad):
+        return RollBackward0.apply(grad, [-s for s in reversed(ctx.shifts)], ctx.dims[::-1])
+
+
+def roll(x, shifts, dims=None):
+    return RollBackward0.apply(x, tuple(shifts), () if dims is None else tuple(dims))
+
+
+ROLL = Overloads("roll", ("SymInt[1] shifts, int[1]? dims=[]",),
+                 ("Tensor input, SymInt[1] shifts, int[1]? dims=[]",))
+
+
+def roll_arguments(x, args, kwargs, function=False):
+    """(shifts, dims) of ``x.roll(*args, **kwargs)``; plain ints skip the parser."""
+    if not function and not kwargs and 0 < len(args) < 3 and all(type(a) is int for a in args):
+        return (args[0],), args[1:]
+    values = ROLL.parse(x, args, kwargs, function)[1]
+    return values["shifts"], values["dims"]
+
+
+# -- movedim, moveaxis (permute) -------------------------------------------------------------
+def movedim(x, source, destination):
+    """``x.movedim(source, destination)`` (ints, or lists of them; ``moveaxis`` alike): the
+    dims in ``source`` moved to ``destination``, the others kept in order. PyTorch's
+    ``permute`` (``PermuteBackward0``), or ``alias`` of a 0-dim tensor."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    wrapped_src = [wrap_dim(d, x.ndim) for d in src]
+    wrapped_dst = [wrap_dim(d, x.ndim) for d in dst]
+    if len(set(wrapped_src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(wrapped_dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    if not x.ndim:
+        return AliasBackward0.apply(x)
+    order = [None] * x.ndim
+    for s, d in zip(wrapped_src, wrapped_dst):
+        order[d] = s
+    rest = iter(d for d in range(x.ndim) if d not in wrapped_src)
+    return PermuteBackward0.apply(x, tuple(next(rest) if o is None else o for o in order))
+
+
+def _move_overloads(name):
+    return IntArguments(name, ("int source, int destination", "int[] source, int[] destination"),
+                        ("Tensor input, int source, int destination",
+                         "Tensor input, int[] source, int[] destination"), movedim)
+
+
+MOVEDIM, MOVEAXIS = _move_overloads("movedim"), _move_overloads("moveaxis")
+
+
+# -- unflatten, ravel (view) -----------------------------------------------------------------
+def unflatten(x, dim, sizes):
+    """``x.unflatten(dim, sizes)``: dim split into ``sizes`` (one -1 inferred), a ``view``
+    (``ViewBackward0``) as PyTorch's; its checks and messages."""
+    d = wrap_dim(dim, x.ndim)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if not x.ndim:
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {d} "
+                           f"but tensor has no dimensions")
+    try:
+        inferred = _infer_shape(tuple(sizes), x.shape[d])
+    except RuntimeError as e:
+        if "is invalid for input of size" not in str(e):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {d} ({x.shape[d]}) in the input tensor") from None
+    return ViewBackward0.apply(x, x.shape[:d] + inferred + x.shape[d + 1:])
+
+
+def ravel(x):
+    """``x.contiguous().view(-1)``, as PyTorch: a view of a contiguous x (``ViewBackward0``),
+    else ``CloneBackward0`` then ``ViewBackward0`` (not reshape's ``_unsafe_view``)."""
+    return ViewBackward0.apply(x.contiguous(), (x.numel(),))
+
+
+UNFLATTEN = Overloads("unflatten", ("int dim, SymInt[] sizes",),
+                      ("Tensor input, int dim, SymInt[] sizes",))
+
+
+def unflatten_method(x, dim, sizes):
+    """``Tensor.unflatten``, a Python method in PyTorch: it refuses empty sizes itself."""
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    return unflatten(x, *unflatten_arguments(x, (dim, sizes), {}))
+
+
+def unflatten_arguments(x, args, kwargs, function=False):
+    values = UNFLATTEN.parse(x, args, kwargs, function)[1]
+    return values["dim"], values["sizes"]
+
+
+# -- hstack, vstack, dstack: cat of atleast_1d/2d/3d -------------------------------------------
+def _atleast_1d(t):
+    return ViewBackward0.apply(t, (1,)) if not t.ndim else t
+
+
+def _atleast_2d(t):
+    if not t.ndim:
+        return ViewBackward0.apply(t, (1, 1))
+    return UnsqueezeBackward0.apply(t, 0) if t.ndim == 1 else t
+
+
+def _atleast_3d(t):
+    if not t.ndim:
+        return ViewBackward0.apply(t, (1, 1, 1))
+    if t.ndim == 1:
+        return UnsqueezeBackward0.apply(UnsqueezeBackward0.apply(t, 0), -1)
+    return UnsqueezeBackward0.apply(t, -1) if t.ndim == 2 else t
+
+
+def _stacking(name, atleast, dim):
+    """``torch.hstack``/``vstack``/``dstack``: ``cat`` of the tensors made at least 1-, 2- or
+    3-dim (``ViewBackward0``/``UnsqueezeBackward0`` then ``CatBackward0``, as PyTorch)."""
+    parser = ArgParser(name, "Tensor[] tensors, *, Tensor? out=None")
+
+    def call(*args, **kwargs):
+        if not kwargs and len(args) == 1 and type(args[0]) in (list, tuple):
+            tensors = args[0]
+            check_tensor_list(tensors)
+        else:
+            _, values = parser.parse(args, kwargs)
+            if values["out"] is not None:
+                raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+            tensors = values["tensors"]
+        if not tensors:
+            raise RuntimeError(f"{name} expects a non-empty TensorList")
+        tensors = [atleast(t) for t in tensors]
+        return CatBackward0.apply(tensors, dim(tensors))
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+hstack = _stacking("hstack", _atleast_1d, lambda ts: 0 if ts[0].ndim == 1 else 1)
+vstack = _stacking("vstack", _atleast_2d, lambda ts: 0)
+dstack = _stacking("dstack", _atleast_3d, lambda ts: 2)
+
+
+# -- repeat_interleave (int repeats) ------------------------------------------------------------
+def repeat_interleave(x, repeats, dim=None, output_size=None):
+    """``x.repeat_interleave(repeats, dim=None)`` for an int ``repeats``: each element repeated
+    along dim (of the flattened x without one). PyTorch's composite, node by node: ``flatten``,
+    ``UnsqueezeBackward0`` at dim + 1, ``ExpandBackward0`` there to repeats,
+    ``CloneBackward0``, ``ViewBackward0`` merging the two dims; no node of its own."""
+    if isinstance(repeats, Tensor):  # (PyTorch's other overload: an index_select)
+        raise NotImplementedError("autograd_lesson's repeat_interleave takes int repeats only, "
+                                  "not a tensor of them")
+    source = x if dim is not None else flatten(x)
+    d = wrap_dim(0 if dim is None else dim, x.ndim)  # (x's rank, as PyTorch: not the flattened)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    source = UnsqueezeBackward0.apply(source, d + 1)
+    shape = list(source.shape)
+    shape[d + 1] = repeats
+    source = ExpandBackward0.apply(source, tuple(shape))
+    if output_size is not None and output_size != repeats * shape[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected "
+                           f"{repeats * shape[d]} but got {output_size}")
+    return flatten(CloneBackward0.apply(source), d, d + 1)
+
+
+_INTERLEAVE = ("Tensor repeats, int? dim=None, *, SymInt? output_size=None",
+               "SymInt repeats, int? dim=None, *, SymInt? output_size=None")
+REPEAT_INTERLEAVE = IntArguments(
+    "repeat_interleave", _INTERLEAVE,
+    ("Tensor input, Tensor repeats, int? dim=None, *, SymInt? output_size=None",
+     "Tensor repeats, *, SymInt? output_size=None",
+     "Tensor input, SymInt repeats, int? dim=None, *, SymInt? output_size=None"),
+    repeat_interleave)
