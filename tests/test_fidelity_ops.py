@@ -1142,6 +1142,54 @@ PROGRAMS = {
     "new_full of a 0-dim tensor, by keyword too": [
         "x = lib.zeros(2)", "a = x.new_full((2,), lib.tensor(2.))",
         "b = x.new_full(size=(2,), fill_value=lib.tensor(1), dtype=lib.int64)"],
+    # the training-loop API with bad or unusual input (fidelity10)
+    "softmax without dim picks torch's implicit dim and warns": [
+        "a = F.softmax(lib.tensor([1., 2.]))", "b = F.softmax(lib.ones(2, 3))",
+        "c = F.log_softmax(lib.ones(2, 3, 2))", "d = F.log_softmax(lib.ones(2, 3, 2, 2))"],
+    "softmax's third parameter is _stacklevel, not dtype": [
+        "a = F.softmax(lib.tensor([1., 2.]), 0, lib.float64)",
+        "b = F.log_softmax(lib.tensor([1., 2.]), 0, lib.int64)"],
+    "leaky_relu's negative_slope must be a number, at position 2": [
+        "a = F.leaky_relu(lib.ones(2), 'a')"],
+    "leaky_relu's negative_slope by keyword is named at position 2": [
+        "a = F.leaky_relu(lib.ones(2), negative_slope=None)"],
+    "leaky_relu_ names itself": ["a = F.leaky_relu([1.], inplace=True)"],
+    "LeakyReLU of a string slope": ["m = lib.nn.LeakyReLU('a')", "a = m(lib.ones(2))"],
+    "leaky_relu of a 0-dim tensor slope": ["a = F.leaky_relu(-lib.ones(2), lib.tensor(0.5))"],
+    "dropout's training must be a bool": ["a = F.dropout(lib.ones(2), training='x')"],
+    "dropout_ names itself": ["a = F.dropout(lib.ones(2), inplace=True, training=1)"],
+    "dropout's input by keyword is named at position 1": ["a = F.dropout(input=[1.])"],
+    "dropout of an int or 0-dim tensor p": [
+        "a = F.dropout(lib.ones(2), 1, False)", "b = F.dropout(lib.ones(2), lib.tensor(0.), True)"],
+    "Dropout compares p with the int 0": ["m = lib.nn.Dropout('a')"],
+    "cross_entropy's label_smoothing must be a float": [
+        "a = F.cross_entropy(lib.ones(2, 3), lib.tensor([0, 1]), label_smoothing='a')"],
+    "cross_entropy's weight must be a Tensor": [
+        "a = F.cross_entropy(lib.ones(2, 3), lib.tensor([0, 1]), weight=[1., 2., 3.])"],
+    "cross_entropy's ignore_index must be an int": [
+        "a = F.cross_entropy(lib.ones(2, 3), lib.tensor([0, 1]), ignore_index=1.5)"],
+    "cross_entropy's target by keyword is named at position 2": [
+        "a = F.cross_entropy(lib.ones(2, 3), target=[0, 1])"],
+    "cross_entropy checks the reduction before the arguments": [
+        "a = F.cross_entropy(lib.ones(2, 3), [0, 1], reduction='bad')"],
+    "cross_entropy takes 0-dim tensors and ints for the numbers": [
+        "x = lib.ones(2, 3, requires_grad=True)", "t = lib.tensor([0, 1])",
+        "a = F.cross_entropy(x, t, ignore_index=lib.tensor(1))",
+        "b = F.cross_entropy(x, t, label_smoothing=lib.tensor(0.1))",
+        "c = F.cross_entropy(x, t, label_smoothing=0)", "(a + b + c).backward()"],
+    "nll_loss checks the reduction before the arguments": [
+        "a = F.nll_loss(lib.ones(2, 3), [0, 1], reduction='bad')"],
+    "nll_loss's target by keyword is named at position 2": [
+        "a = F.nll_loss(lib.ones(2, 3), target=[0, 1])"],
+    "nll_loss's ignore_index may not be a bool": [
+        "a = F.nll_loss(lib.ones(2, 3), lib.tensor([0, 1]), ignore_index=True)"],
+    "nll_loss's weight must be a Tensor": [
+        "a = F.nll_loss(lib.ones(2, 3), lib.tensor([0, 1]), weight=3)"],
+    "nll_loss of a 0-dim tensor ignore_index": [
+        "a = F.nll_loss(lib.ones(2, 3), lib.tensor([0, 1]), ignore_index=lib.tensor(1))"],
+    "RNNCell of a number hidden state asks for dim()": [
+        "c = lib.nn.RNNCell(3, 4)", "a = c(lib.ones(2, 3), 1.)"],
+    "RNNCell of a list asks for dim()": ["c = lib.nn.RNNCell(3, 4)", "a = c([1., 2., 3.])"],
 }
 
 
