@@ -1190,6 +1190,21 @@ PROGRAMS = {
     "RNNCell of a number hidden state asks for dim()": [
         "c = lib.nn.RNNCell(3, 4)", "a = c(lib.ones(2, 3), 1.)"],
     "RNNCell of a list asks for dim()": ["c = lib.nn.RNNCell(3, 4)", "a = c([1., 2., 3.])"],
+    "requires_grad_ takes a bool only": ["x = lib.ones(2)", "x.requires_grad_('x')"],
+    "requires_grad_ of an int by keyword": ["x = lib.ones(2)", "x.requires_grad_(requires_grad=1)"],
+    "requires_grad_ of None": ["x = lib.ones(2)", "x.requires_grad_(None)"],
+    "requires_grad_ takes one argument": ["x = lib.ones(2)", "x.requires_grad_(False, 1)"],
+    "requires_grad_ of an unknown keyword": ["x = lib.ones(2)", "x.requires_grad_(x=1)"],
+    "Module.requires_grad_ takes a bool only": [
+        "m = lib.nn.Linear(2, 1)", "m.requires_grad_(0)"],
+    "the requires_grad setter takes a bool only": ["x = lib.ones(2)", "x.requires_grad = 1"],
+    "the requires_grad setter checks the bool before the leaf": [
+        "x = lib.ones(2, requires_grad=True)", "y = x * 2", "y.requires_grad = 'x'"],
+    "Parameter's requires_grad must be a bool": ["p = lib.nn.Parameter(lib.ones(2), 1)"],
+    "Parameter of a list": ["p = lib.nn.Parameter([1.])"],
+    "Variable's requires_grad is an integer": [
+        "a = lib.autograd.Variable(lib.ones(1), requires_grad=0)",
+        "b = lib.autograd.Variable(lib.ones(1), requires_grad=2.)"],
 }
 
 

@@ -257,7 +257,7 @@ def Variable(data, requires_grad=False, volatile=False):
     if not isinstance(data, Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
     leaf = Tensor._make(data._data, storage=data._storage)
-    leaf.requires_grad = requires_grad
+    leaf.requires_grad = bool(operator.index(requires_grad))  # (PyTorch's int conversion)
     return leaf
 
 
