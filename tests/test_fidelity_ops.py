@@ -1205,6 +1205,11 @@ PROGRAMS = {
     "Variable's requires_grad is an integer": [
         "a = lib.autograd.Variable(lib.ones(1), requires_grad=0)",
         "b = lib.autograd.Variable(lib.ones(1), requires_grad=2.)"],
+    "grad of an output that is not a tensor": [
+        "x = lib.ones(2, requires_grad=True)", "g = lib.autograd.grad([(x * 2).sum(), 2.], x)"],
+    "backward of an output that is not a tensor, with a gradient": [
+        "x = lib.ones(2, requires_grad=True)",
+        "lib.autograd.backward([(x * 2).sum(), 'a'], [lib.ones(()), lib.ones(())])"],
 }
 
 

@@ -64,6 +64,8 @@ def _make_grads(outputs, grad_outputs):
     """The gradient each root starts from: given (shape-checked) or an implicit 0-dim one."""
     grads = []
     for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, (Tensor, graph.GradientEdge)):  # (PyTorch's words, a number too)
+            raise AssertionError("Expected output to be a torch.Tensor")
         if grad is None:
             if out.requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
