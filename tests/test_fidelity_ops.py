@@ -1210,6 +1210,28 @@ PROGRAMS = {
     "backward of an output that is not a tensor, with a gradient": [
         "x = lib.ones(2, requires_grad=True)",
         "lib.autograd.backward([(x * 2).sum(), 'a'], [lib.ones(()), lib.ones(())])"],
+    "optimizer repr puts a blank line between groups": [
+        "m = lib.nn.Linear(2, 1)",
+        "o = lib.optim.SGD([{'params': m.weight}, {'params': m.bias, 'lr': 0.5}], lr=0.1)",
+        "a = repr(o)", "o.add_param_group({'params': [lib.ones(1, requires_grad=True)]})",
+        "b = repr(o)"],
+    "a param group that is a Parameter names torch's class": [
+        "m = lib.nn.Linear(2, 1)", "o = lib.optim.SGD([{'params': m.weight}, m.bias], lr=0.1)"],
+    "add_param_group of a tensor names torch's class": [
+        "o = lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)",
+        "o.add_param_group(lib.ones(1, requires_grad=True))"],
+    "Adam keeps betas as a tuple, a 1-element tensor 0-dim": [
+        "w = lib.ones(1, requires_grad=True)", "a = repr(lib.optim.Adam([w], betas=[0.9, 0.99]))",
+        "b = lib.optim.AdamW([w], betas=(lib.tensor([0.9]), lib.tensor(0.99))).defaults['betas']"],
+    "optimizer load_state_dict of None": [
+        "o = lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)", "o.load_state_dict(None)"],
+    "load_state_dict of another optimizer's state dict adds this one's flags": [
+        "m = lib.nn.Linear(2, 1)", "a = lib.optim.SGD(m.parameters(), lr=0.1)",
+        "b = lib.optim.Adam(m.parameters())", "b.load_state_dict(a.state_dict())",
+        "r = repr(b)", "c = lib.optim.AdamW(m.parameters())", "c.load_state_dict(b.state_dict())",
+        "s = repr(c)", "a.load_state_dict(c.state_dict())", "t = repr(a)",
+        "d = lib.optim.Adagrad(m.parameters())", "d.load_state_dict(a.state_dict())",
+        "u = repr(d)"],
 }
 
 
