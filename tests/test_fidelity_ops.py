@@ -1232,6 +1232,15 @@ PROGRAMS = {
         "s = repr(c)", "a.load_state_dict(c.state_dict())", "t = repr(a)",
         "d = lib.optim.Adagrad(m.parameters())", "d.load_state_dict(a.state_dict())",
         "u = repr(d)"],
+    "clip_grad_norm_ converts norm_type and max_norm with float()": [
+        "m = lib.nn.Linear(2, 1)", "a = lib.nn.utils.clip_grad_norm_(m.parameters(), 1., '2')",
+        "m(lib.ones(2)).sum().backward()",
+        "b = lib.nn.utils.clip_grad_norm_(m.parameters(), '0.5')",
+        "c = lib.nn.utils.clip_grad_norm_(m.parameters(), 1., 'x')"],
+    "clip_grad_norm_ converts max_norm without grads too": [
+        "m = lib.nn.Linear(2, 1)", "a = lib.nn.utils.clip_grad_norm_(m.parameters(), None)"],
+    "clip_grad_norm_ of an empty generator warns": [
+        "a = lib.nn.utils.clip_grad_norm_((p for p in []), 1.)"],
 }
 
 
@@ -1241,8 +1250,9 @@ def test_matches_torch(torch, lines):
 
 
 # (compare stops at a documented limitation, "autograd_lesson ..."; these once met one: only
-# the 2-norm was implemented)
-WERE_LIMITATIONS = [name for name in PROGRAMS if name.startswith("norm")]
+# the 2-norm was implemented; clip_grad_norm_ compared a string norm_type with 2.0 unconverted)
+WERE_LIMITATIONS = [name for name in PROGRAMS
+                    if name.startswith(("norm", "clip_grad_norm_ converts norm_type"))]
 
 
 @pytest.mark.parametrize("name", WERE_LIMITATIONS)
