@@ -1241,6 +1241,15 @@ PROGRAMS = {
         "m = lib.nn.Linear(2, 1)", "a = lib.nn.utils.clip_grad_norm_(m.parameters(), None)"],
     "clip_grad_norm_ of an empty generator warns": [
         "a = lib.nn.utils.clip_grad_norm_((p for p in []), 1.)"],
+    "cross_entropy of an (N, 1) target is multi-target": [
+        "a = F.cross_entropy(lib.ones(4, 3), lib.tensor([[0], [1], [1], [0]]))"],
+    "nll_loss of a 2-dim target is multi-target": [
+        "a = F.nll_loss(lib.ones(4, 3), lib.ones(4, 1))"],
+    "nll_loss of a 1-dim input and 2-dim target is multi-target": [
+        "a = F.nll_loss(lib.ones(3), lib.tensor([[0]]))"],
+    "nll_loss checks a weight's requires_grad before the target's dims": [
+        "a = F.nll_loss(lib.ones(4, 3), lib.zeros(4, 1, dtype=lib.int64), "
+        "weight=lib.ones(3, requires_grad=True))"],
 }
 
 
