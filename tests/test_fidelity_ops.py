@@ -1250,6 +1250,13 @@ PROGRAMS = {
     "nll_loss checks a weight's requires_grad before the target's dims": [
         "a = F.nll_loss(lib.ones(4, 3), lib.zeros(4, 1, dtype=lib.int64), "
         "weight=lib.ones(3, requires_grad=True))"],
+    "binary_cross_entropy_with_logits' pos_weight must be a Tensor": [
+        "a = F.binary_cross_entropy_with_logits(lib.ones(4, 2), lib.ones(4, 2), "
+        "pos_weight=[1., 2.])"],
+    "binary_cross_entropy_with_logits' weight must be a Tensor": [
+        "a = F.binary_cross_entropy_with_logits(lib.ones(2), lib.ones(2), weight=3)"],
+    "binary_cross_entropy asks a list weight for its size": [
+        "a = F.binary_cross_entropy(lib.ones(2) / 2, lib.ones(2), weight=[1., 2.])"],
 }
 
 

@@ -16,6 +16,8 @@ _ATEN = {name: ArgParser(name, spec) for name, spec in [
     ("leaky_relu_", "Tensor input, Scalar negative_slope=0.01"),
     ("dropout", "Tensor input, float p, bool train"),
     ("dropout_", "Tensor input, float p, bool train"),
+    ("binary_cross_entropy_with_logits", "Tensor input, Tensor target, Tensor? weight=None, "
+                                         "Tensor? pos_weight=None, int reduction=1"),
     ("nll_loss_nd", "Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
                     "int ignore_index=-100"),
     ("cross_entropy_loss", "Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
@@ -197,7 +199,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
     if weight is not None:  # (PyTorch's Python expands it to the target's shape first)
         from .. import broadcast_shapes
-        weight = weight.expand(broadcast_shapes(target.size(), weight.size()))
+        size = broadcast_shapes(target.size(), weight.size())  # (a list: no attribute 'size')
+        weight = weight.expand(size)
     return _nn.BinaryCrossEntropyBackward0.apply(input, target, weight, reduction=reduction)
 
 
@@ -205,6 +208,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
+    if not all(w is None or isinstance(w, Tensor) for w in (weight, pos_weight)):
+        _ATEN["binary_cross_entropy_with_logits"].parse((input, target, weight, pos_weight, 1), {})
     return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight, pos_weight,
                                                            reduction=reduction)
 
