@@ -329,6 +329,8 @@ class Tensor(TensorOps):
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if type(value) is not bool:  # (PyTorch checks this before anything else)
+            raise RuntimeError("requires_grad must be a bool")
         if not self.is_leaf:
             raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
         if value:
@@ -337,7 +339,11 @@ class Tensor(TensorOps):
             raise RuntimeError(_grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
         self._requires_grad = bool(value)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, *args, **kwargs):
+        requires_grad = True
+        if args or kwargs:  # (the parser's TypeErrors: a bool only)
+            requires_grad = _ops._util.ArgParser(
+                "requires_grad_", "bool requires_grad=True").parse(args, kwargs)[1]["requires_grad"]
         # PyTorch's C++ is_leaf() reads the stored grad_fn: a view whose base changed in place
         # is neither regenerated nor refused here, as it is by the is_leaf property
         leaf = self._grad_fn is None

@@ -64,6 +64,8 @@ def _make_grads(outputs, grad_outputs):
     """The gradient each root starts from: given (shape-checked) or an implicit 0-dim one."""
     grads = []
     for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, (Tensor, graph.GradientEdge)):  # (PyTorch's words, a number too)
+            raise AssertionError("Expected output to be a torch.Tensor")
         if grad is None:
             if out.requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -257,7 +259,7 @@ def Variable(data, requires_grad=False, volatile=False):
     if not isinstance(data, Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
     leaf = Tensor._make(data._data, storage=data._storage)
-    leaf.requires_grad = requires_grad
+    leaf.requires_grad = bool(operator.index(requires_grad))  # (PyTorch's int conversion)
     return leaf
 
 

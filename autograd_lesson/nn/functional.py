@@ -6,8 +6,22 @@ import numpy as np
 from .._random import generator
 from .._tensor import Tensor
 from ..ops import elementwise as _ew, formula as _formula, matmul as _mm, nnops as _nn
-from ..ops._util import (broadcast_shape, enter_fp_ignore, exit_fp_ignore, tensor_arguments,
-                         torch_name)
+from ..ops._util import (ArgParser, broadcast_shape, enter_fp_ignore, exit_fp_ignore,
+                         is_number, tensor_arguments, torch_name)
+
+# The ATen functions PyTorch's Python wrappers call, every argument passed by position: their
+# parser's TypeErrors name the position even for an argument the learner gave by keyword
+_ATEN = {name: ArgParser(name, spec) for name, spec in [
+    ("leaky_relu", "Tensor input, Scalar negative_slope=0.01"),
+    ("leaky_relu_", "Tensor input, Scalar negative_slope=0.01"),
+    ("dropout", "Tensor input, float p, bool train"),
+    ("dropout_", "Tensor input, float p, bool train"),
+    ("binary_cross_entropy_with_logits", "Tensor input, Tensor target, Tensor? weight=None, "
+                                         "Tensor? pos_weight=None, int reduction=1"),
+    ("nll_loss_nd", "Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
+                    "int ignore_index=-100"),
+    ("cross_entropy_loss", "Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
+                           "int ignore_index=-100, float label_smoothing=0.0")]}
 
 
 @tensor_arguments("linear", "input", "weight", "bias?")
@@ -57,8 +71,11 @@ def relu_(input):
     return input.relu_()
 
 
-@tensor_arguments("leaky_relu", "input")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if not (isinstance(input, Tensor) and is_number(negative_slope)):
+        _ATEN["leaky_relu_" if inplace else "leaky_relu"].parse((input, negative_slope), {})
+    if isinstance(negative_slope, Tensor):
+        negative_slope = negative_slope.item()
     if inplace:
         return input._inplace(lambda x: _ew.LeakyReluBackward1.apply(x, negative_slope))
     return _ew.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
@@ -72,23 +89,34 @@ def sigmoid(input):
     return input.sigmoid()
 
 
-def softmax(input, dim, dtype=None):
-    # (PyTorch's F.softmax: a method call, so an AttributeError; dtype passed only when given)
+def _get_softmax_dim(name, ndim, stacklevel):
+    """PyTorch's implicit dim for a softmax called without one, with its deprecation warning."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  f"to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    # (PyTorch's F.softmax: a method call, so an AttributeError; dtype passed only when given.
+    # Its third parameter is _stacklevel: F.softmax(x, 0, torch.float64) computes in x's dtype)
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
-def log_softmax(input, dim, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
-def _check_dropout_p(p, error=ValueError):
+def _check_dropout_p(p, error=ValueError, zero=0.0):
     """Dropout's probability check: Python's (F.dropout's and the Dropout module's) lets NaN
     through, which the kernel then refuses with the same words as a RuntimeError."""
-    if p < 0.0 or p > 1.0 or (error is RuntimeError and not 0.0 <= p <= 1.0):
+    if p < zero or p > 1.0 or (error is RuntimeError and not 0.0 <= p <= 1.0):
         raise error(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-@tensor_arguments("dropout", "input")
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p).
 
@@ -96,6 +124,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     mode (or p=0) the input itself is returned, with no node.
     """
     _check_dropout_p(p)
+    if not isinstance(input, Tensor) or type(training) is not bool or type(p) is not float:
+        p = _ATEN["dropout_" if inplace else "dropout"].parse((input, p, training), {})[1]["p"]
     _check_dropout_p(p, RuntimeError)
     if not training or p == 0:
         return input
@@ -169,7 +199,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
     if weight is not None:  # (PyTorch's Python expands it to the target's shape first)
         from .. import broadcast_shapes
-        weight = weight.expand(broadcast_shapes(target.size(), weight.size()))
+        size = broadcast_shapes(target.size(), weight.size())  # (a list: no attribute 'size')
+        weight = weight.expand(size)
     return _nn.BinaryCrossEntropyBackward0.apply(input, target, weight, reduction=reduction)
 
 
@@ -177,14 +208,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
+    if not all(w is None or isinstance(w, Tensor) for w in (weight, pos_weight)):
+        _ATEN["binary_cross_entropy_with_logits"].parse((input, target, weight, pos_weight, 1), {})
     return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight, pos_weight,
                                                            reduction=reduction)
 
 
-@tensor_arguments("nll_loss_nd", "input", "target")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
+    ignore_index, = _check_loss_arguments("nll_loss_nd", input, target, weight, ignore_index)
     return _nn.NllLossBackward0.apply(input, target, weight, reduction=reduction,
                                       ignore_index=ignore_index)
 
@@ -195,10 +228,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     like the input holds class probabilities (``-sum(log_softmax * target)``, composite as in
     PyTorch); ``label_smoothing`` mixes in ``-sum(log_softmax, class_dim)``, PyTorch's nodes."""
     reduction = _reduction(size_average, reduce, reduction)
-    for position, (name, value) in enumerate((("input", input), ("target", target)), 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"cross_entropy_loss(): argument '{name}' (position {position}) must "
-                            f"be Tensor, not {type(value).__name__}")
+    ignore_index, label_smoothing = _check_loss_arguments(
+        "cross_entropy_loss", input, target, weight, ignore_index, label_smoothing)
     class_dim = 0 if input.ndim == 1 else 1  # PyTorch's class dim (an unbatched input has one)
     if target.shape == input.shape:
         if target._data.dtype.kind != "f":
@@ -214,6 +245,19 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                        label_smoothing, class_dim)
     return nll_loss(log_softmax(input, class_dim), target, weight, reduction=reduction,
                     ignore_index=ignore_index)
+
+
+def _check_loss_arguments(name, input, target, weight, ignore_index, *label_smoothing):
+    """The parser's checks of ``nll_loss_nd``/``cross_entropy_loss``, after the reduction's:
+    (ignore_index, label_smoothing) as it unpacks them (a 0-dim tensor's value)."""
+    numbers = (ignore_index, *label_smoothing)
+    if not (isinstance(input, Tensor) and isinstance(target, Tensor)
+            and (weight is None or isinstance(weight, Tensor)) and type(ignore_index) is int
+            and all(type(s) is float for s in label_smoothing)):
+        values = _ATEN[name].parse((input, target, weight, 1, *numbers), {})[1]
+        numbers = (values["ignore_index"],) + ((values["label_smoothing"],) if label_smoothing
+                                               else ())
+    return numbers
 
 
 def _check_label_smoothing(label_smoothing):

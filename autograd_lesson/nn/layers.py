@@ -114,11 +114,11 @@ class RNNCell(Module):
         """PyTorch's checks that ``forward`` (kept short: a lesson prints it) leaves out, in
         PyTorch's order: hidden dims, nonlinearity, input size, then (after forward's batch
         check) the hidden size. (Each shape read once: this runs at every step of a loop.)"""
-        ndim = input.ndim
+        ndim = input.dim()  # (dim(), as PyTorch: a list says it has no attribute 'dim')
         if ndim not in (1, 2):
             return  # forward's own ValueError
-        if hx is not None and hx.ndim not in (1, 2):
-            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.ndim}D instead")
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         shape, expected = input.shape, self.weight_ih.shape[1]
@@ -303,7 +303,7 @@ class LeakyReLU(Module):
 class Dropout(Module):
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
-        F._check_dropout_p(p)
+        F._check_dropout_p(p, zero=0)  # (the module compares with 0, F.dropout with 0.0)
         self.p, self.inplace = p, inplace
 
     def forward(self, input):

@@ -16,6 +16,11 @@ class Parameter(Tensor):
     """A leaf tensor that a Module registers as one of its parameters (requires grad by default)."""
 
     def __new__(cls, data=None, requires_grad=True):
+        if data is not None and not isinstance(data, Tensor):  # (PyTorch calls data.detach())
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+        if type(requires_grad) is not bool:  # (PyTorch's _make_subclass parses it)
+            raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, "
+                            f"not {_dtype.typename(requires_grad)}")
         array = np.zeros(0, dtype=_dtype.default_float()) if data is None else data._data
         p = cls._make(array, storage=None if data is None else data._storage)
         if requires_grad and array.dtype.kind in "biu":  # (PyTorch's _make_subclass words it so)

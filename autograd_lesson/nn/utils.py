@@ -1,4 +1,7 @@
 """``nn.utils.clip_grad_norm_``."""
+import types
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -11,10 +14,18 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """
     if isinstance(parameters, Tensor):
         parameters = [parameters]
+    else:
+        is_generator = isinstance(parameters, types.GeneratorType)
+        parameters = list(parameters)
+        if is_generator and not parameters:
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                          stacklevel=2)
     grads = [p._grad for p in parameters if p._grad is not None]
+    norm_type = float(norm_type)  # (PyTorch's conversions: norm_type='x' is Python's ValueError)
     if norm_type != 2.0:
         raise NotImplementedError("autograd_lesson's clip_grad_norm_ supports norm_type=2 only")
     if not grads:
+        float(max_norm)  # (PyTorch converts it before it returns, grads or not)
         return Tensor._make(np.asarray(0.0, dtype=np.float32))
     dtype = grads[0]._data.dtype
     norms = np.array([np.sqrt((g._data.astype(dtype) ** 2).sum()) for g in grads], dtype=dtype)

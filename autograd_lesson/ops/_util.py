@@ -302,6 +302,7 @@ def invalid_arguments(name, args, signatures, kwargs=None):
 # -- PyTorch's argument parser (python_arg_parser.cpp), for the ops with overloads -------------
 # a parameter's type as native_functions.yaml spells it -> as the parser's messages print it
 _PARAM_TYPES = {"Tensor": "Tensor", "int[1]": "tuple of ints", "int": "int", "bool": "bool",
+                "float": "float",
                 "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors", "int[]": "tuple of ints",
                 "Scalar": "Number"}
 _INT_LISTS = ("int[1]", "int[]")  # (int[1] also takes one int; int[] only a tuple or list)
@@ -371,7 +372,8 @@ class _Param:
         self.names = (self.name,) + _NUMPY_NAMES.get(self.name, ())
         self.optional, self.keyword_only = bool(eq), keyword_only
         self.allow_none = self.allow_none or default == "None"
-        self.default = _DEFAULTS[default] if default in _DEFAULTS else int(default or 0)
+        self.default = (_DEFAULTS[default] if default in _DEFAULTS
+                        else float(default) if "." in default else int(default or 0))
         self.text = f"{_PARAM_TYPES[self.kind]} {self.name}" + (f" = {default}" if eq else "")
 
     def check(self, value):
@@ -388,6 +390,10 @@ class _Param:
             return _is_long(value), None
         if kind == "bool":
             return type(value) is bool, None
+        if kind == "float":  # (THPUtils_checkDouble: an int or a bool too; a 0-dim tensor)
+            if isinstance(value, Tensor):
+                return value._data.ndim == 0 and not value.requires_grad, None
+            return isinstance(value, (int, float, np.integer, np.floating)), None
         if kind == "Scalar":
             return is_number(value), None
         if kind == "ScalarType":
@@ -507,7 +513,10 @@ class ArgParser:
     def _unpack(self, signature, values):
         for param in signature.params:
             value = values[param.name]
-            if value is None or param.kind not in ("int", "int[1]", "int[]", "Scalar"):
+            if value is None or param.kind not in ("int", "int[1]", "int[]", "Scalar", "float"):
+                continue
+            if param.kind == "float":
+                values[param.name] = float(value._data if isinstance(value, Tensor) else value)
                 continue
             if param.kind == "Scalar":
                 values[param.name] = unpack_scalar(value)

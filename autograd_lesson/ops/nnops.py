@@ -237,6 +237,12 @@ def _mean(grad, reduction, numel):
     return div_scalar(grad, numel) if reduction == 1 else grad
 
 
+def _check_nll_target(target):
+    """nll_loss_forward's meta check (a (N, 1) target of class indices is a common slip)."""
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+
+
 class NllLossBackward0(Op):
     """out = -sum(w[t_i] self[i, t_i]) / total_weight (mean) over rows whose target t_i !=
     ignore_index, total_weight = sum(w[t_i]) (w: the class weights, or ones).
@@ -249,6 +255,7 @@ class NllLossBackward0(Op):
             raise ValueError("Expected 1 or more dimensions (got 0)")
         if x.ndim == 1:  # (nll_loss_nd's checks, then nll_loss_forward's autograd check)
             check_no_requires_grad("nll_loss_forward", weight=weight)
+            _check_nll_target(target)
         if x.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                              f"{target.shape[0]}")
@@ -260,6 +267,7 @@ class NllLossBackward0(Op):
                              f"batch_size ({target.shape[0] if target.ndim else 0}).")
         if x.ndim == 2:
             check_no_requires_grad("nll_loss_forward", weight=weight)
+            _check_nll_target(target)
         if x.ndim > 2:
             expected = [x.shape[0], *x.shape[2:]]
             if list(target.shape) != expected:

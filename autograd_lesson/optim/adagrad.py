@@ -10,6 +10,8 @@ class Adagrad(Optimizer):
     p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(sum) + eps).
     The state (``step`` 0, ``sum`` = initial_accumulator_value) exists from construction on."""
 
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, fused=None)
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
         check_lr(lr)

@@ -15,12 +15,15 @@ class Adam(Optimizer):
     weight_decay adds ``wd * p`` to g; with ``decoupled_weight_decay`` (AdamW) it is instead a
     separate write ``p *= 1 - lr * wd`` before the update: a second version bump per step."""
 
+    _setstate_defaults = dict(amsgrad=False, maximize=False, foreach=None, capturable=False,
+                              differentiable=False, decoupled_weight_decay=False, fused=None)
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         check_lr(lr)
         check_hyperparameter("eps", eps, f"Invalid epsilon value: {eps}")
-        check_betas(betas)
+        betas = check_betas(betas)
         check_hyperparameter("weight_decay", weight_decay)
         if capturable:
             raise NotImplementedError("autograd_lesson has no CUDA graphs: use capturable=False")

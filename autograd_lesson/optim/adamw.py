@@ -12,3 +12,8 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
                          maximize=maximize, capturable=capturable, differentiable=differentiable,
                          fused=fused, decoupled_weight_decay=True)
+
+    def _setstate(self):
+        super()._setstate()
+        for group in self.param_groups:  # (whatever the loaded state dict says)
+            group["decoupled_weight_decay"] = True

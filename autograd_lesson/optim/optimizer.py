@@ -43,6 +43,14 @@ def _cast(p, name, value):
     return Tensor._make(value._data.astype(p._data.dtype))
 
 
+def _class_repr(value):
+    """``repr(type(value))`` as PyTorch prints it: the package's Tensor is torch's."""
+    from ..nn.module import Parameter
+    if isinstance(value, Parameter):
+        return "<class 'torch.nn.parameter.Parameter'>"
+    return "<class 'torch.Tensor'>" if isinstance(value, Tensor) else repr(type(value))
+
+
 def new_buffer(p, fill=0.0):
     """A state buffer shaped like ``p`` (PyTorch's ``zeros_like(p)``)."""
     return Tensor._make(np.full_like(p._data, fill))
@@ -82,6 +90,8 @@ def check_lr(lr, zero_first=True):
 
 
 def check_betas(betas):
+    """Adam's checks of ``betas``; returns them as the group keeps them, PyTorch's
+    ``tuple(map(_to_scalar, betas))`` (a list becomes a tuple, a 1-element Tensor 0-dim)."""
     for i in (0, 1):
         if not 0.0 <= betas[i] < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
@@ -91,6 +101,7 @@ def check_betas(betas):
     for i in (0, 1):
         if isinstance(betas[i], Tensor) and betas[i].numel() != 1:
             raise ValueError(f"Tensor betas[{i}] must be 1-element")
+    return tuple(b.squeeze() if isinstance(b, Tensor) and b.ndim else b for b in betas)
 
 
 def number(value):
@@ -103,6 +114,10 @@ class Optimizer:
     ``foreach``, ``fused`` and ``differentiable``; a param group may override any of them.
     ``state[p]`` holds Tensors (``step`` a 0-dim float32, buffers shaped like ``p``), as in
     PyTorch; ``step()`` updates them in place through their arrays."""
+
+    # the options PyTorch's __setstate__ (run by load_state_dict) gives a loaded group that
+    # lacks them: another optimizer's state dict gets this one's flags, not its hyperparameters
+    _setstate_defaults = {}
 
     def __init__(self, params, defaults):
         if isinstance(params, Tensor):
@@ -130,7 +145,7 @@ class Optimizer:
     def add_param_group(self, param_group):
         """Append a group (``{'params': ..., 'lr': ...}``); unset options take the defaults."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+            raise TypeError(f"param_group must be a dict, but got {_class_repr(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]
@@ -186,6 +201,7 @@ class Optimizer:
     def load_state_dict(self, state_dict):
         """Take hyperparameters and state from ``state_dict`` (as made by :meth:`state_dict`),
         matching parameters by position; buffers are cast to each parameter's dtype."""
+        state_dict = state_dict.copy()  # (PyTorch's first step: anything else fails there)
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(self.param_groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -206,13 +222,19 @@ class Optimizer:
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
         self.state, self.param_groups = state, saved_groups
+        self._setstate()
+
+    def _setstate(self):
+        for group in self.param_groups:
+            for name, default in self._setstate_defaults.items():
+                group.setdefault(name, default)
 
     def __repr__(self):
-        lines = [f"{type(self).__name__} ("]
+        text = f"{type(self).__name__} ("  # (a blank line between groups, as PyTorch's)
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
-        return "\n".join(lines) + "\n)"
+            text += f"\nParameter Group {i}\n" + "".join(
+                f"    {k}: {group[k]}\n" for k in sorted(group) if k != "params")
+        return text + ")"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

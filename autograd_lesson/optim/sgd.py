@@ -9,6 +9,9 @@ class SGD(Optimizer):
     buf = momentum * buf + (1 - dampening) * g (buf = g at the first step);
     nesterov uses g + momentum * buf. One write into p per step."""
 
+    _setstate_defaults = dict(nesterov=False, maximize=False, foreach=None, differentiable=False,
+                              fused=False)
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
         check_lr(lr, zero_first=False)
