@@ -125,7 +125,8 @@ def neg(x):
 
 
 reshape = _sh.RESHAPE.torch_function(
-    lambda x, args, kwargs, function: x.reshape(_sh.reshape_arguments(x, args, kwargs, True)))
+    lambda x, args, kwargs, function: x.reshape(
+        _sh.int_list_argument(_sh.RESHAPE, "shape", x, args, kwargs, True)))
 
 
 flatten = _sh.FLATTEN.function
@@ -142,7 +143,8 @@ def t(x):
 
 
 permute = _sh.PERMUTE.torch_function(
-    lambda x, args, kwargs, function: x.permute(_sh.permute_arguments(x, args, kwargs, True)))
+    lambda x, args, kwargs, function: x.permute(
+        _sh.int_list_argument(_sh.PERMUTE, "dims", x, args, kwargs, True)))
 
 
 squeeze = _sh.SQUEEZE.function
@@ -238,7 +240,8 @@ def concatenate(*args, **kwargs):
 
 hstack, vstack, dstack = _sh.hstack, _sh.vstack, _sh.dstack
 tile = _sh.TILE.torch_function(
-    lambda x, args, kwargs, function: _sh.tile(x, _sh.tile_arguments(x, args, kwargs, True)))
+    lambda x, args, kwargs, function: _sh.tile(
+        x, _sh.int_list_argument(_sh.TILE, "dims", x, args, kwargs, True)))
 roll = _sh.ROLL.torch_function(
     lambda x, args, kwargs, function: _sh.roll(x, *_sh.roll_arguments(x, args, kwargs, True)))
 unflatten = _sh.UNFLATTEN.torch_function(

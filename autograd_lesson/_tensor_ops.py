@@ -410,7 +410,8 @@ class TensorOps:
         return _ops.shape.index_put(self, indices, values, accumulate)
 
     def reshape(self, *shape, **kwargs):
-        return _ops.shape.reshape(self, _ops.shape.reshape_arguments(self, shape, kwargs))
+        shape = _ops.shape.int_list_argument(_ops.shape.RESHAPE, "shape", self, shape, kwargs)
+        return _ops.shape.reshape(self, shape)
 
     def view(self, *shape, **kwargs):
         """``view(*sizes)`` (a view, ``ViewBackward0``) or ``view(dtype)`` (the memory reread)."""
@@ -457,7 +458,7 @@ class TensorOps:
 
     def permute(self, *dims, **kwargs):
         return _ops.shape.PermuteBackward0.apply(
-            self, _ops.shape.permute_arguments(self, dims, kwargs))
+            self, _ops.shape.int_list_argument(_ops.shape.PERMUTE, "dims", self, dims, kwargs))
 
     def transpose(self, dim0=_NOT_GIVEN, dim1=_NOT_GIVEN, /, *args, **kwargs):
         if type(dim0) is int and type(dim1) is int and not args and not kwargs:
@@ -472,7 +473,7 @@ class TensorOps:
 
     def expand(self, *shape, **kwargs):
         return _ops.shape.ExpandBackward0.apply(
-            self, _ops.shape.expand_arguments(self, shape, kwargs))
+            self, _ops.shape.int_list_argument(_ops.shape.EXPAND, "size", self, shape, kwargs))
 
     def expand_as(self, other):
         return _ops.shape.ExpandBackward0.apply(self, _tensor_other("expand_as", other).shape)
@@ -508,11 +509,13 @@ class TensorOps:
 
     def repeat(self, *repeats, **kwargs):
         """``repeat(*repeats)``: ``RepeatBackward0``."""
-        return _ops.shape.repeat(self, _ops.shape.repeat_arguments(self, repeats, kwargs))
+        repeats = _ops.shape.int_list_argument(_ops.shape.REPEAT, "repeats", self, repeats, kwargs)
+        return _ops.shape.repeat(self, repeats)
 
     def tile(self, *dims, **kwargs):
         """``tile(*dims)``: ``repeat`` with dims padded by leading 1s (``RepeatBackward0``)."""
-        return _ops.shape.tile(self, _ops.shape.tile_arguments(self, dims, kwargs))
+        return _ops.shape.tile(
+            self, _ops.shape.int_list_argument(_ops.shape.TILE, "dims", self, dims, kwargs))
 
     def roll(self, *args, **kwargs):
         """``roll(shifts, dims=())``: ``RollBackward0``."""

@@ -322,8 +322,10 @@ def _is_index(value):
     ``__index__``; a bool is not one."""
     if isinstance(value, Tensor):
         return value._data.size == 1 and value._data.dtype.kind in "iub"
-    if isinstance(value, bool) or _is_long(value):
-        return not isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if _is_long(value):
+        return True
     try:
         operator.index(value)
     except TypeError:

@@ -932,7 +932,7 @@ def copy_from(x, src):
 def reshape(x, *shape):
     """A view of a contiguous tensor (``view``), else a view where the strides allow one
     (``_reshape_alias``), else a copy then ``_unsafe_view``, as PyTorch decides. ``shape``:
-    ints, or one tuple of them (see ``reshape_arguments`` for a user's)."""
+    ints, or one tuple of them (see ``int_list_argument`` for a user's)."""
     shape = _infer_shape(shape, x.numel())
     if x._data.flags.c_contiguous:
         return ViewBackward0.apply(x, shape)
@@ -1228,9 +1228,10 @@ PERMUTE = Overloads("permute", ("int[] dims",), ("Tensor input, int[] dims",))
 
 
 def _ints(args, function=False):
-    """``args`` as a tuple of ints when it is plain ints, or one tuple or list of them (only
-    that for a ``torch.`` function, whose size is one argument); else None."""
-    if len(args) == 1 and type(args[0]) in (tuple, list):
+    """``args`` as a tuple of ints when it is plain ints, or one tuple or list of them (a
+    ``Size`` too: the backward formulas expand to one; only that for a ``torch.`` function,
+    whose size is one argument); else None."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
     elif function or not args:
         return None
@@ -1240,10 +1241,17 @@ def _ints(args, function=False):
     return tuple(args)
 
 
-def reshape_arguments(x, args, kwargs, function=False):
-    """``x.reshape(*args, **kwargs)`` (or ``torch.reshape(x, ...)``): the shape, as ints."""
-    shape = None if kwargs else _ints(args, function)
-    return RESHAPE.parse(x, args, kwargs, function)[1]["shape"] if shape is None else shape
+def int_list_argument(parser, name, x, args, kwargs, function=False):
+    """The int list ``name`` of ``x.op(*args, **kwargs)`` (``torch.op(x, *args, **kwargs)``
+    with ``function``), as ints: plain ints or one tuple or list of them skip the parser,
+    anything else goes to ``parser`` (an :class:`Overloads`, or an ArgParser for an op that
+    is only a method)."""
+    ints = None if kwargs else _ints(args, function)
+    if ints is not None:
+        return ints
+    if isinstance(parser, Overloads):
+        return parser.parse(x, args, kwargs, function)[1][name]
+    return parser.parse(args, kwargs)[1][name]
 
 
 def view_arguments(x, args, kwargs):
@@ -1253,17 +1261,6 @@ def view_arguments(x, args, kwargs):
         index, values = VIEW.parse(args, kwargs)
         return values["dtype"] if index == 0 else values["size"]
     return shape
-
-
-def expand_arguments(x, args, kwargs):
-    """``x.expand(*args, **kwargs)``: the sizes, as ints (``implicit`` is only checked)."""
-    shape = None if kwargs else _ints(args)
-    return EXPAND.parse(args, kwargs)[1]["size"] if shape is None else shape
-
-
-def permute_arguments(x, args, kwargs, function=False):
-    dims = None if kwargs else _ints(args, function)
-    return PERMUTE.parse(x, args, kwargs, function)[1]["dims"] if dims is None else dims
 
 
 def view_dtype(x, dtype):
@@ -1428,16 +1425,6 @@ def tile(x, dims):
 
 REPEAT = ArgParser("repeat", "SymInt[] repeats")
 TILE = Overloads("tile", ("SymInt[] dims",), ("Tensor input, SymInt[] dims",))
-
-
-def repeat_arguments(x, args, kwargs):
-    repeats = None if kwargs else _ints(args)
-    return REPEAT.parse(args, kwargs)[1]["repeats"] if repeats is None else repeats
-
-
-def tile_arguments(x, args, kwargs, function=False):
-    dims = None if kwargs else _ints(args, function)
-    return TILE.parse(x, args, kwargs, function)[1]["dims"] if dims is None else dims
 
 
 # -- roll ------------------------------------------------------------------------------------
