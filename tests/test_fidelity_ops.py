@@ -1421,6 +1421,12 @@ PROGRAMS = {
         "m(lib.ones(2)).sum().backward()",
         "b = lib.nn.utils.clip_grad_norm_(m.parameters(), '0.5')",
         "c = lib.nn.utils.clip_grad_norm_(m.parameters(), 1., 'x')"],
+    "clip_grad_norm_ of any norm_type": [
+        "w = lib.arange(12.).reshape(3, 4).requires_grad_()",
+        "b = lib.tensor([1., -2., 0.5]).requires_grad_()",
+        "(w.sum() * 3 + (b ** 2).sum()).backward()",
+        "n = [float(lib.nn.utils.clip_grad_norm_([w, b], 1e9, p)) for p in (1, 0, float('inf'), -1., 3.5)]",
+        "a = lib.nn.utils.clip_grad_norm_([w, b], 0.5, 1.)", "g = (w.grad, b.grad)"],
     "clip_grad_norm_ converts max_norm without grads too": [
         "m = lib.nn.Linear(2, 1)", "a = lib.nn.utils.clip_grad_norm_(m.parameters(), None)"],
     "clip_grad_norm_ of an empty generator warns": [
@@ -1450,9 +1456,11 @@ def test_matches_torch(torch, lines):
 
 
 # (compare stops at a documented limitation, "autograd_lesson ..."; these once met one: only
-# the 2-norm was implemented; clip_grad_norm_ compared a string norm_type with 2.0 unconverted)
+# the 2-norm was implemented, also in clip_grad_norm_, which compared a string norm_type with
+# 2.0 unconverted)
 WERE_LIMITATIONS = [name for name in PROGRAMS
-                    if name.startswith(("norm", "clip_grad_norm_ converts norm_type"))]
+                    if name.startswith(("norm", "clip_grad_norm_ converts norm_type",
+                                        "clip_grad_norm_ of any norm_type"))]
 
 
 @pytest.mark.parametrize("name", WERE_LIMITATIONS)
