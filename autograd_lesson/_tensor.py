@@ -4,6 +4,7 @@ Operator methods are one-liners that call the ops in ``autograd_lesson.ops``; th
 state here is what PyTorch keeps per tensor: the version counter shared with views, the
 lazily created ``AccumulateGrad`` of a leaf, tensor hooks and ``retain_grad``.
 """
+import functools
 import math
 import warnings
 import weakref
@@ -143,6 +144,12 @@ def _flatten(seq):
 def _nested_values(seq):
     return [(_nested_values(v) if isinstance(v, (list, tuple))
              else v.item() if isinstance(v, Tensor) else v) for v in seq]
+
+
+@functools.cache
+def _requires_grad_parser():
+    """``requires_grad_``'s argument parser (made on first use: ops imports this module)."""
+    return _ops._util.ArgParser("requires_grad_", "bool requires_grad=True")
 
 
 class Tensor(TensorOps):
@@ -340,10 +347,12 @@ class Tensor(TensorOps):
         self._requires_grad = bool(value)
 
     def requires_grad_(self, *args, **kwargs):
-        requires_grad = True
-        if args or kwargs:  # (the parser's TypeErrors: a bool only)
-            requires_grad = _ops._util.ArgParser(
-                "requires_grad_", "bool requires_grad=True").parse(args, kwargs)[1]["requires_grad"]
+        if not args and not kwargs:
+            requires_grad = True
+        elif len(args) == 1 and not kwargs and type(args[0]) is bool:
+            requires_grad = args[0]  # (the usual call: no parser)
+        else:  # (the parser's TypeErrors: a bool only)
+            requires_grad = _requires_grad_parser().parse(args, kwargs)[1]["requires_grad"]
         # PyTorch's C++ is_leaf() reads the stored grad_fn: a view whose base changed in place
         # is neither regenerated nor refused here, as it is by the is_leaf property
         leaf = self._grad_fn is None

@@ -486,6 +486,12 @@ class _Signature:
         return values
 
 
+def check_no_out(out):
+    """``out=``: this package writes no result into a given tensor (one line that says so)."""
+    if out is not None:
+        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+
+
 class ArgParser:
     """PyTorch's argument parser for one function's overloads, given as native_functions.yaml
     writes them (``int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None``): the first
@@ -503,6 +509,7 @@ class ArgParser:
         for index, signature in enumerate(self.signatures):
             values = signature.parse(args, kwargs, False)
             if values is not None:
+                check_no_out(values.get("out"))
                 return index, self._unpack(signature, values)
         if len(self.signatures) == 1:
             self.signatures[0].parse(args, kwargs, True)
@@ -552,10 +559,7 @@ class Overloads:
         """(the overload's index, its values) for ``x.op(*args, **kwargs)``, or for
         ``torch.op(x, *args, **kwargs)`` with ``function``."""
         if function:
-            index, values = self.function.parse((x,) + args, kwargs)
-            if values.get("out") is not None:
-                raise NotImplementedError("autograd_lesson has no out= argument: use the result")
-            return index, values
+            return self.function.parse((x,) + args, kwargs)
         return self.method.parse(args, kwargs)
 
     def torch_function(self, method):

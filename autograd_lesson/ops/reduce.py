@@ -12,8 +12,9 @@ from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, SgnBackward0,
                       div_scalar, restore_reduced_dims, unsqueeze_multiple, zeros)
-from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, ArgParser, Overloads, check_scalar,
-                    common_dim, common_dims, normalize_dims, quiet as _quiet, torch_name, wrap_dim)
+from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, ArgParser, Overloads, check_no_out,
+                    check_scalar, common_dim, common_dims, normalize_dims, quiet as _quiet,
+                    torch_name, wrap_dim)
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -319,8 +320,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     ``linalg.matrix_norm``, whose checks are PyTorch's (the nuclear norm is not implemented)."""
     if not isinstance(input, Tensor):
         raise AttributeError(f"'{type(input).__name__}' object has no attribute 'layout'")
-    if out is not None:
-        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
+    check_no_out(out)
     _dim = ([dim] if isinstance(dim, int) else dim) if dim is not None else None
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):

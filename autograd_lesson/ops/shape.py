@@ -728,8 +728,6 @@ def tensor_list_arguments(parser, args, kwargs):
     if type(tensors) in (list, tuple):
         check_tensor_list(tensors)
     _, values = parser.parse(args, kwargs)
-    if values["out"] is not None:
-        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
     return list(values["tensors"]), values["dim"]
 
 
@@ -1579,10 +1577,7 @@ def _stacking(name, atleast, dim):
             tensors = args[0]
             check_tensor_list(tensors)
         else:
-            _, values = parser.parse(args, kwargs)
-            if values["out"] is not None:
-                raise NotImplementedError("autograd_lesson has no out= argument: use the result")
-            tensors = values["tensors"]
+            tensors = parser.parse(args, kwargs)[1]["tensors"]
         if not tensors:
             raise RuntimeError(f"{name} expects a non-empty TensorList")
         tensors = [atleast(t) for t in tensors]
