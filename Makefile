@@ -116,9 +116,9 @@ solutions-ko: install dot
 	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ko/ $(LAB_FLAGS) $(LAB_ARGS)
 
 # Translators: the Korean cells whose English changed or is missing, with the English to
-# translate (then: python -m autograd_lesson.translations stamp notebooks/ko/NN.ipynb CELL_ID).
+# translate (then: python -m autograd_lesson.course.translations stamp notebooks/ko/NN.ipynb CELL_ID).
 translations: install
-	$(VPY) -m autograd_lesson.translations stale $(NOTEBOOKS)
+	$(VPY) -m autograd_lesson.course.translations stale $(NOTEBOOKS)
 
 # pytest-xdist: one worker per core; --dist loadfile keeps each file (a notebook's cells share
 # one kernel, in order) on one worker, and the files go out in collection order: xdist's
@@ -134,10 +134,10 @@ test: install-test dot
 	  $(VPY) -m pytest $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder) $(PYTEST_ARGS)
 
 figures: install dot
-	$(VPY) -m autograd_lesson.figures
+	$(VPY) -m autograd_lesson.course.figures
 
 student: install
-	$(VPY) -m autograd_lesson.student notebooks $(STUDENT) $(if $(FORCE),--force) $(LESSON)
+	$(VPY) -m autograd_lesson.course.student notebooks $(STUDENT) $(if $(FORCE),--force) $(LESSON)
 
 install-classroom: $(VENV)/.installed-classroom
 
@@ -146,7 +146,7 @@ $(VENV)/.installed-classroom: pyproject.toml | $(VPY)
 	@touch $@ $(VENV)/.installed
 
 course: install-classroom dot
-	$(VENV_PATH) $(VPY) -m autograd_lesson.classroom notebooks build/course
+	$(VENV_PATH) $(VPY) -m autograd_lesson.course.classroom notebooks build/course
 
 install-bench: $(VENV)/.installed-bench
 

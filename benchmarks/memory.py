@@ -73,7 +73,7 @@ def wgan_gp(lib, data):
     return dict(prob=prob, gradients=gradients, loss=loss), call
 
 
-# -- the seven scenarios (as in autograd_lesson/figures.py SCENARIOS, for either library) --------
+# -- the seven scenarios (as in autograd_lesson/course/figures.py SCENARIOS, for either library) --------
 def _data(lib, seed, *shape):
     return lib.tensor(np.random.RandomState(seed).randn(*shape).astype(np.float32))
 

@@ -1,6 +1,6 @@
 """nbgrader end to end: ``make course``'s course, generated and autograded for every lesson.
 
-One nbgrader course (``autograd_lesson.classroom``) holds all lessons. For each lesson,
+One nbgrader course (``autograd_lesson.course.classroom``) holds all lessons. For each lesson,
 ``generate_assignment`` makes the release copy; three submissions are then autograded:
 
 - ``untouched``: the release copy as handed out: every checker cell scores 0;
@@ -30,7 +30,7 @@ import sys
 import nbformat
 import pytest
 
-from autograd_lesson import classroom
+from autograd_lesson.course import classroom
 from fast_pictures import FAST_RUN
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
 """The Korean edition's helpers: ``lesson.set_language`` and the one message catalogue.
 
-The catalogue (``autograd_lesson/_messages.py``) is complete (every English message, exercise
+The catalogue (``autograd_lesson/i18n/messages.py``) is complete (every English message, exercise
 title and hint has a Korean one, with no field the English one lacks, and every key is used);
 switching to Korean changes the helpers' words but never a ledger, a diff, a state label or a
 quoted PyTorch error; a bad language is one ValueError naming the choices; pictures with Hangul
@@ -14,7 +14,8 @@ import subprocess
 import pytest
 
 import autograd_lesson as torch
-from autograd_lesson import _messages, i18n, lesson, viz
+from autograd_lesson import i18n, lesson, viz
+from autograd_lesson.i18n import messages
 from autograd_lesson.lesson import attempts, catalogue
 from autograd_lesson.viz.dot import CJK_FONT, FONT, HANGUL
 
@@ -38,28 +39,28 @@ def fields(template):
 # -- the catalogue is complete ------------------------------------------------------------------
 def test_every_message_has_a_korean_text_with_no_field_the_english_lacks():
     problems = []
-    for key, pair in _messages.MESSAGES.items():
+    for key, pair in messages.MESSAGES.items():
         if not (isinstance(pair, tuple) and len(pair) == 2 and all(pair)):
             problems.append(f"{key}: not an (English, Korean) pair")
             continue
         english, korean = pair
         if not HANGUL.search(korean):
             problems.append(f"{key}: the Korean text has no Hangul: {korean!r}")
-        extra = fields(korean) - fields(english) - _messages.KOREAN_ONLY_FIELDS
+        extra = fields(korean) - fields(english) - messages.KOREAN_ONLY_FIELDS
         if extra:
             problems.append(f"{key}: Korean uses {extra}")
     assert problems == []
 
 
 def test_every_exercise_has_a_korean_title_and_hint():
-    assert set(_messages.EXERCISES_KO) == set(catalogue.EXERCISES)
-    for exercise_id, (title, hint) in _messages.EXERCISES_KO.items():
+    assert set(messages.EXERCISES_KO) == set(catalogue.EXERCISES)
+    for exercise_id, (title, hint) in messages.EXERCISES_KO.items():
         assert HANGUL.search(title) and HANGUL.search(hint), exercise_id
 
 
 def package_source():
     return "".join(p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py")
-                   if p.name != "_messages.py")
+                   if p != PACKAGE / "i18n" / "messages.py")
 
 
 def test_every_key_used_in_the_code_is_in_the_catalogue_and_every_key_is_used():
@@ -68,20 +69,20 @@ def test_every_key_used_in_the_code_is_in_the_catalogue_and_every_key_is_used():
     used = {key for call in calls for key in re.findall(r"""["']([a-z_]+\.[a-z_]+)["']""", call)
             if not key.startswith(DYNAMIC)}
     assert len(used) > 80
-    assert sorted(used - set(_messages.MESSAGES)) == []
-    unused = {k for k in _messages.MESSAGES if not k.startswith(DYNAMIC)
+    assert sorted(used - set(messages.MESSAGES)) == []
+    unused = {k for k in messages.MESSAGES if not k.startswith(DYNAMIC)
               and f'"{k}"' not in source and f"'{k}'" not in source}
     assert sorted(unused) == []
 
 
 def test_the_completeness_checks_can_fail(monkeypatch):
-    monkeypatch.setitem(_messages.MESSAGES, "x.y", ("{a} done", "{b} 완료"))
+    monkeypatch.setitem(messages.MESSAGES, "x.y", ("{a} done", "{b} 완료"))
     with pytest.raises(AssertionError):
         test_every_message_has_a_korean_text_with_no_field_the_english_lacks()
-    monkeypatch.setitem(_messages.MESSAGES, "x.y", ("done", "done"))
+    monkeypatch.setitem(messages.MESSAGES, "x.y", ("done", "done"))
     with pytest.raises(AssertionError):
         test_every_message_has_a_korean_text_with_no_field_the_english_lacks()
-    monkeypatch.delitem(_messages.EXERCISES_KO, "00-freed")
+    monkeypatch.delitem(messages.EXERCISES_KO, "00-freed")
     with pytest.raises(AssertionError):
         test_every_exercise_has_a_korean_title_and_hint()
 
@@ -118,7 +119,7 @@ def test_checker_feedback_and_hint_in_korean(capsys):
     lesson.set_language("ko")
     assert freed(capsys, {"ExpBackward0.result"}).splitlines() == [
         "✗ 아쉽지만 틀렸습니다(첫 번째 시도): 해제되는 버퍼 2개가 답에서 빠졌습니다.",
-        "힌트: " + _messages.EXERCISES_KO["00-freed"][1]]
+        "힌트: " + messages.EXERCISES_KO["00-freed"][1]]
     assert freed(capsys, {"ExpBackward0.result", "MulBackward0.self",
                           "MulBackward0.other"}).splitlines() == [
         "✓ 정답입니다 (2번째 시도): 해제된 버퍼: ExpBackward0.result, MulBackward0.other, "
@@ -455,4 +456,4 @@ def test_the_audit_checkers_speak_korean(torch, capsys):
     on_torch.check_findings({"unused-retain"}, step, exercise="11-kinds")
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "✗ 아쉽지만 틀렸습니다(첫 번째 시도): 빠졌거나 더 들어간 종류가 있습니다."
-    assert out[1] == "힌트: " + _messages.EXERCISES_KO["11-kinds"][1]
+    assert out[1] == "힌트: " + messages.EXERCISES_KO["11-kinds"][1]

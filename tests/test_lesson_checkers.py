@@ -383,10 +383,10 @@ def test_every_symbol_the_checkers_print_has_a_glyph_in_the_output_font():
 
     font = pathlib.Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSansMono.ttf"
     cmap = TTFont(font).getBestCmap()
-    from autograd_lesson import _messages  # the catalogue: what the checkers print lives there
-    sources = [*pathlib.Path(lesson.__file__).parent.glob("*.py"), pathlib.Path(_messages.__file__)]
+    from autograd_lesson.i18n import messages  # the catalogue: what the checkers print lives there
+    sources = [*pathlib.Path(lesson.__file__).parent.glob("*.py"), pathlib.Path(messages.__file__)]
     source = "".join(p.read_text(encoding="utf-8") for p in sources)
-    english = "".join(en for en, _ in _messages.MESSAGES.values())
+    english = "".join(en for en, _ in messages.MESSAGES.values())
     symbols = {ch for ch in source + english if ord(ch) > 0x2000 and not _hangul(ch)}
     assert "✎" in symbols and "✓" in symbols, "the checkers print no symbols at all?"
     assert sorted(ch for ch in symbols if ord(ch) not in cmap) == []
@@ -407,7 +407,7 @@ def test_every_character_of_the_korean_messages_has_a_glyph():
     import matplotlib
     from fontTools.ttLib import TTCollection, TTFont
 
-    from autograd_lesson import _messages
+    from autograd_lesson.i18n import messages
     from autograd_lesson.viz.dot import CJK_FONT
 
     mono = TTFont(pathlib.Path(matplotlib.get_data_path()) / "fonts" / "ttf" /
@@ -418,8 +418,8 @@ def test_every_character_of_the_korean_messages_has_a_glyph():
                                  f"run 'make cjk' (apt-get install fonts-noto-cjk)"
     cjk = (TTCollection(found[0]).fonts[int(found[1] or 0)] if found[0].endswith(".ttc")
            else TTFont(found[0])).getBestCmap()
-    korean = "".join(ko for _, ko in _messages.MESSAGES.values())
-    korean += "".join(title + hint for title, hint in _messages.EXERCISES_KO.values())
+    korean = "".join(ko for _, ko in messages.MESSAGES.values())
+    korean += "".join(title + hint for title, hint in messages.EXERCISES_KO.values())
     assert sum(map(_hangul, korean)) > 1000
     missing = sorted({ch for ch in korean if ord(ch) > 0x7F and ord(ch) not in mono
                       and ord(ch) not in cjk})

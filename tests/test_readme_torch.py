@@ -1,7 +1,7 @@
 """README's "On your own PyTorch code": its example, its picture and its caption, asked of torch.
 
 The example block is run as written and must print the text block under it; the picture is
-``figures/torch_two_heads`` (``autograd_lesson.figures.TORCH_SCENARIOS``) and must be up to date.
+``figures/torch_two_heads`` (``autograd_lesson.course.figures.TORCH_SCENARIOS``) and must be up to date.
 """
 import contextlib
 import io
@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from autograd_lesson import figures, lesson
+from autograd_lesson import lesson
+from autograd_lesson.course import figures
 
 pytestmark = pytest.mark.parity
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -72,7 +73,7 @@ def test_the_caption_cls_head_and_trunk_retained_reg_head_alive(torch):
 
 def test_nothing_imports_torch_until_a_torch_tensor_is_passed():
     code = ("import sys, autograd_lesson, autograd_lesson.lesson, autograd_lesson.viz, "
-            "autograd_lesson.figures; print('torch' in sys.modules)")
+            "autograd_lesson.course.figures; print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=120)
     assert out.stdout.strip() == "False", out.stderr

@@ -1,6 +1,6 @@
 """Student copies of every lesson: solutions stripped, valid, and every exercise says "not done".
 
-For each notebook in ``notebooks/``, ``autograd_lesson.student.student_notebook`` makes the copy
+For each notebook in ``notebooks/``, ``autograd_lesson.course.student.student_notebook`` makes the copy
 an instructor hands out (``make student``). The copy must be a valid notebook with no solution
 left, each ``### BEGIN SOLUTION`` block replaced by a ``... # YOUR ANSWER HERE`` placeholder,
 and it must run top to bottom in a fresh kernel without an error, every exercise cell printing
@@ -18,10 +18,10 @@ import re
 import nbformat
 import pytest
 
-from autograd_lesson import _messages
+from autograd_lesson.i18n import messages
 from autograd_lesson.lesson import EXERCISES, exercises_of
-from autograd_lesson.student import main, student_notebook
-from autograd_lesson.translations import LANG_LINE
+from autograd_lesson.course.student import main, student_notebook
+from autograd_lesson.course.translations import LANG_LINE
 import kernel_sockets
 from fast_pictures import FAST_RUN  # the run needs the checkers, not the pictures
 
@@ -43,7 +43,7 @@ def name_of(path):
 def said(nb, key, **fields):
     """What the checkers print for ``key`` in the notebook's language (it switches to Korean
     with lesson.set_language("ko") in its first code cell)."""
-    english, korean = _messages.MESSAGES[key]
+    english, korean = messages.MESSAGES[key]
     ko = any(LANG_LINE in c.source for c in nb.cells if c.cell_type == "code")
     return (korean if ko else english).format(**fields)
 
@@ -171,7 +171,7 @@ def test_exercises_are_nbgrader_cells_and_every_catalogue_entry_is_used(notebook
 def test_no_hint_text_in_any_student_visible_cell(notebook):
     _, student, _ = notebook
     hints = [e.hint for e in EXERCISES.values()] + \
-        [hint for _, hint in _messages.EXERCISES_KO.values()]
+        [hint for _, hint in messages.EXERCISES_KO.values()]
     for i, cell in enumerate(student.cells):
         assert "hint=" not in cell.source, f"cell {i}: hints belong in lesson/catalogue.py"
         seen = cell.source + text_of(cell)

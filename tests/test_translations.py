@@ -1,4 +1,4 @@
-"""The Korean notebooks stay in step with the English lessons (autograd_lesson.translations).
+"""The Korean notebooks stay in step with the English lessons (autograd_lesson.course.translations).
 
 Every ``notebooks/ko/*.ipynb`` is compared with its English lesson: each Korean markdown cell's
 recorded hash matches its English twin's text, no cell is missing or extra, ids and order are the
@@ -12,8 +12,8 @@ import pathlib
 import nbformat
 import pytest
 
-from autograd_lesson import translations
-from autograd_lesson.translations import LANG_LINE, digest, problems
+from autograd_lesson.course import translations
+from autograd_lesson.course.translations import LANG_LINE, digest, problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ENGLISH = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -26,7 +26,7 @@ KOREAN = sorted((ROOT / "notebooks" / "ko").glob("*.ipynb"))
 def test_korean_notebook_is_in_step_with_its_english_lesson(path):
     found = translations.check(path)
     assert [str(p) for p in found] == [], \
-        f"run: python -m autograd_lesson.translations stale notebooks/ko/{path.name}"
+        f"run: python -m autograd_lesson.course.translations stale notebooks/ko/{path.name}"
 
 
 @pytest.mark.parametrize("path", KOREAN or [pytest.param(
@@ -34,7 +34,7 @@ def test_korean_notebook_is_in_step_with_its_english_lesson(path):
     ids=lambda p: p.name if p else "none")
 def test_korean_notebook_is_executed_like_its_english_lesson(path):
     """nbval passes a notebook without outputs vacuously: the translators' notebooks are
-    stored stripped, and must be executed once (python -m autograd_lesson.run_notebooks
+    stored stripped, and must be executed once (python -m autograd_lesson.course.run_notebooks
     notebooks/ko/*.ipynb) so that nbval compares what the Korean helpers print."""
     def with_outputs(p):  # the first code cell ends, in Korean, with set_language's None
         code = [c for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"]
@@ -42,7 +42,7 @@ def test_korean_notebook_is_executed_like_its_english_lesson(path):
     english = with_outputs(translations.english_of(path))
     korean = with_outputs(path)
     assert set(english) - set(korean) == set(), \
-        f"run: python -m autograd_lesson.run_notebooks notebooks/ko/{path.name}"
+        f"run: python -m autograd_lesson.course.run_notebooks notebooks/ko/{path.name}"
 
 
 def test_every_english_lesson_has_a_korean_twin_once_there_is_a_korean_edition():

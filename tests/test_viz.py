@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
-from autograd_lesson import figures, nn, viz
+from autograd_lesson import nn, viz
+from autograd_lesson.course import figures
 from autograd_lesson.viz.steps import StepThrough
 from autograd_lesson.viz.timeline import live_saved_bytes
 

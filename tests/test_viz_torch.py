@@ -245,7 +245,7 @@ def test_lesson_step_through_runs_on_torch(torch, capsys, monkeypatch):
 def test_the_seven_lesson_pictures_read_the_same_on_torch(torch, monkeypatch):
     """figures.py draws each scenario lesson's headline picture with the package; the same
     code with ``torch`` in its place prints the same diff (the pictures' text twin)."""
-    from autograd_lesson import figures
+    from autograd_lesson.course import figures
     ours = {name: make().text for name, make in figures.SCENARIOS.items()}
     monkeypatch.setattr(figures, "torch", torch)
     monkeypatch.setattr(figures, "nn", torch.nn)

@@ -5,7 +5,7 @@ torch stays optional: it is imported only when one of these is called, and where
 missing :func:`real_torch` prints one line on how to install it instead of a traceback.
 """
 from .showing import _display, _is_tensor, _roots, verdict
-from .._messages import MESSAGES
+from ..i18n.messages import MESSAGES
 from ..i18n import korean, t
 from ..viz import before_after_view, ledger, record, take_snapshot
 

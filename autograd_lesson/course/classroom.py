@@ -1,4 +1,6 @@
-"""An nbgrader course from the lessons: ``python -m autograd_lesson.classroom notebooks build/course``.
+"""An nbgrader course from the lessons (``make course``)::
+
+    python -m autograd_lesson.course.classroom notebooks build/course
 
 Writes ``build/course/nbgrader_config.py`` and ``source/<stem>/<stem>.ipynb`` for every lesson,
 and for every Korean lesson (``notebooks/ko/``) the assignment ``ko-<stem>`` (same notebook
@@ -26,11 +28,11 @@ except ImportError:  # pragma: no cover
 from .student import is_exercise_cell, strip_solutions
 
 CONFIG = '''\
-# nbgrader configuration written by `make course` (autograd_lesson.classroom).
+# nbgrader configuration written by `make course` (autograd_lesson.course.classroom).
 from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearMarkScheme,
                                     ComputeChecksums, IncludeHeaderFooter, InstantiateTests,
                                     LockCells, SaveCells)
-from autograd_lesson.classroom import ClearExerciseOutputs, ClearSolutionsKeepNames
+from autograd_lesson.course.classroom import ClearExerciseOutputs, ClearSolutionsKeepNames
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = {root!r}

@@ -1,6 +1,6 @@
 """Re-execute lesson notebooks in a fresh kernel and save their outputs in place.
 
-``python -m autograd_lesson.run_notebooks notebooks/*.ipynb``. Widget state is stored in the
+``python -m autograd_lesson.course.run_notebooks notebooks/*.ipynb``. Widget state is stored in the
 notebook, so the step-through slider still shows its picture when the notebook is opened
 without running it.
 """

@@ -2,7 +2,7 @@
 and the README's picture of a real PyTorch graph (``TORCH_SCENARIOS``, drawn when torch is
 installed).
 
-``python -m autograd_lesson.figures [outdir]`` (or ``make figures``) rewrites, per scenario,
+``python -m autograd_lesson.course.figures [outdir]`` (or ``make figures``) rewrites, per scenario,
 ``<name>.dot``, ``<name>.svg`` and ``<name>.png``. A test fails when a committed ``.dot`` is
 out of date, so the pictures always show what the engine does now.
 """

@@ -9,9 +9,9 @@ pair is out of step; ``tests/test_translations.py`` fails on any.
 
 For translators::
 
-    python -m autograd_lesson.translations stale [notebooks/ko/NN_x.ipynb ...]  # make translations
-    python -m autograd_lesson.translations stamp notebooks/ko/NN_x.ipynb CELL_ID [CELL_ID ...]
-    python -m autograd_lesson.translations sync notebooks/ko/NN_x.ipynb
+    python -m autograd_lesson.course.translations stale [notebooks/ko/NN_x.ipynb ...]
+    python -m autograd_lesson.course.translations stamp notebooks/ko/NN_x.ipynb CELL_ID [CELL_ID ...]
+    python -m autograd_lesson.course.translations sync notebooks/ko/NN_x.ipynb
 
 ``stale`` prints each stale or missing cell with the English text to translate (and, when git
 still has the English text the translation was made from, what changed in it); it exits 1 if
@@ -30,7 +30,7 @@ import sys
 import nbformat
 
 LANG_LINE = 'lesson.set_language("ko")'
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 EN_DIR = ROOT / "notebooks"
 KO_DIR = EN_DIR / "ko"
 
@@ -237,7 +237,8 @@ def sync(path):
 
 def main(argv=None):
     args = list(sys.argv[1:] if argv is None else argv)
-    usage = ("usage: python -m autograd_lesson.translations stale [notebooks/ko/NN.ipynb ...] | "
+    usage = ("usage: python -m autograd_lesson.course.translations "
+             "stale [notebooks/ko/NN.ipynb ...] | "
              "stamp notebooks/ko/NN.ipynb (CELL_ID ... | --all) | sync notebooks/ko/NN.ipynb")
     if not args or args[0] not in ("stale", "stamp", "sync"):
         raise SystemExit(usage)

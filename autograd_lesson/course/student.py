@@ -1,4 +1,6 @@
-"""Student copies of the lessons: ``python -m autograd_lesson.student notebooks build/student``.
+"""Student copies of the lessons (``make student``)::
+
+    python -m autograd_lesson.course.student notebooks build/student
 
 Solutions in the lessons are marked as nbgrader marks them::
 
