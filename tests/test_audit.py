@@ -241,7 +241,7 @@ def test_no_observer_hook_mode_or_frozen_gc_is_left(lib):
         assert torch._C._len_torch_function_stack() == 0
         assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
         assert torch._C._autograd._saved_tensors_hooks_is_enabled()
-    ours = ("audit.py", "_torch.py")
+    ours = ("audit.py", "torch_graphs.py")
     called = []
 
     def profile(frame, event, arg):
@@ -298,7 +298,7 @@ def test_helpers_leave_no_hook_and_keep_no_buffer(lib, capsys, monkeypatch):
 
     def profile(frame, event, arg):
         if event == "call" and "autograd_lesson" in frame.f_code.co_filename and \
-                frame.f_code.co_filename.endswith(("audit.py", "_torch.py", "record.py",
+                frame.f_code.co_filename.endswith(("audit.py", "torch_graphs.py", "record.py",
                                                    "steps.py", "checking.py", "showing.py")):
             called.append(frame.f_code.co_name)
     sys.setprofile(profile)

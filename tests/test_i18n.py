@@ -382,7 +382,7 @@ def test_timeline_plot_labels_in_korean_drawn_without_missing_glyphs():
 def test_show_backward_titles_the_picture_in_korean_and_the_diff_in_english(monkeypatch, capsys):
     from autograd_lesson.lesson import showing
     shown = []
-    monkeypatch.setattr(showing, "_display", shown.append)
+    monkeypatch.setattr(showing, "display", shown.append)
     lesson.set_language("ko")
     x, y, loss = graph()
     lesson.show_backward("loss.backward()", x=x, y=y, loss=loss)
@@ -407,7 +407,7 @@ def test_the_static_step_through_header_has_a_font_with_hangul():
 def test_on_real_torch_speaks_korean_and_its_text_twin_stays_english(torch, monkeypatch, capsys):
     from autograd_lesson.lesson import on_torch
     shown = []
-    monkeypatch.setattr(on_torch, "_display", shown.append)
+    monkeypatch.setattr(on_torch, "display", shown.append)
 
     def two_losses(torch):
         x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)

@@ -16,7 +16,7 @@ import pytest
 
 from autograd_lesson import lesson
 from autograd_lesson.lesson import on_torch
-from autograd_lesson.viz import take_snapshot
+from autograd_lesson.viz import record, take_snapshot
 
 pytestmark = pytest.mark.parity
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -61,8 +61,8 @@ def test_first_backward_retains_trunk_and_cls_head_and_leaves_reg_head_alive(ns)
     x = ns["x"]
     loss_cls, loss_reg = ns["losses"](model, x, ns["y"], ns["t"])
     names = dict(x=x, loss_cls=loss_cls, loss_reg=loss_reg, **dict(model.named_parameters()))
-    recording = lesson.on_torch.record(lambda: loss_cls.backward(retain_graph=True),
-                                       roots=[loss_cls, loss_reg], names=names)
+    recording = record(lambda: loss_cls.backward(retain_graph=True),
+                       roots=[loss_cls, loss_reg], names=names)
     after = take_snapshot([loss_cls, loss_reg], names, executed=recording.executed)
     states = {b.key: (b.state, b.holds) for b in after.buffers}
     assert states["#1 AddmmBackward0._saved_mat1"] == ("retained", "x")

@@ -175,7 +175,7 @@ def test_the_package_alone_imports_no_torch():
             "lesson.show_backward(lambda: y.backward(), x=x, y=y)\n"
             "print(lesson.audit(lambda: (x * 3).sum().backward(retain_graph=True)))\n"
             "print(viz.record(lambda: (x * 3).sum().backward()).executed_count)\n"
-            "assert 'torch' not in sys.modules and 'autograd_lesson.viz._torch' not in "
+            "assert 'torch' not in sys.modules and 'autograd_lesson.viz.torch_graphs' not in "
             "sys.modules, sorted(m for m in sys.modules if 'torch' in m)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -403,7 +403,7 @@ def test_bad_input_to_viz_raises_one_line_at_the_boundary(lib):
         with pytest.raises(TypeError) as info:
             call()
         assert str(info.value).startswith(start) and "\n" not in str(info.value)
-        assert info.traceback[-1].path.name == "_check.py"  # raised where input is checked
+        assert info.traceback[-1].path.name == "checks.py"  # raised where input is checked
     empty = viz.take_snapshot([lib.ones(3)])  # a tensor with no graph: an empty snapshot
     assert empty.nodes == () and viz.ledger(empty).endswith(
         "saved buffers hold 0 B: 0 B only in the graph, 0 B shared with your tensors")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from ..i18n import t
 from .attempts import nth_ko
+from ..viz.ledger import bytes_text
 from ..viz.record import first_sentence
 
 FREED_START = "Trying to backward through the graph a second time"
@@ -87,10 +88,6 @@ class Audit:
 
     def _repr_pretty_(self, printer, cycle):
         printer.text(self.text)
-
-
-def _bytes(n):
-    return f"{n:,} B"
 
 
 def _names(nodes):
@@ -161,7 +158,7 @@ def _findings(calls, later_runs=()):
             kept = sum(b for _, b in call.nodes.values())
             found.append(Finding(
                 "unused-retain",
-                t("audit.unused_retain", label=_label(call), bytes=_bytes(kept),
+                t("audit.unused_retain", label=_label(call), bytes=bytes_text(kept),
                   names=_names(call.nodes)),
                 t("audit.fix_unused")))
     seen = {}
@@ -179,7 +176,7 @@ def _findings(calls, later_runs=()):
             "double-traversal",
             t("audit.double", n=len(twice), s="s" if len(twice) > 1 else "",
               runs=_labels([c for _, c in runs]), names=_names(nodes),
-              bytes=_bytes(sum(b for _, b in nodes.values()))),
+              bytes=bytes_text(sum(b for _, b in nodes.values()))),
             t("audit.fix_double")))
     return found
 
@@ -233,7 +230,7 @@ def _growth(sizes):
     calls = ", ".join(str(i) for i in range(1, len(sizes)))
     return [Finding(
         "graph-grows",
-        t("audit.grows", calls=calls, sizes=" → ".join(_bytes(b) for b in counts[0]),
+        t("audit.grows", calls=calls, sizes=" → ".join(bytes_text(b) for b in counts[0]),
           nodes=" → ".join(str(n) for n in counts[1])),
         t("audit.fix_grows"))]
 
@@ -268,6 +265,18 @@ def frozen_past():
     finally:
         if mine:
             gc.unfreeze()
+
+
+def run_once(step, args):
+    """Call ``step(*args)`` once, observed as the audit observes it: (its backward calls, as
+    :class:`Call`, the error it raised or None, the bytes of saved tensors that the graphs it
+    made still hold after it)."""
+    engine = _Engine()
+    with frozen_past():  # count only the graphs the step makes
+        start = _live_graphs(engine)[0]
+        calls, error = engine.run(step, list(args), {})
+        end = _live_graphs(engine)[0]
+    return calls, error, end - start
 
 
 def _audit(step, label, args, kwargs):
@@ -330,7 +339,7 @@ class _Engine:
     """Runs the step once, observing the backward calls of whichever engine it uses."""
 
     def tensor_types(self):
-        from .._tensor import Tensor
+        from .. import Tensor
         torch = sys.modules.get("torch")  # never imported here: only if the step uses it
         return (Tensor, torch.Tensor) if torch is not None else (Tensor,)
 
@@ -340,8 +349,8 @@ class _Engine:
         try:
             with contextlib.ExitStack() as stack:
                 if "torch" in sys.modules:
-                    from ..viz import _torch
-                    stack.enter_context(_torch.observe_backwards(torch_calls, _where))
+                    from ..viz import torch_graphs
+                    stack.enter_context(torch_graphs.observe_backwards(torch_calls, _where))
                 stack.enter_context(_observe_ours(ours_calls))
                 step(*args, **kwargs)
         except Exception as exc:  # the step's own error is a finding or one line

@@ -14,9 +14,10 @@ import numbers
 from . import attempts
 from .catalogue import lookup
 from .grading import fail_if_grading
-from .showing import _as_call, _caller_namespace, _roots, verdict
-from ..i18n import exercise_text, korean, t
+from .showing import as_call, caller_namespace, graph_roots, verdict
+from ..i18n import exercise_text, t
 from ..viz import record, take_snapshot
+from ..viz.snapshot import is_tensor, is_torch  # neither imports torch
 
 NOT_DONE = ("✎ not done yet: replace the ... with your answer, run that cell, "
             "then run this cell again.")
@@ -26,24 +27,25 @@ RAISES_FORM = "✗ answer True (it raises) or False (it runs), without quotes."
 
 
 # -- the shared ending of every checker -------------------------------------------------------
-def _exercise(exercise, hint):
+def exercise_and_hint(exercise, hint):
+    """The exercise's id ("unnamed" if none) and its hint, from the catalogue in the current
+    language when the exercise is in it, else ``hint``."""
     entry = lookup(exercise) if exercise else None
     return exercise or "unnamed", (exercise_text(entry)[1] if entry else hint)
 
 
-def _not_done(exercise):
-    message = t("not_done")
+def not_an_attempt(message):
+    """No answer yet, or one of the wrong form: not an attempt. Say what is wanted and stop."""
     print(message)
     fail_if_grading(message)
 
 
-def _malformed(message):
-    """A wrong form is not an attempt: say what is wanted and stop."""
-    print(message)
-    fail_if_grading(message)
+def not_done():
+    """The answer is still the placeholder ``...`` (every checker, and a notebook's own)."""
+    not_an_attempt(t("not_done"))
 
 
-def _verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
+def give_verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
     """Print the verdict (with the attempt count), then ``after`` (what the engine did)."""
     rec = attempts.attempt(exercise, answer_key, correct)
     nth = dict(ordinal=attempts.ordinal(rec.attempts), nth=attempts.nth_ko(rec.attempts))
@@ -60,15 +62,23 @@ def _verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
         fail_if_grading("\n".join(lines))
 
 
-def not_done():
-    """For a notebook's own checker: the answer is still the placeholder."""
-    _not_done(None)
-
-
 def report(exercise, correct, right="", wrong="", answer_key=None):
     """The verdict of a checker written in a notebook (a write-code exercise's own test)."""
-    _, hint = _exercise(exercise, "")
-    _verdict(exercise, hint, answer_key, correct, right, wrong)
+    _, hint = exercise_and_hint(exercise, "")
+    give_verdict(exercise, hint, answer_key, correct, right, wrong)
+
+
+def set_of_names_form(prediction, choices, form, bare, unknown):
+    """None if ``prediction`` is a set (or list) of names among ``choices``; else the one line
+    that says what form is wanted: ``bare(name)`` for one choice not put in a set,
+    ``unknown(name)`` for the first name that is not a choice, else ``form``."""
+    if isinstance(prediction, str):
+        return bare(prediction) if prediction in choices else form
+    if not isinstance(prediction, (set, frozenset, list, tuple)) or \
+            not all(isinstance(p, str) for p in prediction):
+        return form
+    strangers = sorted(set(prediction) - set(choices))
+    return unknown(strangers[0]) if strangers else None
 
 
 # -- which buffers does a call free? -----------------------------------------------------------
@@ -120,20 +130,20 @@ def check_freed(prediction, code, hint="", exercise=None, **names):
     """Predict-then-check: which saved buffers will ``code`` free? ``prediction`` is a set of
     names like ``{"MulBackward0.other"}`` (empty set: nothing is freed), or, to tell apart
     nodes of one type, ledger names with their number: ``{"#3 AddmmBackward0.mat1"}``."""
-    exercise, hint = _exercise(exercise, hint)
+    exercise, hint = exercise_and_hint(exercise, hint)
     if prediction is ...:
-        return _not_done(exercise)
+        return not_done()
     problem = _freed_form(prediction)
     if problem:
-        return _malformed(problem)
-    call, label = _as_call(code, _caller_namespace())
-    roots = _roots(names)
+        return not_an_attempt(problem)
+    call, label = as_call(code, caller_namespace())
+    roots = graph_roots(names)
     before = take_snapshot(roots, names)
     keep_id = any(k.strip().startswith("#") for k in prediction)
     guess = {_normalise(k, keep_id) for k in prediction}
     problem = _unknown(guess, before, keep_id)
     if problem:
-        return _malformed(problem)
+        return not_an_attempt(problem)
     recording = record(call, roots=roots, names=names)
     after = take_snapshot(roots, names)
     old = {b.key: b.state for b in before.buffers}
@@ -143,20 +153,20 @@ def check_freed(prediction, code, hint="", exercise=None, **names):
     missing, extra = freed - guess, guess - freed
     wrong = []
     if extra:
-        wrong.append(t("freed.extra", listing=_listing(extra),
+        wrong.append(t("freed.extra", listing=listing(extra),
                        are="is" if len(extra) == 1 else "are"))
     if missing:
         wrong.append(t("freed.missing", n=len(missing),
                        s_are="s are" if len(missing) > 1 else " is"))
     ran = f"{label}: {verdict(recording.error) if recording.error else t('freed.ran')}"
-    _verdict(exercise, hint, frozenset(guess), correct,
-                    t("freed.right", listing=_listing(freed)), "; ".join(wrong) + ".",
-                    after=[ran] if correct else [])
+    give_verdict(exercise, hint, frozenset(guess), correct,
+                 t("freed.right", listing=listing(freed)), "; ".join(wrong) + ".",
+                 after=[ran] if correct else [])
 
 
 # -- will a call raise? ------------------------------------------------------------------------
 def _outcome(code, namespace):
-    call, label = _as_call(code, namespace)
+    call, label = as_call(code, namespace)
     try:
         call()
         return label, None
@@ -166,56 +176,50 @@ def _outcome(code, namespace):
 
 def check_raises(prediction, code, hint="", exercise=None):
     """Predict-then-check: will ``code`` raise? ``prediction`` is True or False."""
-    exercise, hint = _exercise(exercise, hint)
+    exercise, hint = exercise_and_hint(exercise, hint)
     if prediction is ...:
-        return _not_done(exercise)
+        return not_done()
     if not isinstance(prediction, bool):
         extra = t("raises.quoted") if str(prediction) in ("True", "False") else ""
-        return _malformed(t("raises.form") + extra)
-    label, error = _outcome(code, _caller_namespace())
+        return not_an_attempt(t("raises.form") + extra)
+    label, error = _outcome(code, caller_namespace())
     correct = prediction == (error is not None)
-    _verdict(exercise, hint, prediction, correct,
-                    t("raises.it_raises" if error is not None else "raises.it_runs"),
-                    t("raises.predicted_raise" if prediction else "raises.predicted_run"),
-                    after=[f"{label}: {verdict(error)}"] if correct else [])
+    give_verdict(exercise, hint, prediction, correct,
+                 t("raises.it_raises" if error is not None else "raises.it_runs"),
+                 t("raises.predicted_raise" if prediction else "raises.predicted_run"),
+                 after=[f"{label}: {verdict(error)}"] if correct else [])
 
 
 def check_which_raise(prediction, calls, hint="", exercise=None):
     """Predict-then-check: which of ``calls`` (a dict name -> callable or code string) raise?
     ``prediction`` is the set of the names that raise (``set()``: none)."""
-    exercise, hint = _exercise(exercise, hint)
+    exercise, hint = exercise_and_hint(exercise, hint)
     if prediction is ...:
-        return _not_done(exercise)
+        return not_done()
     choices = ", ".join(f'"{n}"' for n in calls)
-    form = t("which.form", first=next(iter(calls)), choices=choices)
-    if isinstance(prediction, str):
-        return _malformed(t("which.in_a_set", name=prediction) if prediction in calls
-                          else form)
-    if not isinstance(prediction, (set, frozenset, list, tuple)) or \
-            not all(isinstance(p, str) for p in prediction):
-        return _malformed(form)
-    unknown = sorted(set(prediction) - set(calls))
-    if unknown:
-        return _malformed(t("which.unknown", name=unknown[0], choices=choices))
-    namespace = _caller_namespace()
+    problem = set_of_names_form(
+        prediction, calls, t("which.form", first=next(iter(calls)), choices=choices),
+        bare=lambda name: t("which.in_a_set", name=name),
+        unknown=lambda name: t("which.unknown", name=name, choices=choices))
+    if problem:
+        return not_an_attempt(problem)
+    namespace = caller_namespace()
     outcomes = {name: _outcome(code, namespace)[1] for name, code in calls.items()}
     raised = {n for n, e in outcomes.items() if e is not None}
     correct = set(prediction) == raised
     after = [f"{n}: {verdict(e)}" for n, e in outcomes.items()] if correct else []
-    right = (t("which.right", listing=_listing(raised), s="s" if len(raised) == 1 else "")
+    right = (t("which.right", listing=listing(raised), s="s" if len(raised) == 1 else "")
              if raised else t("which.none"))
-    _verdict(exercise, hint, frozenset(prediction), correct, right,
-                    t("which.wrong"), after=after)
+    give_verdict(exercise, hint, frozenset(prediction), correct, right,
+                 t("which.wrong"), after=after)
 
 
 # -- a value -----------------------------------------------------------------------------------
 def _value_form(answer, want):
     """The answer as a float array, or the one line that says what form is wanted."""
     import numpy as np
-    from .._tensor import Tensor
-    from ..viz.snapshot import is_torch  # never imports torch
-    if isinstance(answer, Tensor) or is_torch(answer) or (isinstance(answer, np.ndarray) and
-                                      np.shares_memory(answer, want)):
+    if is_tensor(answer) or is_torch(answer) or (isinstance(answer, np.ndarray) and
+                                                 np.shares_memory(answer, want)):
         return None, t("value.not_a_tensor")
     count = want.size
     wanted = (t("value.a_number", example=_number(want * 0 + 4)) if want.ndim == 0 else
@@ -239,19 +243,19 @@ def _value_form(answer, want):
 def check_value(answer, expected, what, hint="", atol=1e-6, exercise=None):
     """Compare a learner's number or list with the engine's value and explain a mismatch."""
     import numpy as np
-    exercise, hint = _exercise(exercise, hint)
+    exercise, hint = exercise_and_hint(exercise, hint)
     if answer is ...:
-        return _not_done(exercise)
+        return not_done()
     if hasattr(expected, "detach"):  # a tensor from the engine
         expected = expected.detach().numpy()
     want = np.asarray(expected, dtype=float)
     got, problem = _value_form(answer, want)
     if problem:
-        return _malformed(problem)
+        return not_an_attempt(problem)
     correct = bool(np.allclose(got, want, atol=atol))
-    _verdict(exercise, hint, tuple(np.ravel(got)), correct,
-                    t("value.right", what=what, value=_number(want)),
-                    t("value.wrong", what=what, value=_number(got)))
+    give_verdict(exercise, hint, tuple(np.ravel(got)), correct,
+                 t("value.right", what=what, value=_number(want)),
+                 t("value.wrong", what=what, value=_number(got)))
 
 
 def _number(values):
@@ -263,12 +267,12 @@ def _number(values):
     return rounded.tolist()
 
 
-def _listing(keys):
+def listing(keys):
     return ", ".join(sorted(keys)) if keys else t("listing.nothing")
 
 
 # -- a step the learner writes, checked by behaviour ------------------------------------------
-def _unwritten(fn):
+def unwritten(fn):
     """True if ``fn``'s body is still only ``...`` (or ``pass``): the student copy's stub."""
     import ast
     import inspect
@@ -289,7 +293,7 @@ def _state(inputs, compare):
     for name, obj in inputs.items():
         if _is_module(obj):
             leaves.update({f"{name}.{n}": p for n, p in obj.named_parameters()})
-        elif _is_tensor(obj) and obj.is_leaf and obj.requires_grad:
+        elif is_tensor(obj) and obj.is_leaf and obj.requires_grad:
             leaves[name] = obj
     state = {}
     for name, t in leaves.items():
@@ -304,20 +308,12 @@ def _state(inputs, compare):
 
 def _is_module(obj):
     from ..nn import Module
-    from ..viz.snapshot import is_torch  # never imports torch
     torch = sys.modules.get("torch")
     return isinstance(obj, Module) or (torch is not None and isinstance(obj, torch.nn.Module))
 
 
-def _is_tensor(obj):
-    from .._tensor import Tensor
-    from ..viz.snapshot import is_torch  # never imports torch
-    return isinstance(obj, Tensor) or (is_torch(obj) and hasattr(obj, "requires_grad"))
-
-
 def _uses_torch(inputs):
     """True if the step's inputs are torch's (a torch module, tensor or optimizer)."""
-    from ..viz.snapshot import is_torch
     torch = sys.modules.get("torch")
     if torch is None:
         return False
@@ -327,19 +323,16 @@ def _uses_torch(inputs):
 
 def _run_torch_step(fn, inputs):
     """(events, error, bytes of saved tensors the step's graphs still hold after it) for a
-    step on torch: its backward calls through viz._torch's hooks (removed when it returns)."""
-    from .audit import _Engine, _live_graphs, frozen_past
-    engine, events = _Engine(), _Events()
-    with frozen_past():  # count only the graphs the step makes
-        start = _live_graphs(engine)[0]
-        calls, error = engine.run(fn, list(inputs.values()), {})
-        end = _live_graphs(engine)[0]
+    step on torch, observed as audit observes one (viz.torch_graphs' hooks, removed after)."""
+    from .audit import run_once
+    calls, error, held = run_once(fn, inputs.values())
+    events = _Events()
     for call in calls:
         events.calls.append((call.retain_graph, call.create_graph, call.accumulate))
         for key, name in (call.ran or {}).items():
             events.runs[key] = events.runs.get(key, 0) + 1
             events.names.setdefault(key, name)
-    return events, error, end - start
+    return events, error, held
 
 
 def _differences(got, want, atol):
@@ -426,11 +419,11 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
     from ..autograd.graph import observe
     from ..viz.timeline import track_saved_bytes
     from .audit import frozen_past
-    exercise, hint = _exercise(exercise, "")
-    if fn is ... or _unwritten(fn):
-        return _not_done(exercise)
+    exercise, hint = exercise_and_hint(exercise, "")
+    if fn is ... or unwritten(fn):
+        return not_done()
     if not callable(fn):
-        return _malformed(t("step.not_a_function", type=type(fn).__name__))
+        return not_an_attempt(t("step.not_a_function", type=type(fn).__name__))
     with frozen_past():  # the collections below look only at what the check makes
         ref_inputs = make()
         reference(*ref_inputs.values())
@@ -441,7 +434,7 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
         key = (code.co_code, repr(code.co_consts), code.co_names)
         on_torch = _uses_torch(inputs)
         if on_torch and max_peak is not None:
-            return _malformed(t("step.max_peak_on_torch"))
+            return not_an_attempt(t("step.max_peak_on_torch"))
         if on_torch:
             events, error, held = _run_torch_step(fn, inputs)
             peak = None
@@ -455,8 +448,8 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
                 gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
             peak, held = mem.peak - mem.start, mem.end - mem.start
     if error is not None:
-        return _verdict(exercise, hint, key, False, "",
-                        t("step.raised", error=verdict(error)[2:]))
+        return give_verdict(exercise, hint, key, False, "",
+                            t("step.raised", error=verdict(error)[2:]))
     problems = _event_problems(events, no_retain, max_runs_per_node, create_graph)
     if max_peak is not None and peak > max_peak:
         problems.append(t("step.peak_over", peak=f"{peak:,}", limit=f"{max_peak:,}"))
@@ -474,4 +467,4 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
              (t("step.each_once") if max_runs_per_node == 1 else "") +
              (t("step.peak", peak=f"{peak:,}", limit=f"{max_peak:,}")
               if max_peak is not None else "") + ".")
-    _verdict(exercise, hint, key, not problems, right, "; ".join(problems) + ".")
+    give_verdict(exercise, hint, key, not problems, right, "; ".join(problems) + ".")

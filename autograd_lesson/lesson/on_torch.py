@@ -4,10 +4,11 @@
 torch stays optional: it is imported only when one of these is called, and where it is
 missing :func:`real_torch` prints one line on how to install it instead of a traceback.
 """
-from .showing import _display, _is_tensor, _roots, verdict
+from .showing import before_and_after, display, outcome_line, verdict
+from ..i18n import t
 from ..i18n.messages import MESSAGES
-from ..i18n import korean, t
-from ..viz import before_after_view, ledger, record, take_snapshot
+from ..viz import ledger
+from ..viz.snapshot import is_tensor
 
 # the English lines (tests compare the cells' output with them); what prints is t(...)
 INSTALL = MESSAGES["on_torch.install"][0].format(end="")
@@ -43,21 +44,10 @@ def _skip(lines):
 
 def _run(engine, names, code):
     """(picture, text) of ``code`` run in ``engine`` on ``names`` (what the program built)."""
-    tensors = {n: t for n, t in names.items() if _is_tensor(t)}
-    roots = _roots(tensors)
-    before = take_snapshot(roots, tensors, title=f"before {code}")
-    recording = record(lambda: exec(code, {"torch": engine}, dict(names)), roots=roots,
-                       names=tensors)
-    outcome = "raised" if recording.error else "ran"
-    after = take_snapshot(roots, tensors, executed=recording.executed,
-                          failed=recording.failed, title=f"after {code} ({outcome})")
-    picture_title = t("title.before_after", label=code,
-                      outcome=t("title.raised" if recording.error else "title.ran")) \
-        if korean() else None  # the ledger diff (the text twin) keeps its English title
-    view = before_after_view(before, after, picture_title=picture_title)
-    done = verdict(recording.error) if recording.error else \
-        t("show.ran_nodes", label=code, n=recording.executed_count)
-    return view, "\n".join([ledger(before), done, view.text])
+    tensors = {n: t for n, t in names.items() if is_tensor(t)}
+    before, recording, view = before_and_after(
+        lambda: exec(code, {"torch": engine}, dict(names)), code, tensors)
+    return view, "\n".join([ledger(before), outcome_line(recording, code), view.text])
 
 
 def on_real_torch(program, code):
@@ -81,7 +71,7 @@ def on_real_torch(program, code):
         print(t("on_torch.not_a_dict", name=name, type=type(names).__name__))
         return
     view, theirs = _run(real, names, code)
-    _display(view)
+    display(view)
     print(t("on_torch.on_pytorch", version=real.__version__, text=theirs))
     _, ours = _run(autograd_lesson, program(autograd_lesson), code)
     print(t("on_torch.same_text", same=theirs == ours))
@@ -97,26 +87,24 @@ def check_findings(prediction, step, *args, exercise=None, **kwargs):
     """Predict-then-check: which kinds of finding will ``lesson.audit(step, *args)`` report?
     ``prediction`` is a set of kinds, such as ``{"unused-retain"}`` (``set()``: none)."""
     from .audit import audit
-    from .checking import _exercise, _listing, _malformed, _not_done, _verdict
-    exercise, hint = _exercise(exercise, "")
+    from .checking import (exercise_and_hint, give_verdict, listing, not_an_attempt, not_done,
+                           set_of_names_form)
+    exercise, hint = exercise_and_hint(exercise, "")
     if prediction is ...:
-        return _not_done(exercise)
-    form = t("findings.form", kinds=", ".join(f'"{k}"' for k in KINDS))
-    if isinstance(prediction, str):
-        return _malformed(t("findings.bare_string", kind=prediction) if prediction in KINDS
-                          else form)
-    if not isinstance(prediction, (set, frozenset, list, tuple)) or \
-            not all(isinstance(p, str) for p in prediction):
-        return _malformed(form)
-    unknown = sorted(set(prediction) - set(KINDS))
-    if unknown:
-        return _malformed(t("findings.not_a_kind", kind=unknown[0], kinds=", ".join(KINDS)))
+        return not_done()
+    kinds = ", ".join(f'"{k}"' for k in KINDS)
+    problem = set_of_names_form(
+        prediction, KINDS, t("findings.form", kinds=kinds),
+        bare=lambda kind: t("findings.bare_string", kind=kind),
+        unknown=lambda kind: t("findings.not_a_kind", kind=kind, kinds=", ".join(KINDS)))
+    if problem:
+        return not_an_attempt(problem)
     report = audit(step, *args, **kwargs)
     found = {f.kind for f in report.findings}
     correct = set(prediction) == found
-    _verdict(exercise, hint, frozenset(prediction), correct,
-             t("findings.right", listing=_listing(found)), t("findings.wrong"),
-             after=[str(report)] if correct else [])
+    give_verdict(exercise, hint, frozenset(prediction), correct,
+                 t("findings.right", listing=listing(found)), t("findings.wrong"),
+                 after=[str(report)] if correct else [])
 
 
 def _parameters(inputs):
@@ -129,10 +117,10 @@ def check_audit(fn, reference, make, *, exercise, atol=1e-6):
     leave every parameter as ``reference`` does, and ``lesson.audit`` must find nothing."""
     import numpy as np
     from .audit import audit
-    from .checking import _exercise, _not_done, _unwritten, _verdict
-    exercise, hint = _exercise(exercise, "")
-    if fn is ... or _unwritten(fn):
-        return _not_done(exercise)
+    from .checking import exercise_and_hint, give_verdict, not_done, unwritten
+    exercise, hint = exercise_and_hint(exercise, "")
+    if fn is ... or unwritten(fn):
+        return not_done()
     code = fn.__code__
     key = (code.co_code, repr(code.co_consts), code.co_names)
     want_inputs = make()
@@ -142,12 +130,12 @@ def check_audit(fn, reference, make, *, exercise, atol=1e-6):
     try:
         fn(*inputs.values())
     except Exception as error:  # the learner's code: one line, not a traceback
-        return _verdict(exercise, hint, key, False, "",
-                        t("step_audit.raised", error=verdict(error)[2:]))
+        return give_verdict(exercise, hint, key, False, "",
+                            t("step_audit.raised", error=verdict(error)[2:]))
     got = {n: p.detach().numpy() for n, p in _parameters(inputs).items()}
     problems = [t("step_audit.differs", name=n, diff=f"{np.abs(got[n] - w).max():.2g}")
                 for n, w in want.items() if not np.allclose(got[n], w, atol=atol)]
     report = audit(fn, *make().values())
     problems += [t("step_audit.finds", kind=f.kind) for f in report.findings]
-    _verdict(exercise, hint, key, not problems, t("step_audit.right"),
-             "; ".join(problems) + ".")
+    give_verdict(exercise, hint, key, not problems, t("step_audit.right"),
+                 "; ".join(problems) + ".")

@@ -6,22 +6,24 @@ Every picture comes with printed text (ledger, diff, verdict) that nbval compare
 import sys
 
 from ..i18n import korean, t
-from ..viz import _check, before_after_view, graph_view, record, take_snapshot
+from ..viz import before_after_view, checks, graph_view, record, take_snapshot
 from ..viz.ledger import ledger
+from ..viz.snapshot import is_tensor
 from ..viz.record import first_sentence, verdict  # noqa: F401  (lesson.verdict is public)
 from ..viz.steps import StepThrough
 
 
-def _display(obj):
+def display(view):
+    """Show ``view`` in the notebook (picture and text twin); in plain Python print its text."""
     try:
-        from IPython.display import display
+        from IPython.display import display as show
     except ImportError:  # plain Python: the text twin is all there is
-        print(obj.text)
+        print(view.text)
         return
-    display(obj)
+    show(view)
 
 
-def _caller_namespace(depth=2):
+def caller_namespace(depth=2):
     """The caller's (globals, locals), read only if code given as a string needs them: reading
     a function frame's ``f_locals`` makes a dict that keeps its tensors (and their graphs)
     alive as long as the frame, even after ``del``."""
@@ -29,7 +31,7 @@ def _caller_namespace(depth=2):
     return lambda: (frame.f_globals, frame.f_locals)
 
 
-def _as_call(code, namespace):
+def as_call(code, namespace):
     """A callable and a label for ``code``: a string runs in the notebook's namespace."""
     if callable(code):
         return code, getattr(code, "__name__", "call")
@@ -44,37 +46,31 @@ def _bad_input(where, names, code=_NO_CODE):
     if code is not _NO_CODE and not (callable(code) or isinstance(code, str)):
         return t("show.not_code", where=where, type=type(code).__name__)
     for label, value in names.items():
-        if not _is_tensor(value):
+        if not is_tensor(value):
             kind = type(value).__name__
-            article = "an" if kind[:1].lower() in "aeiou" else "a"
-            return t("show.not_a_tensor", where=where, label=label, article=article, kind=kind)
+            return t("show.not_a_tensor", where=where, label=label, article=checks.article(kind),
+                     kind=kind)
     if names and not any(tensor.requires_grad for tensor in names.values()):
         return t("show.no_graph", where=where, names=", ".join(names),
                  does="does" if len(names) == 1 else "do")
     return None
 
 
-def _roots(names):
+def graph_roots(names):
     """The graph to draw: every named non-leaf tensor (or the named leaves, if that is all)."""
-    tensors = [t for t in names.values() if _is_tensor(t) and t.requires_grad]
+    tensors = [t for t in names.values() if is_tensor(t) and t.requires_grad]
     return [t for t in tensors if not t.is_leaf] or tensors
-
-
-def _is_tensor(value):
-    from .._tensor import Tensor
-    from ..viz.snapshot import is_torch  # never imports torch
-    return isinstance(value, Tensor) or (is_torch(value) and hasattr(value, "requires_grad"))
 
 
 def show_graph(title="", **names):
     """Draw the graph behind the named tensors and print its buffer ledger."""
-    _check.title(title, "show_graph")
+    checks.title(title, "show_graph")
     problem = _bad_input("show_graph", names)
     if problem:
         print(problem)
         return
-    snap = take_snapshot(_roots(names), names, title=title)
-    _display(graph_view(snap))
+    snap = take_snapshot(graph_roots(names), names, title=title)
+    display(graph_view(snap))
     print(ledger(snap))
 
 
@@ -89,8 +85,17 @@ def show_backward(code, **names):
     if problem:
         print(problem)
         return
-    call, label = _as_call(code, _caller_namespace())
-    roots = _roots(names)
+    call, label = as_call(code, caller_namespace())
+    _, recording, view = before_and_after(call, label, names)
+    display(view)
+    print(outcome_line(recording, label))
+    print(view.text)
+
+
+def before_and_after(call, label, names):
+    """Run ``call`` (labelled ``label``) between two snapshots of the graph of ``names``:
+    (the snapshot before, the recording, the before/after view)."""
+    roots = graph_roots(names)
     before = take_snapshot(roots, names, title=f"before {label}")
     recording = record(call, roots=roots, names=names)
     outcome = "raised" if recording.error else "ran"
@@ -99,16 +104,18 @@ def show_backward(code, **names):
     picture_title = t("title.before_after", label=label,
                       outcome=t("title.raised" if recording.error else "title.ran")) \
         if korean() else None  # the ledger diff (the text twin) keeps its English title
-    view = before_after_view(before, after, picture_title=picture_title)
-    _display(view)
-    print(verdict(recording.error) if recording.error else
-          t("show.ran_nodes", label=label, n=recording.executed_count))
-    print(view.text)
+    return before, recording, before_after_view(before, after, picture_title=picture_title)
+
+
+def outcome_line(recording, label):
+    """'✓ loss.backward() ran 3 nodes', or the error's one-line verdict."""
+    return verdict(recording.error) if recording.error else \
+        t("show.ran_nodes", label=label, n=recording.executed_count)
 
 
 def expect_error(code):
     """Run ``code`` and print one verdict line instead of a traceback."""
-    call, _ = _as_call(code, _caller_namespace())
+    call, _ = as_call(code, caller_namespace())
     try:
         call()
     except Exception as error:
@@ -123,8 +130,8 @@ def step_through(code, **names):
     if problem:
         print(problem)
         return None
-    call, label = _as_call(code, _caller_namespace())
-    roots = _roots(names)
+    call, label = as_call(code, caller_namespace())
+    roots = graph_roots(names)
     recording = record(call, roots=roots, names=names, frames=True)
     if not recording.frames:
         print(t("steps.nothing", label=label))

@@ -9,16 +9,16 @@ to any saved buffer.
     graph_view(snap)            # displays as SVG + PNG, text/plain is the ledger
     before_after_view(a, b)     # one picture: rows read ALIVE → FREED, nodes that ran marked
 
-The same functions take real ``torch.Tensor`` roots and names (``viz._torch`` reads them; it
-and torch are imported only when a torch tensor is passed): for the same program the ledger
-and diff read the same, byte for byte, whichever engine ran it.
+The same functions take real ``torch.Tensor`` roots and names (``viz.torch_graphs`` reads
+them; it and torch are imported only when a torch tensor is passed): for the same program the
+ledger and diff read the same, byte for byte, whichever engine ran it.
 
 Large pictures fold what did not change into labelled groups so that they stay readable on a
 laptop; ``fold=False`` draws the whole graph.
 """
 import graphviz
 
-from . import _check
+from . import checks
 from .dot import panels_dot, picture_dot, snapshot_dot
 from .ledger import diff, ledger
 from .record import Frame, Recording, record
@@ -41,7 +41,7 @@ def _view(before, after, title, text, fold, legend=True):
 def graph_view(snapshot, title=None, max_nodes=None, fold=True):
     """A displayable picture of one snapshot whose text twin is its ledger; a large graph
     folds into labelled groups unless ``fold=False``."""
-    _check.snapshot(snapshot, "graph_view()")
+    checks.snapshot(snapshot, "graph_view()")
     title = snapshot.title if title is None else title
     return _view(snapshot, snapshot, title, ledger(snapshot, title), fold)
 
@@ -51,8 +51,8 @@ def before_after_view(before, after, max_nodes=None, fold=True, picture_title=No
     highlighted, every node where it was) whose text twin is the ledger diff, titled
     "<before's title> → <after's title>" (``picture_title``: another title for the picture
     only, e.g. in the learner's language; the diff keeps the snapshots' titles)."""
-    _check.snapshot(before, "before_after_view()", "two Snapshots (before, after)")
-    _check.snapshot(after, "before_after_view()", "two Snapshots (before, after)")
+    checks.snapshot(before, "before_after_view()", "two Snapshots (before, after)")
+    checks.snapshot(after, "before_after_view()", "two Snapshots (before, after)")
     title = f"{before.title} → {after.title}"
     return _view(before, after, title if picture_title is None else picture_title,
                  diff(before, after, title=title), fold)

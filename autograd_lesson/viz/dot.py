@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from ..i18n import t
+from .ledger import bytes_text, shape_text
 
 FONT = "DejaVu Sans"
 # DejaVu has no Hangul: a picture with Korean text names a CJK font after it, so Graphviz
@@ -60,10 +61,6 @@ def _q(text):
 
 def _e(text):
     return html.escape(str(text))
-
-
-def _shape_text(shape, dtype):
-    return f"{dtype}[{', '.join(map(str, shape))}]"
 
 
 def _brief(values, keep=2):
@@ -119,7 +116,7 @@ def _buffer_row(now, then=None):
     # No bold inside a line: browsers draw bold DejaVu wider than Graphviz measures it, and
     # the spans of a mixed line would overlap.
     text = (f'<FONT{colour}>{_e(_slot_name(now.slot))} = {_e(now.holds)}<BR/>'
-            f'{_shape_text(now.shape, now.dtype)} · {now.nbytes:,} B · '
+            f'{shape_text(now.shape, now.dtype)} · {bytes_text(now.nbytes)} · '
             f'{_e(word)}{version}</FONT>')
     dashed = ' STYLE="dashed"' if st["dashed"] else ""
     return (f'<TR><TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" BORDER="{st["width"]}"'
@@ -342,7 +339,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
             then = old_leaves.get(node.id)
             if then is not None and then.grad != leaf.grad:
                 grad = f".grad: {_e(_brief(then.grad))} → {_e(_brief(leaf.grad))}"
-            text = [f"<B>{_e(leaf.name)}</B>", f"{_shape_text(leaf.shape, leaf.dtype)} · {grad}"]
+            text = [f"<B>{_e(leaf.name)}</B>", f"{shape_text(leaf.shape, leaf.dtype)} · {grad}"]
             if leaf.accumulated or status in ("now", "ran"):
                 text.append(f"<B>{t('node.accumulated')}</B>" if status != "now" else
                             f"<B>{t('node.accumulating')}</B>")

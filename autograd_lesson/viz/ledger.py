@@ -6,28 +6,30 @@ notebook checker (nbval) and a screen reader get exactly what the picture shows.
 DEFAULT_MAX_LINES = 40
 
 
-def _shape(buffer):
-    return f"{buffer.dtype}[{', '.join(map(str, buffer.shape))}]"
+def shape_text(shape, dtype):
+    """``float32[2, 3]``: how the ledger and the picture write a tensor's dtype and shape."""
+    return f"{dtype}[{', '.join(map(str, shape))}]"
 
 
-def _bytes(n):
+def bytes_text(n):
+    """``1,024 B``: how the ledger, the picture and the audit write a number of bytes."""
     return f"{n:,} B"
 
 
 def totals_line(snapshot):
-    return (f"saved buffers hold {_bytes(snapshot.total_bytes)}: "
-            f"{_bytes(snapshot.graph_only_bytes)} only in the graph, "
-            f"{_bytes(snapshot.shared_bytes)} shared with your tensors")
+    return (f"saved buffers hold {bytes_text(snapshot.total_bytes)}: "
+            f"{bytes_text(snapshot.graph_only_bytes)} only in the graph, "
+            f"{bytes_text(snapshot.shared_bytes)} shared with your tensors")
 
 
 def ledger(snapshot, title=None, max_lines=DEFAULT_MAX_LINES):
     """The buffer ledger of one snapshot, as deterministic text."""
-    from ._check import snapshot as check
+    from .checks import snapshot as check
     check(snapshot, "ledger()")
     title = snapshot.title if title is None else title
     lines = [title] if title else []
-    rows = [(b.key, b.holds, _shape(b), _bytes(b.nbytes), b.state + _stale_note(b))
-            for b in snapshot.buffers]
+    rows = [(b.key, b.holds, shape_text(b.shape, b.dtype), bytes_text(b.nbytes),
+             b.state + _stale_note(b)) for b in snapshot.buffers]
     if not rows:
         lines.append("  (no saved tensors: this graph can be backpropagated again)")
     widths = [max(len(r[i]) for r in rows) for i in range(5)] if rows else []
@@ -49,7 +51,7 @@ def _stale_note(buffer):
 
 def diff(before, after, title=None, max_lines=DEFAULT_MAX_LINES):
     """What changed between two snapshots of the same graph, one line per changed buffer."""
-    from ._check import snapshot as check
+    from .checks import snapshot as check
     check(before, "diff()", "two Snapshots (before, after)")
     check(after, "diff()", "two Snapshots (before, after)")
     old = {b.key: b for b in before.buffers}
@@ -57,11 +59,11 @@ def diff(before, after, title=None, max_lines=DEFAULT_MAX_LINES):
     changes, unchanged = [], 0
     for b in after.buffers:
         previous = old.get(b.key)
+        size = f"{shape_text(b.shape, b.dtype)} {bytes_text(b.nbytes)}"
         if previous is None:
-            changes.append(f"new: {b.key} {_shape(b)} {_bytes(b.nbytes)} ({b.state})")
+            changes.append(f"new: {b.key} {size} ({b.state})")
         elif previous.state != b.state:
-            changes.append(f"{b.state}: {b.key} {_shape(b)} {_bytes(b.nbytes)}"
-                           + _stale_note(b))
+            changes.append(f"{b.state}: {b.key} {size}{_stale_note(b)}")
         else:
             unchanged += 1
     if len(changes) > max_lines:

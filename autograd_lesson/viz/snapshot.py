@@ -136,12 +136,12 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
     ``names`` maps labels to the user's tensors (``{"x": x, "loss": loss}``); ``executed``
     and ``failed`` come from a recorded backward (see :mod:`.record`).
     """
-    from ._check import names as check_names, roots as check_roots
+    from .checks import names as check_names, roots as check_roots
     roots = check_roots(roots)
     names = check_names(names)
     if _torch_passed(roots, names):
-        from . import _torch  # only now: torch stays optional
-        return _torch.take_snapshot(roots, names, executed, failed, title, notes)
+        from . import torch_graphs  # only now: torch stays optional
+        return torch_graphs.take_snapshot(roots, names, executed, failed, title, notes)
     tensor_names = {id(t): n for n, t in names.items() if isinstance(t, Tensor)}
     node_labels = {}
     for n, t in names.items():
@@ -192,6 +192,11 @@ def is_torch(value):
     """True for a torch tensor or autograd node; looks in sys.modules, never imports torch."""
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(value, (torch.Tensor, torch.autograd.graph.Node))
+
+
+def is_tensor(value):
+    """True for a tensor of either engine, the package's or torch's; never imports torch."""
+    return isinstance(value, Tensor) or (is_torch(value) and hasattr(value, "requires_grad"))
 
 
 def _node_name(node):

@@ -1,4 +1,6 @@
-"""Argument checks for the view's public functions: one line that says what to pass instead."""
+"""Argument checks for the view's public functions (and the lesson helpers' pictures): one line
+that says what to pass instead."""
+from .snapshot import is_tensor, is_torch
 
 
 def snapshot(value, where, what="a Snapshot"):
@@ -16,9 +18,10 @@ def snapshot(value, where, what="a Snapshot"):
 def names(value, where="take_snapshot"):
     if value is None or isinstance(value, dict):
         for label, tensor in (value or {}).items():
-            if not _is_tensor(tensor):
+            if not is_tensor(tensor):
+                kind = type(tensor).__name__
                 raise TypeError(f"{where}: names must map labels to tensors, but {label!r} is "
-                                f"{_a(type(tensor).__name__)}")
+                                f"{article(kind)} {kind}")
         return dict(value or {})
     raise TypeError(f"{where}: names must be a dict from label to tensor, e.g. "
                     f"names={{'x': x, 'loss': loss}}, got {type(value).__name__}")
@@ -29,20 +32,13 @@ def roots(value, where="take_snapshot"):
     from .._node import Node
     listed = list(value) if isinstance(value, (list, tuple)) else [value]
     for root in listed:
-        if not (_is_tensor(root) or isinstance(root, Node) or _is_torch_node(root)):
+        if not (is_tensor(root) or isinstance(root, Node) or _is_torch_node(root)):
             raise TypeError(f"{where}: roots must be tensors (or graph nodes), got "
                             f"{type(root).__name__}: pass [loss], the tensors to draw from")
     return listed
 
 
-def _is_tensor(value):
-    from .._tensor import Tensor
-    from .snapshot import is_torch  # never imports torch
-    return isinstance(value, Tensor) or (is_torch(value) and hasattr(value, "requires_grad"))
-
-
 def _is_torch_node(value):
-    from .snapshot import is_torch
     return is_torch(value) and hasattr(value, "next_functions")
 
 
@@ -54,5 +50,6 @@ def title(value, where):
                     f"{where}('title', x=x, loss=loss)")
 
 
-def _a(kind):
-    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+def article(word):
+    """'an' before a vowel, else 'a': "an int", "a list"."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
