@@ -1,7 +1,7 @@
 """Graphviz and the real-PyTorch demos stubbed out, for the test runs of whole lessons that
 check words (the checkers' verdicts, the scores), not pictures.
 
-``tests/test_student.py`` (a first cell added for the run) and ``tests/test_course.py`` (an
+``tests/test_student.py`` (a first cell added for the run) and ``tests/test_classroom.py`` (an
 IPython startup file of the graded kernels) run ``FAST_RUN`` before a lesson (``tests/test_rerun.py``
 runs only ``NO_TORCH_DEMOS``):
 
@@ -56,7 +56,7 @@ def kernels_without_png():
     """Every Jupyter kernel this process starts from now on (nbval's, ``test_rerun``'s) runs
     ``NO_PNG`` first: an IPython startup file in a temporary IPYTHONDIR, removed when this
     process exits. A no-op where a parent (the xdist controller) has done it already;
-    ``test_course`` gives its graded kernels an IPYTHONDIR of their own."""
+    ``test_classroom`` gives its graded kernels an IPYTHONDIR of their own."""
     import atexit
     import os
     import shutil
