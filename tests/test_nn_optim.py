@@ -153,6 +153,22 @@ def test_dropout_train_is_a_mul_saving_the_scaled_mask():
 # -- clip_grad_norm_ -------------------------------------------------------------------------
 
 @pytest.mark.parity
+@pytest.mark.parametrize("where", ["cpu", "cpu:0", "a torch.device", "cuda", "meta:x", "bogus"])
+@pytest.mark.parametrize("layer", ["Linear", "RNNCell"])
+def test_layers_take_device_as_torch(torch, layer, where):
+    """A layer's ``device=`` is checked as the factories check it, as torch.device parses it."""
+    outcomes = []
+    for lib in (torch, al):
+        device = lib.device("cpu") if where == "a torch.device" else where
+        try:
+            getattr(lib.nn, layer)(2, 3, device=device)
+            outcomes.append("built")
+        except Exception as error:  # noqa: BLE001  (compared with torch's)
+            outcomes.append((type(error).__name__, str(error)))
+    assert outcomes[1] == outcomes[0]
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("max_norm", [0.1, 1e6])
 def test_clip_grad_norm_matches_torch(torch, max_norm):
     ours, theirs = twin(torch)

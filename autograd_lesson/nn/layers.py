@@ -7,7 +7,7 @@ from itertools import islice
 import numpy as np
 
 from .._dtype import default_float, numpy_dtype
-from .._factories import _leaf, _shape, zeros
+from .._factories import _check_device, _leaf, _shape, zeros
 from ..ops._util import enter_fp_ignore, exit_fp_ignore
 from . import functional as F
 from . import init
@@ -19,11 +19,6 @@ def _empty(*size, dtype=None):
     with the factories' size checks."""
     dtype = default_float() if dtype is None else numpy_dtype(dtype, "empty")
     return _leaf(np.zeros(_shape(size, "empty"), dtype=dtype), False)
-
-
-def _check_device(device):
-    if device not in (None, "cpu"):
-        raise RuntimeError(f"autograd_lesson runs on the CPU only, got device={device!r}")
 
 
 class Linear(Module):
