@@ -147,11 +147,13 @@ def from_numpy(np_dtype):
 
 
 def typename(value):
-    """A value's type as PyTorch's argument parser names it: ``str``, ``numpy.dtypes.Float32DType``."""
+    """A value's type as PyTorch's argument parser names it, Python's ``tp_name``: ``str``,
+    ``Foo`` for a class written in Python, ``numpy.ndarray`` for one written in C; a dtype is
+    ``torch.dtype``."""
     kind = type(value)
     if kind is dtype:
         return "torch.dtype"
-    if kind.__name__ == "Tensor" or kind.__module__ == "builtins":
+    if kind.__flags__ & (1 << 9) or kind.__module__ == "builtins":  # (Py_TPFLAGS_HEAPTYPE)
         return kind.__name__
     return f"{kind.__module__}.{kind.__qualname__}"
 

@@ -380,3 +380,30 @@ def test_the_ops_read_numpy_dtypes_on_their_hot_path():
     assert y.grad_fn._input_metadata[0][1] is np.dtype("float32")
     assert y.grad_fn.saved_buffers()[0].dtype == np.float32
     assert al.float32 is al._dtype.FROM_NUMPY[np.dtype("float32")]
+
+
+class _Written:  # a class written in Python: PyTorch's messages name it by its __name__ alone
+    pass
+
+
+@pytest.mark.parametrize("value", [_Written(), np.float64(1.0), np.ones(2), "x"],
+                         ids=["python-class", "numpy-scalar", "ndarray", "str"])
+@pytest.mark.parametrize("call", ["add", "view_as", "zeros_dtype", "set_grad_enabled",
+                                  "set_detect_anomaly"])
+def test_the_parsers_name_a_wrong_argument_type_as_torch(torch, call, value):
+    """One typename (Python's tp_name, as torch's argument parser prints it) for every parser
+    message: the ops', the factories', grad mode's and anomaly mode's."""
+    calls = {"add": lambda lib: lib.add(lib.ones(2), value),
+             "view_as": lambda lib: lib.ones(2).view_as(value),
+             "zeros_dtype": lambda lib: lib.zeros(2, dtype=value),
+             "set_grad_enabled": lambda lib: lib.set_grad_enabled(value),
+             "set_detect_anomaly": lambda lib: lib.autograd.set_detect_anomaly(value)}
+    outcomes = []
+    for lib in (torch, al):
+        try:
+            calls[call](lib)
+            outcomes.append("ran")  # (add takes a NumPy scalar as a number)
+        except TypeError as error:
+            outcomes.append(str(error))
+    assert outcomes[1] == outcomes[0]
+

@@ -168,6 +168,33 @@ def test_layers_take_device_as_torch(torch, layer, where):
     assert outcomes[1] == outcomes[0]
 
 
+class _Written:
+    pass
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("value", ["tensor", "parameter", 2.5, [1], _Written()],
+                         ids=["tensor", "parameter", "float", "list", "python-class"])
+def test_nn_and_optim_name_a_wrong_type_as_torch(torch, value):
+    """torch.typename and repr(type(...)) as torch prints them, one copy each (nn.module):
+    Sequential * x, optimizer.add_param_group(x), an optimizer of x."""
+    messages = []
+    for lib in (torch, al):
+        x = {"tensor": lib.ones(1), "parameter": lib.nn.Parameter(lib.ones(1))}.get(value, value) \
+            if isinstance(value, str) else value
+        calls = [lambda: lib.nn.Sequential(lib.nn.Linear(1, 1)) * x,
+                 lambda: lib.optim.SGD([lib.ones(1, requires_grad=True)], lr=0.1)
+                 .add_param_group(x),
+                 lambda: lib.optim.SGD([x], lr=0.1)]
+        for call in calls:
+            try:
+                call()
+                messages.append(None)
+            except Exception as error:  # noqa: BLE001  (compared with torch's)
+                messages.append((type(error).__name__, str(error)))
+    assert messages[3:] == messages[:3]
+
+
 @pytest.mark.parity
 @pytest.mark.parametrize("max_norm", [0.1, 1e6])
 def test_clip_grad_norm_matches_torch(torch, max_norm):

@@ -11,7 +11,7 @@ from .._factories import _check_device, _leaf, _shape, zeros
 from ..ops._util import enter_fp_ignore, exit_fp_ignore
 from . import functional as F
 from . import init
-from .module import Module, Parameter, typename
+from .module import Module, Parameter, class_repr
 
 
 def _empty(*size, dtype=None):
@@ -232,19 +232,15 @@ class Sequential(Module):
 def _check_sequential(other):
     if not isinstance(other, Sequential):
         raise ValueError(f"add operator supports only objects of Sequential class, but "
-                         f"{_torch_class(other)} is given.")
+                         f"{class_repr(other)} is given.")
 
 
 def _check_factor(seq, times):
     if not isinstance(times, int):
-        raise TypeError(f"unsupported operand type(s) for *: {_torch_class(seq)} and "
-                        f"{_torch_class(times)}")
+        raise TypeError(f"unsupported operand type(s) for *: {class_repr(seq)} and "
+                        f"{class_repr(times)}")
     if times <= 0:
-        raise ValueError(f"Non-positive multiplication factor {times} for {_torch_class(seq)}")
-
-
-def _torch_class(obj):
-    return f"<class '{typename(type(obj))}'>"
+        raise ValueError(f"Non-positive multiplication factor {times} for {class_repr(seq)}")
 
 
 class _Activation(Module):

@@ -77,7 +77,13 @@ def typename(value):
         module, qualname = type(value).__module__ or "", type(value).__qualname__
     if module.startswith("autograd_lesson.nn.") and qualname in _TORCH_FILES:
         module = f"torch.nn.modules.{_TORCH_FILES[qualname]}"  # where torch defines the class
+    module = _TORCH_HOMES.get((module, qualname), module)
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def class_repr(value):
+    """``repr(type(value))`` as PyTorch prints it: ``<class 'torch.nn.parameter.Parameter'>``."""
+    return f"<class '{typename(type(value))}'>"
 
 
 _TORCH_FILES = {
@@ -86,6 +92,8 @@ _TORCH_FILES = {
     "Sequential": "container", "Dropout": "dropout", "Flatten": "flatten",
     **dict.fromkeys(["MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"],
                     "loss")}
+_TORCH_HOMES = {("autograd_lesson._tensor", "Tensor"): "torch",
+                ("autograd_lesson.nn.module", "Parameter"): "torch.nn.parameter"}
 
 
 def _check_name(kind, name, owner, table):

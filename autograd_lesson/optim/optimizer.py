@@ -7,10 +7,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from .._engine import _typename
 from .._grad_mode import enable_grad
 from .._node import _RemovableHandle, _type_string
 from .._tensor import Tensor
+from ..nn.module import class_repr, typename
 
 
 def _with_step_hooks(step):
@@ -41,14 +41,6 @@ def _cast(p, name, value):
     if p._data.dtype.kind != "f":
         return value
     return Tensor._make(value._data.astype(p._data.dtype))
-
-
-def _class_repr(value):
-    """``repr(type(value))`` as PyTorch prints it: the package's Tensor is torch's."""
-    from ..nn.module import Parameter
-    if isinstance(value, Parameter):
-        return "<class 'torch.nn.parameter.Parameter'>"
-    return "<class 'torch.Tensor'>" if isinstance(value, Tensor) else repr(type(value))
 
 
 def new_buffer(p, fill=0.0):
@@ -145,7 +137,7 @@ class Optimizer:
     def add_param_group(self, param_group):
         """Append a group (``{'params': ..., 'lr': ...}``); unset options take the defaults."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {_class_repr(param_group)}")
+            raise TypeError(f"param_group must be a dict, but got {class_repr(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]
@@ -164,7 +156,7 @@ class Optimizer:
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params "
-                                f"is {_typename(p)}")
+                                f"is {typename(p)}")
             if not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
