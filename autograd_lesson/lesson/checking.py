@@ -15,7 +15,7 @@ from . import attempts
 from .catalogue import lookup
 from .grading import fail_if_grading
 from .showing import _as_call, _caller_namespace, _roots, verdict
-from ..i18n import exercise_text, korean, t
+from ..i18n import exercise_text, korean, localize, t
 from ..viz import record, take_snapshot
 
 NOT_DONE = ("✎ not done yet: replace the ... with your answer, run that cell, "
@@ -68,7 +68,7 @@ def not_done():
 def report(exercise, correct, right="", wrong="", answer_key=None):
     """The verdict of a checker written in a notebook (a write-code exercise's own test)."""
     _, hint = _exercise(exercise, "")
-    _verdict(exercise, hint, answer_key, correct, right, wrong)
+    _verdict(exercise, hint, answer_key, correct, localize(right), localize(wrong))
 
 
 # -- which buffers does a call free? -----------------------------------------------------------
@@ -249,6 +249,7 @@ def check_value(answer, expected, what, hint="", atol=1e-6, exercise=None):
     if problem:
         return _malformed(problem)
     correct = bool(np.allclose(got, want, atol=atol))
+    what = localize(what)
     _verdict(exercise, hint, tuple(np.ravel(got)), correct,
                     t("value.right", what=what, value=_number(want)),
                     t("value.wrong", what=what, value=_number(got)))
