@@ -216,8 +216,9 @@ AUDIT_KOREAN = {
     "double-traversal": ["저장된 텐서가 있는 노드", ") 및 backward #2 (", "에서 실행되었습니다",
                          "반복을 위해", "해결: 손실을 더해서"],
     "unused-retain": ["저장된 텐서", "(retain_graph=True: ", "이후의 어떤 역전파도 쓰지 않았습니다",
-                      "해결: 그 backward에서 retain_graph=True를 빼세요"],
-    "graph-grows": ["스텝의 첫 번째, 두 번째, 세 번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 살아 있습니다",
+                      "해결: 그 backward() 호출에서 retain_graph=True를 빼세요"],
+    "graph-grows": ["스텝의 첫 번째, 두 번째, 세 번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 "
+                    "살아 있습니다",
                     "해결: 스텝을 넘어 그래프가 아니라 숫자를 들고 가세요"],
     "stale-saved": ["스텝의 두 번째 호출에서 backward #1 (", "실패: one of the variables needed",
                     "스텝의 첫 번째 호출이 만든 그래프(", "해결: 스텝이 다음 호출로 넘기는 텐서를"],
