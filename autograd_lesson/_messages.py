@@ -2,7 +2,7 @@
 
 English is what the helpers printed before there was a catalogue (tests compare it byte for
 byte); Korean follows the glossary in ``notebooks/ko/README.md`` (변화도, 역전파, 저장된 텐서,
-잎 텐서, 해제하다, 유지하다, 오류, 시점, 장면 ...), in 합니다체, and ``tests/test_korean_terms.py``
+잎 텐서, 해제하다, 유지하다, 오류, 시점, 프레임 ...), in 합니다체, and ``tests/test_korean_terms.py``
 fails on a variant the glossary rules out. A Korean sentence never carries an English label: the
 call ``backward()`` is code, the pass is 역전파, and the English labels and feedback the lessons'
 code cells pass in get their Korean form from LABELS_KO. Fields an English template needs only for its
@@ -174,19 +174,19 @@ MESSAGES = {
     "steps.nothing": (
         "{label}: no backward ran, so there is nothing to step through; pass code that calls "
         ".backward() or autograd.grad()",
-        "{label}: 역전파가 실행되지 않아 한 장면씩 볼 것이 없습니다. .backward()나 "
+        "{label}: 역전파가 실행되지 않아 한 노드씩 따라가 볼 것이 없습니다. .backward()나 "
         "autograd.grad()를 호출하는 코드를 넘기세요"),
-    "steps.title": ("{label}: {n} steps", "{label}: 장면 {n}개"),
-    "steps.frame_title": ("step {step} of {n}: {text}", "장면 {step}/{n}: {text}"),
+    "steps.title": ("{label}: {n} steps", "{label}: 프레임 {n}개"),
+    "steps.frame_title": ("step {step} of {n}: {text}", "프레임 {step}/{n}: {text}"),
     "steps.static_header": (
         "Static copy of {shown} of {n} steps{note}: run this cell to get the step slider.",
-        "장면 {n}개 중 {shown}개를 담은 정지 그림입니다{note}. 이 셀을 실행하면 장면 "
+        "프레임 {n}개 중 {shown}개를 담은 정지 그림입니다{note}. 이 셀을 실행하면 프레임 "
         "슬라이더가 나타납니다."),
     "steps.left_out": ("steps {first}–{last} of {n} are left out here",
-                       "장면 {first}–{last}번은 여기서 생략했습니다"),
-    "steps.slider": ("step", "장면"),
+                       "프레임 {first}–{last}번은 여기서 생략했습니다"),
+    "steps.slider": ("step", "프레임"),
     # one line per frame (viz/record.py Frame.text): names, gradients, messages as they are
-    "frame.line": ("step {step}: #{node_id} {name}", "장면 {step}: #{node_id} {name}"),
+    "frame.line": ("step {step}: #{node_id} {name}", "프레임 {step}: #{node_id} {name}"),
     "frame.raised": ("{line} raised: {verdict}", "{line}에서 실패: {verdict}"),
     "frame.got": ("got grad {grads}", "받은 변화도 {grads}"),
     "frame.released": ("released {slots}", "해제한 버퍼 {slots}"),

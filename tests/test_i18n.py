@@ -295,13 +295,13 @@ def test_step_through_title_and_controls_in_korean():
     x, y, loss = graph()
     rec = viz.record(lambda: loss.backward(), roots=[loss], names={"x": x}, frames=True)
     steps = StepThrough(rec.frames, title="t")
-    assert steps._frame_title(steps.frames[0]).startswith(f"장면 1/{len(rec.frames)}: #")
+    assert steps._frame_title(steps.frames[0]).startswith(f"프레임 1/{len(rec.frames)}: #")
     # the frame lines (captions and text twin) speak Korean around the names and numbers
     assert [f.text for f in steps.frames] == [
-        "장면 1: #2 SumBackward0; 받은 변화도 1",
-        "장면 2: #1 PowBackward0; 받은 변화도 [1, 1]; 해제한 버퍼 _saved_self",
-        "장면 3: #0 MulBackward0; 받은 변화도 [4, 8]; 해제한 버퍼 _saved_other",
-        "장면 4: #3 AccumulateGrad (x); 받은 변화도 [8, 16]; x.grad에 누적"]
+        "프레임 1: #2 SumBackward0; 받은 변화도 1",
+        "프레임 2: #1 PowBackward0; 받은 변화도 [1, 1]; 해제한 버퍼 _saved_self",
+        "프레임 3: #0 MulBackward0; 받은 변화도 [4, 8]; 해제한 버퍼 _saved_other",
+        "프레임 4: #3 AccumulateGrad (x); 받은 변화도 [8, 16]; x.grad에 누적"]
     assert steps.text.splitlines()[0] == "t"
     lesson.set_language("en")
     assert steps.frames[3].text == "step 4: #3 AccumulateGrad (x); got grad [8, 16]; " \
@@ -312,7 +312,7 @@ def test_step_through_title_and_controls_in_korean():
     slider, toggle = box.children[0].children
     labels = (slider.description, toggle.description)
     _close(box)  # widgets are registered globally: leave none (and no StepThrough) alive
-    assert labels == ("장면", "전체 그래프")
+    assert labels == ("프레임", "전체 그래프")
 
 
 # -- the font is there --------------------------------------------------------------------------
