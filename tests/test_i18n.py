@@ -91,7 +91,7 @@ def test_the_completeness_checks_can_fail(monkeypatch):
 def test_set_language_switches_and_english_is_the_default():
     assert lesson.get_language() == "en"
     lesson.set_language("ko")
-    assert lesson.get_language() == "ko" and i18n.t("verdict.no_error") == "✓ 에러 없음"
+    assert lesson.get_language() == "ko" and i18n.t("verdict.no_error") == "✓ 오류 없음"
     lesson.set_language("en")
     assert i18n.t("verdict.no_error") == "✓ no error"
 
@@ -122,13 +122,13 @@ def test_checker_feedback_and_hint_in_korean(capsys):
         "힌트: " + messages.EXERCISES_KO["00-freed"][1]]
     assert freed(capsys, {"ExpBackward0.result", "MulBackward0.self",
                           "MulBackward0.other"}).splitlines() == [
-        "✓ 정답입니다 (2번째 시도): 해제된 버퍼: ExpBackward0.result, MulBackward0.other, "
+        "✓ 정답입니다 (두 번째 시도): 해제된 버퍼: ExpBackward0.result, MulBackward0.other, "
         "MulBackward0.self.",
         "loss2.backward(): 실행되었습니다"]
     lesson.progress("00")
     assert capsys.readouterr().out.splitlines()[:2] == [
         "강의 00: 3개 중 1개 완료, 첫 시도에 맞힌 것 0개",
-        "  ✓ loss1.backward()가 해제하는 것: 완료, 2번째 시도에 맞힘"]
+        "  ✓ loss1.backward()가 해제하는 것: 완료, 두 번째 시도에 맞힘"]
     lesson.check_raises(..., "1")
     assert capsys.readouterr().out.startswith("✎ 아직 풀지 않았습니다")
 
@@ -150,7 +150,7 @@ def test_expect_error_wraps_the_english_error_in_korean(capsys):
     assert capsys.readouterr().out.splitlines() == [
         "✗ RuntimeError 발생: Trying to backward through the graph a second time (or directly "
         "access saved tensors after they have already been freed).",
-        "✓ 에러 없음"]
+        "✓ 오류 없음"]
 
 
 def graph():
@@ -192,7 +192,7 @@ def test_audit_speaks_korean_and_keeps_the_finding_kinds():
     assert english.startswith("audit of step: 2 backward calls, 1 finding\nfreed-reuse: "
                               f"{second} failed: Trying to backward through the graph")
     assert english.splitlines()[1].endswith(f"; {first} had freed it")
-    assert korean.startswith("step 진단: backward 호출 2번, 발견된 문제 1개\nfreed-reuse: "
+    assert korean.startswith("step 진단: backward() 호출 2번, 발견된 문제 1개\nfreed-reuse: "
                              f"{second} 실패: Trying to backward through the graph")
     assert korean.splitlines()[1].endswith(f"; 앞서 {first}에서 해제되었습니다")
     assert korean.splitlines()[2].startswith("  해결: 손실을 먼저 모두 계산하고")
@@ -216,11 +216,12 @@ AUDIT_KOREAN = {
                     "에서 해제되었습니다", "해결: 손실을 먼저 모두 계산하고"],
     "double-traversal": ["저장된 텐서가 있는 노드", ") 및 backward #2 (", "에서 실행되었습니다",
                          "반복을 위해", "해결: 손실을 더해서"],
-    "unused-retain": ["저장된 텐서", "(retain_graph=True: ", "이후의 어떤 backward도 쓰지 않았습니다",
-                      "해결: 그 backward에서 retain_graph=True를 빼세요"],
-    "graph-grows": ["스텝의 1, 2, 3번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 살아 있습니다",
+    "unused-retain": ["저장된 텐서", "(retain_graph=True: ", "이후의 어떤 역전파도 쓰지 않았습니다",
+                      "해결: 그 backward() 호출에서 retain_graph=True를 빼세요"],
+    "graph-grows": ["스텝의 첫 번째, 두 번째, 세 번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 "
+                    "살아 있습니다",
                     "해결: 스텝을 넘어 그래프가 아니라 숫자를 들고 가세요"],
-    "stale-saved": ["스텝의 2번째 호출에서 backward #1 (", "실패: one of the variables needed",
+    "stale-saved": ["스텝의 두 번째 호출에서 backward #1 (", "실패: one of the variables needed",
                     "스텝의 첫 번째 호출이 만든 그래프(", "해결: 스텝이 다음 호출로 넘기는 텐서를"],
 }
 WRONG_STEPS = [("multi_loss", "wrong"), ("gan", "wrong"), ("conditional", "final_retain"),
@@ -243,7 +244,7 @@ def test_a_wrong_scenario_steps_audit_is_korean_and_english_is_unchanged(name, v
     lesson.set_language("en")
     assert lesson.audit(make(torch, variant)).text == english
     assert english.startswith("audit of step: ") and f"1 finding\n{kind}: " in english
-    assert korean.startswith("step 진단: backward 호출 ") and f"발견된 문제 1개\n{kind}: " in korean
+    assert korean.startswith("step 진단: backward() 호출 ") and f"발견된 문제 1개\n{kind}: " in korean
     for words in AUDIT_ENGLISH[kind]:
         assert words in english, (words, english)
         assert words not in korean, (words, korean)
@@ -295,14 +296,24 @@ def test_step_through_title_and_controls_in_korean():
     x, y, loss = graph()
     rec = viz.record(lambda: loss.backward(), roots=[loss], names={"x": x}, frames=True)
     steps = StepThrough(rec.frames, title="t")
-    assert steps._frame_title(steps.frames[0]).startswith(f"{len(rec.frames)}단계 중 1단계: ")
-    assert steps.frames[0].text.startswith("step 1: #")  # the text twin stays English
+    assert steps._frame_title(steps.frames[0]).startswith(f"프레임 1/{len(rec.frames)}: #")
+    # the frame lines (captions and text twin) speak Korean around the names and numbers
+    assert [f.text for f in steps.frames] == [
+        "프레임 1: #2 SumBackward0; 받은 변화도 1",
+        "프레임 2: #1 PowBackward0; 받은 변화도 [1, 1]; 해제한 버퍼 _saved_self",
+        "프레임 3: #0 MulBackward0; 받은 변화도 [4, 8]; 해제한 버퍼 _saved_other",
+        "프레임 4: #3 AccumulateGrad (x); 받은 변화도 [8, 16]; x.grad에 누적"]
+    assert steps.text.splitlines()[0] == "t"
+    lesson.set_language("en")
+    assert steps.frames[3].text == "step 4: #3 AccumulateGrad (x); got grad [8, 16]; " \
+                                   "accumulated into x.grad"  # English byte for byte
+    lesson.set_language("ko")
     from autograd_lesson.viz.steps import _close
     box = steps.widget()
     slider, toggle = box.children[0].children
     labels = (slider.description, toggle.description)
     _close(box)  # widgets are registered globally: leave none (and no StepThrough) alive
-    assert labels == ("단계", "전체 그래프")
+    assert labels == ("프레임", "전체 그래프")
 
 
 # -- the font is there --------------------------------------------------------------------------
@@ -359,7 +370,7 @@ def test_graphviz_draws_hangul_with_real_glyphs_in_the_png():
 def test_korean_lines_get_room_for_the_wider_browser_hangul():
     lesson.set_language("ko")
     source = viz.dot.legend_dot()
-    assert re.search(r"해제됨: backward가 해제함(&#160;)+<", source)
+    assert re.search(r"해제됨: 역전파가 해제함(&#160;)+<", source)
     lesson.set_language("en")
     assert "&#160;" not in viz.dot.legend_dot()
 

@@ -7,6 +7,8 @@ same fields. What stays English in every language: the ledgers and diffs (the te
 and the cross-engine tests compare), state labels (ALIVE, FREED, RETAINED, STALE), node and
 slot names, and the error messages quoted from PyTorch.
 """
+import re
+
 LANGUAGES = ("en", "ko")
 _state = {"language": "en"}
 
@@ -33,6 +35,22 @@ def t(key, /, **fields):
     from .messages import MESSAGES
     english, other = MESSAGES[key]
     return (other if korean() else english).format(**fields)
+
+
+def localize(text):
+    """A label or feedback line from a lesson's code cell (the same cell in both editions), in
+    the current language: its Korean form from the catalogue's LABELS_KO or FEEDBACK_KO, else
+    ``text`` unchanged (a learner's own label, or English)."""
+    if not korean() or not isinstance(text, str):
+        return text
+    from .messages import FEEDBACK_KO, LABELS_KO
+    if text in LABELS_KO:
+        return LABELS_KO[text]
+    for pattern, template in FEEDBACK_KO:
+        found = re.fullmatch(pattern, text)
+        if found:
+            return template.format(*found.groups())
+    return text
 
 
 def exercise_text(exercise):

@@ -2,15 +2,18 @@
 
 English is what the helpers printed before there was a catalogue (tests compare it byte for
 byte); Korean follows the glossary in ``notebooks/ko/README.md`` (변화도, 역전파, 저장된 텐서,
-잎 텐서, 해제하다, 유지하다 ...), in 합니다체. Fields an English template needs only for its
+잎 텐서, 해제하다, 유지하다, 오류, 시점, 프레임 ...), in 합니다체, and ``tests/test_korean_terms.py``
+fails on a variant the glossary rules out. A Korean sentence never carries an English label: the
+call ``backward()`` is code, the pass is 역전파, and the English labels and feedback the lessons'
+code cells pass in get their Korean form from LABELS_KO. Fields an English template needs only for its
 plural ("{s}") are simply unused by the Korean one. Code, node and slot names, state labels
 (ALIVE, FREED, RETAINED, STALE) and PyTorch's own error messages are never translated.
 ``tests/test_i18n.py`` checks that every key has both texts, that the Korean one uses no field
 the English one lacks (but KOREAN_ONLY_FIELDS), and that every exercise has a Korean title and hint.
 """
-# Fields only a Korean template uses (the callers always pass them): the ordinal "첫 번째"
-# (attempts.nth_ko).
-KOREAN_ONLY_FIELDS = {"nth"}
+# Fields only a Korean template uses (the callers always pass them): ordinals such as "첫 번째",
+# "두 번째" (attempts.nth_ko), where the English template has a number.
+KOREAN_ONLY_FIELDS = {"nth", "run_nth", "calls_nth"}
 
 MESSAGES = {
     # -- checkers (lesson/checking.py) ------------------------------------------------------
@@ -56,24 +59,24 @@ MESSAGES = {
     "freed.ran": ("ran", "실행되었습니다"),
     "freed.right": ("it freed {listing}.", "해제된 버퍼: {listing}."),
     "raises.form": ("✗ answer True (it raises) or False (it runs), without quotes.",
-                    "✗ 따옴표 없이 True(에러가 남) 또는 False(실행됨)로 답하세요."),
+                    "✗ 따옴표 없이 True(오류가 남) 또는 False(실행됨)로 답하세요."),
     "raises.quoted": (" (the quotes make it a string)", " (따옴표가 있으면 문자열이 됩니다)"),
-    "raises.it_raises": ("it raises.", "에러가 납니다."),
-    "raises.it_runs": ("it runs.", "에러 없이 실행됩니다."),
+    "raises.it_raises": ("it raises.", "오류가 납니다."),
+    "raises.it_runs": ("it runs.", "오류 없이 실행됩니다."),
     "raises.predicted_raise": ("you predicted it would raise.",
-                               "에러가 난다고 예측했습니다."),
-    "raises.predicted_run": ("you predicted it would run.", "에러 없이 실행된다고 예측했습니다."),
+                               "오류가 난다고 예측했습니다."),
+    "raises.predicted_run": ("you predicted it would run.", "오류 없이 실행된다고 예측했습니다."),
     "which.form": (
         '✗ answer with the set of the names that raise, such as {{"{first}"}} (set() if none '
         'does); the names are {choices}.',
-        '✗ {{"{first}"}}처럼 에러가 나는 이름의 집합으로 답하세요(하나도 없으면 set()). '
+        '✗ {{"{first}"}}처럼 오류가 나는 이름의 집합으로 답하세요(하나도 없으면 set()). '
         '이름은 {choices}입니다.'),
     "which.in_a_set": ('✗ put the name in a set: {{"{name}"}}.',
                        '✗ 이름을 집합에 넣으세요: {{"{name}"}}.'),
     "which.unknown": ('✗ "{name}" is not one of the names: {choices}.',
                       '✗ 없는 이름입니다: "{name}". 이름은 {choices} 중에서 고르세요.'),
-    "which.right": ("{listing} raise{s}.", "에러가 나는 것: {listing}."),
-    "which.none": ("none of them raises.", "어느 것도 에러가 나지 않습니다."),
+    "which.right": ("{listing} raise{s}.", "오류가 나는 것: {listing}."),
+    "which.none": ("none of them raises.", "어느 것도 오류가 나지 않습니다."),
     "which.wrong": ("at least one of them is the other way round.",
                     "적어도 하나는 예측과 반대입니다."),
     "value.not_a_tensor": (
@@ -89,14 +92,14 @@ MESSAGES = {
     "value.one_number": ("one number", "숫자 하나"),
     "value.gave_list": ("a list of {count} number{s}", "숫자 {count}개의 리스트"),
     "value.right": ("{what} is {value}.", "{what}의 값은 {value}입니다."),
-    "value.wrong": ("{what} is not {value}.", "{what}의 값은 {value}이(가) 아닙니다."),
+    "value.wrong": ("{what} is not {value}.", "여러분의 답({value})은 {what}의 값과 다릅니다."),
     "step.grad_none": ("{label} is None, but the reference step gives it a gradient",
-                       "{label}이(가) None이지만, 참조 스텝에서는 변화도가 있습니다"),
+                       "{label}: None이지만, 기준 스텝에서는 변화도가 있습니다"),
     "step.grad_extra": ("{label} got a gradient, but the reference step gives it none",
-                        "{label}에 변화도가 생겼지만, 참조 스텝에서는 변화도가 없습니다"),
+                        "{label}에 변화도가 생겼지만, 기준 스텝에서는 변화도가 없습니다"),
     "step.differs": ("{label} differs from the reference (largest difference {difference})",
-                     "{label}이(가) 참조 스텝과 다릅니다(가장 큰 차이 {difference})"),
-    "step.no_backward": ("it ran no backward", "backward를 한 번도 실행하지 않았습니다"),
+                     "{label}: 기준 스텝과 다릅니다(가장 큰 차이 {difference})"),
+    "step.no_backward": ("it ran no backward", "backward()를 한 번도 호출하지 않았습니다"),
     "step.and_more": (" and {n} more", " 외 {n}개"),
     "step.retained": ("{shown} of its {n} call{s} used retain_graph=True (this step needs none)",
                       "호출 {n}번 중 {shown}에서 retain_graph=True를 썼습니다(이 스텝에는 "
@@ -113,26 +116,25 @@ MESSAGES = {
                        "{shown}{more} (노드마다 {limit} 실행되어야 합니다)"),
     "step.not_a_function": ("✗ define a function (def ...:), not a {type}.",
                             "✗ 함수(def ...:)를 정의하세요. 지금은 {type}입니다."),
-    "step.raised": ("your step raised {error}", "작성한 스텝에서 {error}"),
+    "step.raised": ("your step raised {error}", "여러분의 스텝에서 {error}"),
     "step.peak_over": ("its peak of saved bytes was {peak} B, above the limit of {limit} B",
-                       "저장된 바이트의 최대 메모리(peak)가 {peak} B로, 한도 {limit} B를 "
-                       "넘었습니다"),
+                       "저장된 바이트의 최대치가 {peak} B로, 한도 {limit} B를 넘었습니다"),
     "step.held": (
         "{held} B of saved buffers are still alive after it returned (something keeps a graph "
         "past the step)",
         "스텝이 끝난 뒤에도 저장된 버퍼 {held} B가 살아 있습니다(무언가가 스텝이 끝난 뒤에도 "
         "그래프를 붙잡고 있습니다)"),
-    "step.backward_calls": ("{n} backward call{s}", "backward 호출 {n}번"),
+    "step.backward_calls": ("{n} backward call{s}", "backward() 호출 {n}번"),
     "step.grad_calls": (" and {n} autograd.grad call{s}", ", autograd.grad 호출 {n}번"),
     "step.and": (" and ", "와 "),
     "step.what_grad": ("gradients", "변화도"),
     "step.what_value": ("parameter values", "매개변수 값"),
     "step.same": ("the same {what} as the reference, from {calls}",
-                  "참조 스텝과 같은 {what}입니다. {calls}"),
+                  "기준 스텝과 같은 {what}입니다. {calls}"),
     "step.no_needless_retain": (", none with a needless retain_graph",
                                 ", 불필요한 retain_graph 없음"),
     "step.each_once": (", each node run once", ", 노드마다 한 번씩 실행"),
-    "step.peak": (", peak {peak} B (limit {limit} B)", ", 최대 메모리(peak) {peak} B(한도 {limit} B)"),
+    "step.peak": (", peak {peak} B (limit {limit} B)", ", 최대치 {peak} B(한도 {limit} B)"),
     "step.max_peak_on_torch": (
         "✗ check_step(max_peak=...) measures the peak of saved bytes on autograd_lesson only: "
         "make() must build the package's tensors.",
@@ -146,7 +148,7 @@ MESSAGES = {
     "progress.head": ("Lesson {lesson}: {done} of {n} done, {first} on the first try",
                       "강의 {lesson}: {n}개 중 {done}개 완료, 첫 시도에 맞힌 것 {first}개"),
     # -- verdicts and showing (viz/record.py, lesson/showing.py) -------------------------------
-    "verdict.no_error": ("✓ no error", "✓ 에러 없음"),
+    "verdict.no_error": ("✓ no error", "✓ 오류 없음"),
     "verdict.error": ("✗ {type}: {message}", "✗ {type} 발생: {message}"),
     "show.ran_nodes": ("✓ {label} ran {n} nodes", "✓ {label}: 노드 {n}개를 실행했습니다"),
     "show.not_code": (
@@ -168,21 +170,28 @@ MESSAGES = {
     "title.before_after": ("before {label} → after {label} ({outcome})",
                            "{label} 호출 전 → 호출 후 ({outcome})"),
     "title.ran": ("ran", "실행됨"),
-    "title.raised": ("raised", "에러 발생"),
+    "title.raised": ("raised", "오류 발생"),
     "steps.nothing": (
         "{label}: no backward ran, so there is nothing to step through; pass code that calls "
         ".backward() or autograd.grad()",
-        "{label}: backward가 실행되지 않아 단계별로 볼 것이 없습니다. .backward()나 "
+        "{label}: 역전파가 실행되지 않아 한 노드씩 따라가 볼 것이 없습니다. .backward()나 "
         "autograd.grad()를 호출하는 코드를 넘기세요"),
-    "steps.title": ("{label}: {n} steps", "{label}: {n}단계"),
-    "steps.frame_title": ("step {step} of {n}: {text}", "{n}단계 중 {step}단계: {text}"),
+    "steps.title": ("{label}: {n} steps", "{label}: 프레임 {n}개"),
+    "steps.frame_title": ("step {step} of {n}: {text}", "프레임 {step}/{n}: {text}"),
     "steps.static_header": (
         "Static copy of {shown} of {n} steps{note}: run this cell to get the step slider.",
-        "{n}단계 중 {shown}단계의 정지 화면입니다{note}. 이 셀을 실행하면 단계 슬라이더가 "
-        "나타납니다."),
+        "프레임 {n}개 중 {shown}개를 담은 정지 그림입니다{note}. 이 셀을 실행하면 프레임 "
+        "슬라이더가 나타납니다."),
     "steps.left_out": ("steps {first}–{last} of {n} are left out here",
-                       "{n}단계 중 {first}–{last}단계는 여기서 생략했습니다"),
-    "steps.slider": ("step", "단계"),
+                       "프레임 {first}–{last}번은 여기서 생략했습니다"),
+    "steps.slider": ("step", "프레임"),
+    # one line per frame (viz/record.py Frame.text): names, gradients, messages as they are
+    "frame.line": ("step {step}: #{node_id} {name}", "프레임 {step}: #{node_id} {name}"),
+    "frame.raised": ("{line} raised: {verdict}", "{line}에서 실패: {verdict}"),
+    "frame.got": ("got grad {grads}", "받은 변화도 {grads}"),
+    "frame.released": ("released {slots}", "해제한 버퍼 {slots}"),
+    "frame.accumulated": ("accumulated into {target}", "{target}에 누적"),
+    "frame.unnamed_leaf": ("a leaf.grad", "이름 없는 잎 텐서의 .grad"),
     "steps.whole": ("whole graph", "전체 그래프"),
     "steps.whole_tip": ("draw every node instead of folding the rest",
                         "나머지를 접지 않고 모든 노드를 그립니다"),
@@ -199,19 +208,19 @@ MESSAGES = {
     # -- pictures (viz/dot.py): node marks, legend, headings, folded groups --------------------
     "node.ran": ("✓ ran", "✓ 실행됨"),
     "node.now": ("▶ running now", "▶ 지금 실행 중"),
-    "node.failed": ("✗ backward failed here", "✗ 여기서 backward 실패"),
+    "node.failed": ("✗ backward failed here", "✗ 여기서 역전파 실패"),
     "node.group": ("▤ group", "▤ 그룹"),
     "node.accumulated": ("✓ gradient accumulated", "✓ 변화도 누적됨"),
     "node.accumulating": ("▶ accumulating now", "▶ 지금 누적 중"),
     "legend.alive": ("saved, not used by a backward yet",
-                     "살아 있음: 저장되었고 아직 backward가 쓰지 않음"),
+                     "살아 있음: 저장되었고 아직 역전파가 쓰지 않음"),
     "legend.retained": ("kept by retain_graph=True", "유지됨: retain_graph=True가 남겨 둠"),
-    "legend.freed": ("released by a backward", "해제됨: backward가 해제함"),
+    "legend.freed": ("released by a backward", "해제됨: 역전파가 해제함"),
     "legend.stale": ("changed in place: backward will raise",
-                     "낡음: 제자리 연산으로 바뀜, backward에서 에러가 남"),
+                     "낡음: 제자리 연산으로 바뀜, 역전파에서 오류가 남"),
     "legend.ran": ("node ran in this call", "이 호출에서 실행된 노드"),
     "legend.now": ("node running now", "지금 실행 중인 노드"),
-    "legend.failed": ("where backward raised", "backward가 에러를 낸 곳"),
+    "legend.failed": ("where backward raised", "역전파가 오류를 낸 곳"),
     "legend.group": ("folded nodes", "접힌 노드"),
     "heading.totals": ("saved buffers hold {total} B, {only} B of it only in the graph",
                        "저장된 버퍼 {total} B, 그중 {only} B는 그래프에만 있음"),
@@ -230,7 +239,7 @@ MESSAGES = {
     # -- the retain_graph doctor (lesson/audit.py); finding kinds, "backward #N", the step's
     # file:line (or "cell line N") and code stay English --------------------------------------
     "audit.head": ("audit of {label}: {n} backward call{s}",
-                   "{label} 진단: backward 호출 {n}번"),
+                   "{label} 진단: backward() 호출 {n}번"),
     "audit.the_step": ("the step", "스텝"),
     "audit.no_findings": (", no findings", ", 발견된 문제 없음"),
     "audit.findings": (", {n} finding{s}", ", 발견된 문제 {n}개"),
@@ -241,21 +250,21 @@ MESSAGES = {
     "audit.reached": (
         "on call {run} of the step, {text}; it reached into the graph call {built} built "
         "({names})",
-        "스텝의 {run}번째 호출에서 {text}; 스텝의 {nth} 호출이 만든 그래프({names})까지 "
+        "스텝의 {run_nth} 호출에서 {text}; 스텝의 {nth} 호출이 만든 그래프({names})까지 "
         "거슬러 올라갔습니다"),
     "audit.fix_freed": (
         "compute the losses first and call backward once on their sum; if the earlier "
         "backward should not reach those nodes (a GAN's D step through G), detach its input "
         "(fake.detach()); or pass retain_graph=True to every backward but the last one over "
         "the shared graph",
-        "손실을 먼저 모두 계산하고 그 합에 backward를 한 번 호출하세요. 앞선 backward가 그 노드들에 "
+        "손실을 먼저 모두 계산하고 그 합에 backward()를 한 번 호출하세요. 앞선 역전파가 그 노드들에 "
         "닿으면 안 된다면(G를 지나는 GAN의 D 스텝) 그 입력을 떼어 내세요(fake.detach()). 아니면 "
-        "공유 그래프를 지나는 backward 중 마지막을 뺀 모두에 retain_graph=True를 넘기세요"),
+        "공유 그래프를 지나는 backward() 호출 중 마지막을 뺀 모두에 retain_graph=True를 넘기세요"),
     "audit.fix_stale": (
         "call every backward before the in-place change (optimizer.step(), x += ...) or "
         "rebuild the forward after it; use an out-of-place op (x = x + ...) if the old value "
         "is still needed",
-        "제자리 변경(optimizer.step(), x += ...) 전에 backward를 모두 호출하거나, 변경한 뒤에 "
+        "제자리 변경(optimizer.step(), x += ...) 전에 backward()를 모두 호출하거나, 변경한 뒤에 "
         "순전파를 다시 하세요. 예전 값이 계속 필요하면 제자리가 아닌 연산(x = x + ...)을 쓰세요"),
     "audit.fix_carry": (
         "detach what the step carries into its next call (hidden = hidden.detach()), so that "
@@ -266,10 +275,10 @@ MESSAGES = {
         "{label} kept {bytes} of saved tensors (retain_graph=True: {names}) that no later "
         "backward used",
         "{label}에서 저장된 텐서 {bytes}(retain_graph=True: {names})를 유지했지만 이후의 어떤 "
-        "backward도 쓰지 않았습니다"),
+        "역전파도 쓰지 않았습니다"),
     "audit.fix_unused": (
         "drop retain_graph=True from that backward: the graph is freed as it runs",
-        "그 backward에서 retain_graph=True를 빼세요: 그래프는 역전파가 지나가면서 해제됩니다"),
+        "그 backward() 호출에서 retain_graph=True를 빼세요: 그래프는 역전파가 지나가면서 해제됩니다"),
     "audit.double": (
         "{n} node{s} with saved tensors ran in {runs}: {names} ({bytes} kept for the repeat)",
         "저장된 텐서가 있는 노드 {n}개가 {runs}에서 실행되었습니다: {names} (반복을 위해 "
@@ -277,12 +286,12 @@ MESSAGES = {
     "audit.fix_double": (
         "sum the losses and call backward once; for a step that must not reach a sub-network "
         "(a GAN's D step), detach its input (fake.detach())",
-        "손실을 더해서 backward를 한 번 호출하세요. 하위 네트워크에 닿으면 안 되는 스텝(GAN의 D "
+        "손실을 더해서 backward()를 한 번 호출하세요. 하위 네트워크에 닿으면 안 되는 스텝(GAN의 D "
         "스텝)이라면 그 입력을 떼어 내세요(fake.detach())"),
     "audit.grows": (
         "after calls {calls} of the step, graphs it built are still alive: {sizes} of saved "
         "tensors in {nodes} nodes",
-        "스텝의 {calls}번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 살아 있습니다: 노드 "
+        "스텝의 {calls_nth} 호출이 끝난 뒤에도 스텝이 만든 그래프가 살아 있습니다: 노드 "
         "{nodes}개에 저장된 텐서 {sizes}"),
     "audit.fix_grows": (
         "keep numbers, not graphs, across steps: total += loss.item(); carry a hidden state as "
@@ -291,10 +300,10 @@ MESSAGES = {
         "h = h.detach()로 넘기세요"),
     "audit.raised": (
         "✗ {label} raised {type}: {message} (make it run, then audit it again)",
-        "✗ {label}에서 {type} 발생: {message} (에러 없이 실행되게 고친 다음 다시 진단하세요)"),
+        "✗ {label}에서 {type} 발생: {message} (오류 없이 실행되게 고친 다음 다시 진단하세요)"),
     "audit.raised_on_call": (
         "✗ {label} raised {type} on call {run}: {message} (make it run, then audit it again)",
-        "✗ {label}의 {run}번째 호출에서 {type} 발생: {message} (에러 없이 실행되게 고친 다음 "
+        "✗ {label}의 {run_nth} 호출에서 {type} 발생: {message} (오류 없이 실행되게 고친 다음 "
         "다시 진단하세요)"),
     "audit.not_a_function": (
         "✗ audit() takes the step as a function, got {type}: pass it uncalled, e.g. "
@@ -352,59 +361,59 @@ EXERCISES_KO = {
     "00-freed": ("loss1.backward()가 해제하는 것",
                  "그림에서 loss1부터 x까지 따라가 보세요. 그 경로에 있는 노드 중 어느 노드가 텐서를 "
                  "저장했습니까?"),
-    "00-which-raise": ("두 번째 backward가 실패하는 함수",
+    "00-which-raise": ("두 번째 역전파가 실패하는 함수",
                        "loss1.backward()는 자신이 실행한 노드의 저장된 텐서를 해제했습니다. 두 번째 "
-                       "backward에서 그 노드 중 하나를 다시 실행해야 하는 함수는 어느 것입니까?"),
+                       "역전파에서 그 노드 중 하나를 다시 실행해야 하는 함수는 어느 것입니까?"),
     "00-grad-sum": ("세 번 호출한 뒤의 x.grad",
-                    "backward에게 x.detach()는 상수입니다. 그리고 .grad는 호출할 때마다 바뀌지 않고 "
+                    "역전파에서 x.detach()는 상수입니다. 그리고 .grad는 호출할 때마다 바뀌지 않고 "
                     "더해집니다."),
     "01-freed": ("loss1.backward()가 해제하는 것",
                  "loss1에서 잎 텐서까지의 경로에 있는 노드와, 각 노드가 저장한 것을 적어 보세요."),
     "01-raises": ("loss1.backward() 다음의 loss2.backward()",
-                  "loss2의 backward는 어떤 노드를 실행해야 합니까? 그중 loss1.backward()가 이미 "
+                  "loss2의 역전파는 어떤 노드를 실행해야 합니까? 그중 loss1.backward()가 이미 "
                   "실행해서 해제한 노드가 있습니까?"),
-    "01-which-raise": ("두 번째 backward에서 실패하는 연산",
+    "01-which-raise": ("두 번째 역전파에서 실패하는 연산",
                        "연산은 변화도 공식에 텐서가 필요할 때만 텐서를 저장합니다. 각 연산의 도함수를 "
                        "적어 보세요."),
     "01-grad-sum": ("두 번 호출한 뒤의 x.grad",
-                    "이 x에서 d loss1/dx와 d loss2/dx를 따로 계산해 보세요. backward를 두 번 호출하면 "
+                    "이 x에서 d loss1/dx와 d loss2/dx를 따로 계산해 보세요. backward()를 두 번 호출하면 "
                     ".grad에는 그 합이 들어 있습니다."),
     "01-step": ("retain_graph 없이 두 손실 스텝 작성하기",
-                "두 손실 모두 같은 out에서 나옵니다. 스칼라 하나에 대한 backward 한 번으로 두 변화도를 "
+                "두 손실 모두 같은 out에서 나옵니다. 스칼라 하나에 대한 backward() 한 번으로 두 변화도를 "
                 "모두 전달할 수 있고, 어차피 .grad는 둘을 더합니다."),
     "02-freed": ("g_loss.backward()가 예전 그래프에서 해제하는 것",
                  "새로 계산한 D(fake)는 다른 그래프입니다. g_loss는 예전 그래프의 어느 노드에 "
                  "닿습니까?"),
-    "02-which-raise": ("에러가 나는 지름길",
-                       "각 방법에서, 예전 d_out_fake로 G의 손실을 만들기 전에 판별자의 backward가 "
+    "02-which-raise": ("오류가 나는 지름길",
+                       "각 방법에서, 예전 d_out_fake로 G의 손실을 만들기 전에 판별자의 역전파가 "
                        "무엇을 해제했는지 보세요."),
     "02-version": ("두 스텝 뒤의 D[2].weight._version",
                    "제자리 쓰기는 매번 1을 더합니다. 모델을 만드는 곳과 훈련 스텝 하나에서 찾아 "
                    "보세요(옵티마이저 스텝은 매개변수마다 한 번씩 씁니다)."),
     "02-step": ("retain_graph 없이 판별자 스텝 두 번",
-                "판별자의 손실에는 D의 변화도만 필요합니다. backward가 G의 그래프로 들어가지 않게 "
+                "판별자의 손실에는 D의 변화도만 필요합니다. 역전파가 G의 그래프로 들어가지 않게 "
                 "막는 것은 무엇입니까?"),
     "03-freed": ("loss1.backward()가 해제하는 것",
                  "loss1은 branch 2에 닿지 않습니다. loss1이 실행하는 노드는 모두 저장한 것을 "
                  "해제합니다."),
-    "03-which-raise": ("두 번째 backward가 실패하는 호출",
+    "03-which-raise": ("두 번째 역전파가 실패하는 호출",
                        "inputs=를 주면 엔진은 손실과 그 입력 사이의 노드만 실행합니다."),
     "03-count": ("두 번 호출할 때와 합에 한 번 호출할 때 실행되는 노드 수",
                  "위 그림에서 가지 하나와 몸통의 노드를 세어 보세요. 두 번 호출하는 방식은 몸통을 두 번 "
                  "실행하고, 합은 노드를 하나 더합니다."),
     "03-step": ("몸통을 한 번만 실행하는 가중 두 헤드 스텝",
-                "가중합에 대한 backward 한 번은 변화도의 가중합을 줍니다."),
-    "04-count": ("3스텝마다 끊을 때 backward #7과 #8의 작업량",
-                 "hidden을 따라 거슬러 올라가는 이전 스텝마다 같은 수의 셀 노드가 더해집니다. detach는 "
-                 "현재 스텝의 시작에서 그 길을 끊습니다."),
-    "04-freed": ("셀 한 스텝이 해제하는 것",
+                "가중합에 대한 backward() 한 번은 변화도의 가중합을 줍니다."),
+    "04-count": ("3시점마다 끊을 때 backward #7과 #8의 작업량",
+                 "hidden을 따라 거슬러 올라가는 이전 시점마다 같은 수의 셀 노드가 더해집니다. detach는 "
+                 "현재 시점의 시작에서 그 길을 끊습니다."),
+    "04-freed": ("셀의 한 시점이 해제하는 것",
                  "연산은 다른 피연산자가 변화도를 필요로 할 때만 한쪽 피연산자를 저장합니다. 여기서 "
                  "변화도가 필요한 입력은 어느 것입니까?"),
-    "04-which-raise": ("에러가 나는 스텝별 업데이트",
+    "04-which-raise": ("오류가 나는 시점별 업데이트",
                        "어떤 노드가 저장한 텐서가 저장된 뒤에 optimizer.step()으로 제자리에서 바뀌면 "
-                       "backward에서 에러가 납니다."),
-    "04-tbptt": ("3스텝마다 backward를 호출하는 truncated BPTT",
-                 "각 구간(chunk)의 시작에서 기록을 끊고, 구간마다 손실의 합에 backward를 한 번 "
+                       "역전파에서 오류가 납니다."),
+    "04-tbptt": ("3시점마다 backward()를 호출하는 truncated BPTT",
+                 "각 구간(chunk)의 시작에서 기록을 끊고, 구간마다 손실의 합에 backward()를 한 번 "
                  "호출하세요."),
     "05-freed": ("autograd.grad(create_graph=True)가 해제하는 것",
                  "create_graph=True는 새 노드를 기록하지만, retain_graph=False이면 이 호출이 실행하는 "
@@ -420,9 +429,9 @@ EXERCISES_KO = {
                       "그 식에 나타납니까?"),
     "05-r1": ("R1 페널티 스텝",
               "페널티는 변화도를 미분합니다. 그러니 grad 호출이 그래프를 기록해야 합니다. 그다음 "
-              "비평자 손실 전체에 backward를 한 번 호출하세요."),
-    "06-freed": ("마지막 backward가 해제하는 것",
-                 "유지된 버퍼라도 나중에 retain_graph 없이 호출한 backward로부터 보호되지 않습니다. "
+              "비평자 손실 전체에 backward()를 한 번 호출하세요."),
+    "06-freed": ("마지막 역전파가 해제하는 것",
+                 "유지된 버퍼라도 나중에 retain_graph 없이 한 backward() 호출로부터 보호되지 않습니다. "
                  "loss_b.backward()는 어느 노드를 실행합니까?"),
     "06-raises-a": ("스텝 다음의 loss_b.backward()(층 하나)",
                     "노드가 저장한 매개변수는 무엇이고, optimizer.step()이 그것을 제자리에서 "
@@ -433,47 +442,87 @@ EXERCISES_KO = {
     "06-sequential": ("목표마다 SGD 스텝 한 번",
                       "스텝마다 가중치가 제자리에서 바뀌므로, 손실마다 이전 스텝 뒤에 새로 한 순전파가 "
                       "필요합니다."),
-    "07-freed": ("첫 번째 층을 고정했을 때 backward가 해제하는 것",
+    "07-freed": ("첫 번째 층을 고정했을 때 역전파가 해제하는 것",
                  "층 1을 고정하면 어떤 텐서가 여전히 변화도를 필요로 하고, 어떤 노드가 여전히 "
                  "기록됩니까? lesson.show_graph(res=res)를 실행해 보세요."),
-    "07-raises-a": ("가지의 backward 다음의 final_loss.backward()",
-                    "가지의 backward는 자신의 SumBackward0에서 멈추지 않습니다. 어느 노드가 "
+    "07-raises-a": ("가지의 역전파 다음의 final_loss.backward()",
+                    "가지의 역전파는 자신의 SumBackward0에서 멈추지 않습니다. 어느 노드가 "
                     "실행됩니까?"),
     "07-raises-b": ("새 순전파 다음의 final_loss.backward()",
                     "새 순전파는 새 저장된 버퍼를 가진 새 노드를 기록합니다."),
-    "07-step": ("조건부 추가 손실, 스텝마다 backward 한 번",
-                "이 스텝에 해당하는 손실을 스칼라 하나로 더한 다음 backward를 한 번 호출하세요."),
+    "07-step": ("조건부 추가 손실, 스텝마다 backward() 한 번",
+                "이 스텝에 해당하는 손실을 스칼라 하나로 더한 다음 backward()를 한 번 호출하세요."),
     "08-alive": ("반복마다 남는 저장된 바이트",
-                 "retain_graph 없는 backward는 실행하는 모든 노드의 저장된 텐서를 해제합니다. 누가 그 "
+                 "retain_graph 없는 역전파는 실행하는 모든 노드의 저장된 텐서를 해제합니다. 누가 그 "
                  "노드를 아직 참조하든 상관없습니다."),
-    "08-total-raises": ("손실별 backward 다음의 total.backward()",
+    "08-total-raises": ("손실별 역전파 다음의 total.backward()",
                         "total의 그래프는 모든 손실의 노드를 지나갑니다. 그 버퍼가 아직 남아 "
                         "있습니까?"),
-    "08-which-raise": ("에러가 나는 스텝별 반복문",
-                       "상태를 떼어 내지(detach) 않으면 스텝 1의 손실은 스텝 0의 노드까지 거슬러 "
+    "08-which-raise": ("오류가 나는 시점별 루프",
+                       "상태를 떼어 내지(detach) 않으면 시점 1의 손실은 시점 0의 노드까지 거슬러 "
                        "올라갑니다."),
     "08-peak": ("반복마다의 최대 메모리(peak)",
                 "다음 순전파가 시작될 때 유지된 그래프를 아직 참조하는 것은 무엇입니까?"),
     "09-runs": ("블록마다 실행 횟수",
-                "유지된 그래프는 자리 표시자(placeholder)를 간직할 뿐, 그것이 가리키는 텐서를 "
-                "간직하지는 않습니다."),
+                "유지된 그래프가 보관하는 것은 자리표시자(placeholder)이지, 그것이 가리키는 "
+                "텐서가 아닙니다."),
     "09-deep": ("Deep을 60,000 B 아래로 체크포인팅하기",
                 "가운데 블록마다 use_reentrant=False로 checkpoint를 적용하고, 첫 블록과 마지막 블록은 "
                 "그대로 두세요."),
-    "10-which-raise": ("backward를 망가뜨리는 제자리 연산",
+    "10-which-raise": ("역전파를 망가뜨리는 제자리 연산",
                        "함수마다, 제자리 연산 앞의 연산이 입력을 저장했는지, 출력을 저장했는지, 아무것도 "
-                       "저장하지 않았는지 보세요. 덮어쓴 저장된 텐서만 backward를 망가뜨립니다."),
-    "10-freed": ("채워진 버퍼를 지나는 backward가 해제하는 것",
+                       "저장하지 않았는지 보세요. 덮어쓴 저장된 텐서만 역전파를 망가뜨립니다."),
+    "10-freed": ("채워진 버퍼를 지나는 역전파가 해제하는 것",
                  "loss와 a 사이의 노드와 각 노드가 저장한 것을 적어 보세요. CopySlices 노드는 자기 "
                  "텐서를 저장하지 않습니다."),
     "10-block": ("잔차 블록 고치기",
                  "broken_forward에 show_anomaly를 실행해 보세요. 그것이 가리키는 노드는 출력을 "
                  "저장했습니다. 나중에 그 출력을 제자리에서 덮어쓰는 줄은 어디입니까?"),
     # -- lesson 11 (on real PyTorch) -------------------------------------------------------------
-    "11-kinds": ("첫 번째 backward에만 retain을 줄 때 audit이 보고하는 것",
-                 "retain_graph=True가 불필요한 것은, 유지한 노드를 그 스텝의 뒤따르는 어떤 backward도 "
-                 "실행하지 않을 때뿐입니다. 그리고 두 backward가 모두 실행하는 노드는 어느 것입니까?"),
+    "11-kinds": ("첫 번째 backward() 호출에만 retain을 줄 때 audit이 보고하는 것",
+                 "retain_graph=True가 불필요한 것은, 유지한 노드를 그 스텝의 뒤따르는 어떤 역전파도 "
+                 "실행하지 않을 때뿐입니다. 그리고 두 역전파가 모두 실행하는 노드는 어느 것입니까?"),
     "11-gan": ("audit이 아무것도 찾지 못하는 GAN 스텝",
-               "판별자의 손실에 필요한 것은 D의 변화도뿐입니다. 그 backward가 G로 들어가지 않게 "
+               "판별자의 손실에 필요한 것은 D의 변화도뿐입니다. 그 역전파가 G로 들어가지 않게 "
                "막아서, G의 그래프가 G 자신의 손실로 한 번만 실행되게 하는 것은 무엇입니까?"),
 }
+
+# The English labels and feedback the lessons' code cells pass to the helpers (a code cell is the
+# same in both editions), and their Korean forms: lesson.check_value's ``what``, lesson.report's
+# lines, plot_timeline's title and axis labels. i18n.localize() looks them up.
+LABELS_KO = {
+    "x.grad after the three calls": "세 번 호출한 뒤의 x.grad",
+    "[nodes run by the two calls, nodes run by one call on the sum]":
+        "[두 번 호출할 때 실행되는 노드 수, 합에 한 번 호출할 때 실행되는 노드 수]",
+    "[graph nodes of backward #7, of backward #8]":
+        "[backward #7의 그래프 노드 수, backward #8의 그래프 노드 수]",
+    "the number of parameters whose .grad stays None": ".grad가 None으로 남는 매개변수의 수",
+    "the saved bytes after each iteration": "각 반복이 끝난 뒤의 저장된 바이트",
+    "the peak of each iteration": "각 반복의 최대치",
+    "the number of runs of each block": "블록마다 실행된 횟수",
+    "backward runs, and the gradients are those of broken_forward's math.":
+        "역전파가 실행되고, 변화도가 broken_forward의 수식이 주는 것과 같습니다.",
+    "backward runs, but the gradients differ: the math must stay the same.":
+        "역전파는 실행되지만 변화도가 다릅니다: 수식은 그대로여야 합니다.",
+    "Saved bytes of the two-loss graph": "두 손실 그래프의 저장된 바이트",
+    "Graph-only saved bytes during one GAN step": "GAN 스텝 하나 동안 그래프에만 있는 저장된 바이트",
+    "Saved-buffer bytes alive in the graph after each step":
+        "각 시점이 끝난 뒤 그래프에 살아 있는 저장된 버퍼 바이트",
+    "Saved-buffer bytes alive after each training step":
+        "각 학습 스텝이 끝난 뒤 살아 있는 저장된 버퍼 바이트",
+    "Peak saved-buffer bytes during each training step": "학습 스텝마다의 저장된 버퍼 바이트 최대치",
+    "peak saved bytes (B)": "저장된 바이트 최대치 (B)",
+    "Experiment 1: saved memory in a training loop": "실험 1: 학습 루프의 저장된 메모리",
+    "training iteration": "학습 반복",
+    "Experiment 1: peak saved memory in each iteration": "실험 1: 반복마다의 저장된 메모리 최대치",
+    "Experiment 2: saved memory after each time step": "실험 2: 각 시점이 끝난 뒤의 저장된 메모리",
+    "time step t": "시점 t",
+}
+# Feedback lines with numbers in them (lesson.report in 09 and 10): (regex, Korean template).
+FEEDBACK_KO = (
+    (r"it raises: (.*)", "실행하면 {0}"),
+    (r"peak ([\d,]+) B, below ([\d,]+) B, same gradients\.",
+     "최대치 {0} B로 한도 {1} B보다 낮고, 변화도가 같습니다."),
+    (r"peak ([\d,]+) B \(limit ([\d,]+) B\), same gradients: (True|False)\.",
+     "최대치 {0} B(한도 {1} B), 변화도가 같은가: {2}."),
+)

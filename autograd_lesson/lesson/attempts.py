@@ -32,9 +32,20 @@ def ordinal(n):
     return f"{n}{suffix}"
 
 
+_UNITS = ("", "한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉")
+_TENS = ("", "열", "스물", "서른", "마흔", "쉰", "예순", "일흔", "여든", "아흔")
+
+
 def nth_ko(n):
-    """'첫 번째', '2번째', ...: the Korean ordinal of an attempt."""
-    return "첫 번째" if n == 1 else f"{n}번째"
+    """'첫 번째', '두 번째', ... '스무 번째', ...: the Korean ordinal, in words up to 99 (one
+    style in every sentence, so a '첫 번째' never stands beside a '2번째'), digits beyond."""
+    if n == 1:
+        return "첫 번째"
+    if n == 20:
+        return "스무 번째"
+    if not 1 < n < 100:
+        return f"{n}번째"
+    return f"{_TENS[n // 10]}{_UNITS[n % 10]} 번째"
 
 
 def status(exercise_id):

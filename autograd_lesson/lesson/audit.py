@@ -132,7 +132,8 @@ def _failures(calls, earlier_runs=()):
         built = [(i, old) for i, old in built if old]
         if built:  # it reached into a graph an earlier call of the step built
             i, old = built[0]
-            text = t("audit.reached", run=len(earlier_runs) + 1, text=text, built=i,
+            run = len(earlier_runs) + 1
+            text = t("audit.reached", run=run, run_nth=nth_ko(run), text=text, built=i,
                      nth=nth_ko(i), names=_names(old))
             fix = "audit.fix_carry"
         elif kind == "freed-reuse":
@@ -228,9 +229,11 @@ def _growth(sizes):
     if not any(grows):
         return []
     calls = ", ".join(str(i) for i in range(1, len(sizes)))
+    calls_nth = ", ".join(nth_ko(i) for i in range(1, len(sizes)))
     return [Finding(
         "graph-grows",
-        t("audit.grows", calls=calls, sizes=" → ".join(bytes_text(b) for b in counts[0]),
+        t("audit.grows", calls=calls, calls_nth=calls_nth,
+          sizes=" → ".join(bytes_text(b) for b in counts[0]),
           nodes=" → ".join(str(n) for n in counts[1])),
         t("audit.fix_grows"))]
 
@@ -306,7 +309,7 @@ def _audit(step, label, args, kwargs):
 def _one_line(error, label, run=1):
     if run > 1:
         return t("audit.raised_on_call", label=label, type=type(error).__name__, run=run,
-                 message=first_sentence(error))
+                 run_nth=nth_ko(run), message=first_sentence(error))
     return t("audit.raised", label=label, type=type(error).__name__,
              message=first_sentence(error))
 

@@ -15,7 +15,7 @@ from . import attempts
 from .catalogue import lookup
 from .grading import fail_if_grading
 from .showing import as_call, caller_namespace, graph_roots, verdict
-from ..i18n import exercise_text, t
+from ..i18n import exercise_text, localize, t
 from ..viz import record, take_snapshot
 from ..viz.snapshot import is_tensor, is_torch  # neither imports torch
 
@@ -65,7 +65,7 @@ def give_verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
 def report(exercise, correct, right="", wrong="", answer_key=None):
     """The verdict of a checker written in a notebook (a write-code exercise's own test)."""
     _, hint = exercise_and_hint(exercise, "")
-    give_verdict(exercise, hint, answer_key, correct, right, wrong)
+    give_verdict(exercise, hint, answer_key, correct, localize(right), localize(wrong))
 
 
 def set_of_names_form(prediction, choices, form, bare, unknown):
@@ -253,6 +253,7 @@ def check_value(answer, expected, what, hint="", atol=1e-6, exercise=None):
     if problem:
         return not_an_attempt(problem)
     correct = bool(np.allclose(got, want, atol=atol))
+    what = localize(what)
     give_verdict(exercise, hint, tuple(np.ravel(got)), correct,
                  t("value.right", what=what, value=_number(want)),
                  t("value.wrong", what=what, value=_number(got)))

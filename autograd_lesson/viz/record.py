@@ -68,9 +68,15 @@ class _Timeline:
         return snap
 
 
+UNNAMED_LEAF = "a leaf.grad"  # what a frame says a gradient accumulated into, for a leaf
+# the call was given no name for
+
+
 class Frame:
     """One step of a backward: the node that ran and what it did; ``.snapshot`` is the graph
-    after it (rebuilt on demand from the recording's timeline)."""
+    after it (rebuilt on demand from the recording's timeline). ``.text``, its line, is in the
+    lesson's language: node, slot and tensor names, gradients and PyTorch's message stay as
+    they are, the words around them are English or Korean (lesson.set_language)."""
 
     __slots__ = ("step", "node_id", "node_name", "grads_in", "released", "accumulated",
                  "failed", "_timeline", "_count")
@@ -94,16 +100,18 @@ class Frame:
 
     @property
     def text(self):
-        parts = [f"step {self.step}: #{self.node_id} {self.node_name}"]
+        parts = [t("frame.line", step=self.step, node_id=self.node_id, name=self.node_name)]
         if self.failed:
-            return f"{parts[0]} raised: {self.failed}"
+            return t("frame.raised", line=parts[0], verdict=self.failed)
         if self.grads_in:
-            parts.append(f"got grad {self.grads_in}")
+            parts.append(t("frame.got", grads=self.grads_in))
         if self.released:
-            parts.append("released " + ", ".join(
-                s if s.startswith("saved_tensors") else f"_saved_{s}" for s in self.released))
+            parts.append(t("frame.released", slots=", ".join(
+                s if s.startswith("saved_tensors") else f"_saved_{s}" for s in self.released)))
         if self.accumulated:
-            parts.append(f"accumulated into {self.accumulated}")
+            target = t("frame.unnamed_leaf") if self.accumulated == UNNAMED_LEAF \
+                else self.accumulated
+            parts.append(t("frame.accumulated", target=target))
         return "; ".join(parts)
 
 
@@ -206,8 +214,8 @@ def _record(call, roots, names, frames, max_frames):
         elif isinstance(event, BuffersReleased):
             pending["released"] = event.slots
         elif isinstance(event, GradAccumulated):
-            label = next((n for n, t in (names or {}).items() if t is event.tensor), "a leaf")
-            pending["accumulated"] = f"{label}.grad"
+            label = next((n for n, t in (names or {}).items() if t is event.tensor), None)
+            pending["accumulated"] = f"{label}.grad" if label else UNNAMED_LEAF
         elif isinstance(event, BackwardFinished):
             recording.calls += 1
             if event.failed_node is not None:

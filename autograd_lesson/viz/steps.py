@@ -173,15 +173,18 @@ class StepThrough:
         except OSError:
             font = bold = ImageFont.load_default()
         header_font = _cjk_font(font_px) if HANGUL.search(t("steps.slider")) else font
+        texts = {i: self.frames[i].text for i in picked}  # the captions, in the lesson's language
+        caption_font = (_cjk_font(font_px) if HANGUL.search("".join(texts.values())) else None) \
+            or bold
         line = font_px + 6
         images = []
         for i, png in zip(picked, self._frame_pngs(dots, picked, True)):  # each frame under
             frame = Image.open(io.BytesIO(png)).convert("RGB")  # its caption (wrapped)
-            words = self.frames[i].text.split(" ")
+            words = texts[i].split(" ")
             lines, current = [], ""
             for word in words:
                 trial = f"{current} {word}".strip()
-                if current and bold.getlength(trial) > max(frame.width, 420) - 12:
+                if current and caption_font.getlength(trial) > max(frame.width, 420) - 12:
                     lines.append(current)
                     current = word
                 else:
@@ -191,7 +194,7 @@ class StepThrough:
                                        + 8), "white")
             draw = ImageDraw.Draw(framed)
             for k, text in enumerate(lines):
-                draw.text((6, 4 + k * line), text, fill="black", font=bold)
+                draw.text((6, 4 + k * line), text, fill="black", font=caption_font)
             framed.paste(frame, (0, line * len(lines) + 8))
             images.append(framed)
         legend = Image.open(io.BytesIO(_legend("png"))).convert("RGB")

@@ -133,11 +133,11 @@ def plot_timeline(series, title=None, xlabel=None, ylabel=None):
     """Plot each named series of byte counts; returns the matplotlib Figure. The default title
     and axis labels are in the learner's language (lesson.set_language)."""
     import matplotlib
-    from ..i18n import t
+    from ..i18n import localize, t
     from .dot import HANGUL
-    title = t("timeline.title") if title is None else title
-    xlabel = t("timeline.xlabel") if xlabel is None else xlabel
-    ylabel = t("timeline.ylabel") if ylabel is None else ylabel
+    title = t("timeline.title") if title is None else localize(title)
+    xlabel = t("timeline.xlabel") if xlabel is None else localize(xlabel)
+    ylabel = t("timeline.ylabel") if ylabel is None else localize(ylabel)
     if HANGUL.search(title + xlabel + ylabel + "".join(map(str, series))):
         with matplotlib.rc_context({"font.family": _cjk_families()}):
             return _plot(series, title, xlabel, ylabel)

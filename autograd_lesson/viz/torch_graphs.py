@@ -484,7 +484,7 @@ class _Steps:
         if self.pending is None or self.timeline is None:
             self.pending = None
             return
-        from .record import Frame
+        from .record import UNNAMED_LEAF, Frame
         node, grad_outputs = self.pending
         self.pending = None
         frames = self.recording.frames
@@ -505,7 +505,7 @@ class _Steps:
             label = next((n for n, t in self.names.items() if t is node.variable), None)
             if label:
                 name = f"AccumulateGrad ({label})"
-            accumulated = f"{label or 'a leaf'}.grad"
+            accumulated = f"{label}.grad" if label else UNNAMED_LEAF
             if node.variable.grad is not None:
                 grad = _short(node.variable.grad.detach().cpu().numpy())
         self.timeline.updates.append((node_id, tuple(states), grad))
