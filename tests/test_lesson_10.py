@@ -323,7 +323,8 @@ def test_inplace_activations_that_record_their_own_node(torch, module, args, nod
     assert getattr(torch.nn, module)(*args, inplace=True)(h) is h
     assert h.grad_fn.name() == node and _tensor_slots(torch, h.grad_fn) == ["result"]
     assert h.grad_fn._saved_result.data_ptr() == h.data_ptr()
-    make = lambda inplace: lambda lib, h, x: getattr(lib.nn, module)(*args, inplace=inplace)(h).add_(x)
+    def make(inplace):
+        return lambda lib, h, x: getattr(lib.nn, module)(*args, inplace=inplace)(h).add_(x)
     error = outcome(try_inplace(torch, None, make(True)))
     assert f"which is output 0 of {named}, is at version 2; expected version 1 instead." in error
     assert outcome(try_inplace(torch, None, make(False))) is None
