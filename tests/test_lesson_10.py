@@ -248,12 +248,14 @@ def _saved_leaf(lib):
      "which is output 0 of torch::autograd::CopySlices,"),
     (lambda lib: _saved_input(lib, lambda lib, h: h.__setitem__(0, 0.0)),
      "which is output 0 of torch::autograd::CopySlices,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.copy_(lib.ones(4, 2))),
+     "which is output 0 of torch::autograd::CopyBackwards,"),
     # a saved view whose base changed, and a saved leaf
     (_view_of_changed_base, "which is output 0 of AsStrided,"),
     (_saved_leaf, "[torch.FloatTensor [3]] is at version 1;"),
 ], ids=["add_", "mul_", "relu_", "relu_-then-mul_", "no_grad-add_", "detach-add_",
         "exp-add_", "exp-add_-mul_", "sigmoid-mul_", "tanh-relu_", "clamp_", "fill_",
-        "leaky_relu-inplace", "zero_", "slice-mul_", "slice-write", "view-base", "leaf"])
+        "leaky_relu-inplace", "zero_", "slice-mul_", "slice-write", "copy_", "view-base", "leaf"])
 def test_which_node_the_version_error_names(lib, make, named):
     """l10-read-error: a saved output is named by the node that saved it; a saved input by its
     current grad_fn (the last in-place op, AsStrided for a view of a changed base); a leaf not."""
