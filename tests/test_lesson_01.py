@@ -328,3 +328,50 @@ def test_on_real_torch_cell_prints_the_same_text_from_both_engines(torch):
     assert "✗ RuntimeError: Trying to backward through the graph a second time" in theirs
     assert "freed: #0 MulBackward0._saved_other int64[] 8 B" in theirs
     assert "autograd_lesson printed the same text: True" in on_torch_cells.stored_text("01")
+
+
+# -- the engine's order (cell 8ceb0339) ------------------------------------------------------------
+def test_accumulate_grad_runs_before_newer_ready_nodes(lib):
+    """The newest ready node runs first, except that an AccumulateGrad goes first whatever its
+    age: x's accumulator exists from ``x * 1`` on, before the ExpBackward0 that is ready with it."""
+    x = tensor(lib, [1.0, 2.0])
+    v = tensor(lib, [0.5, 1.5])
+    early = x * 1  # noqa: F841  (x's AccumulateGrad is made here, before the nodes below)
+    h = v.exp()
+    loss = (x * h).sum()
+    order = []
+    for node in walk(loss):
+        node.register_prehook(lambda grads, node=node: order.append(node) and None)
+    loss.backward()
+    names = [n.name() for n in order]
+    assert names == ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad",
+                     "ExpBackward0", "torch::autograd::AccumulateGrad"]
+    assert order[2] is early.grad_fn.next_functions[0][0]  # x's, the older accumulator
+    text = "".join(cell_source("8ceb0339"))
+    assert "always runs the newest" not in text and "`AccumulateGrad` goes before" in text
+
+
+# -- which second backward raises (cell d155a113) --------------------------------------------------
+def test_the_rule_names_copyslices_next_to_saved_tensors(lib):
+    """A CopySlices saves no tensor, yet a second backward through it raises; a graph of nodes
+    that keep nothing runs again."""
+    a = tensor(lib, [1.0, 2.0])
+    buf = lib.zeros(2, 3, dtype=lib.float64)
+    buf[:, 0] = a
+    assert buf.grad_fn.name() == "torch::autograd::CopySlices"
+    assert not [s for s in dir(buf.grad_fn) if s.startswith("_saved_")]
+    buf.sum().backward()
+    assert raises_freed(lambda: buf.sum().backward())
+    loss = (a + 2).sum()
+    for _ in range(3):
+        loss.backward()
+    text = "".join(cell_source("d155a113"))
+    assert "`CopySlices`" in text and "fails only if" not in text
+
+
+def cell_source(cell_id):
+    import json
+    import pathlib
+    path = pathlib.Path(__file__).parent.parent / "notebooks" / "01_multiple_losses.ipynb"
+    return next(c["source"] for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+                if c.get("id") == cell_id)

@@ -113,6 +113,12 @@ class Lesson:
         loss.backward()
         return loss
 
+    def offloaded_copies(self, model):
+        with self.lib.autograd.graph.save_on_cpu(pin_memory=True):
+            loss = self.F.mse_loss(model(self.x), self.y)
+        loss.backward()
+        return loss
+
     def half(self, model):
         with half_hooks(self.lib):
             loss = self.F.mse_loss(model(self.x), self.y)
@@ -123,6 +129,7 @@ class Lesson:
 PATTERNS = {"plain backward": "plain", "retain_graph=True": "retain",
             "recompute by hand": "by_hand", "checkpoint": "checkpointed",
             "save_on_cpu()": "offloaded", "float16 hooks": "half"}
+PINNED = "save_on_cpu(pin_memory=True)"  # shown in its own cell, not in the summary table
 
 
 class HooksMeter(S.PeakMeter):
@@ -167,11 +174,13 @@ def half_hooks(lib):
 def measure(lib, name):
     """The notebook's ``measure``: two steps; peak and end counted from the start; runs; grads."""
     lesson = Lesson(lib)
-    model, step = lesson.mlp(), getattr(lesson, PATTERNS[name])
+    model, step = lesson.mlp(), getattr(lesson, {**PATTERNS, PINNED: "offloaded_copies"}[name])
     if lib is al:
         meter = track_saved_bytes()
-    elif name in ("save_on_cpu()", "float16 hooks"):
-        hooks = lib.autograd.graph.save_on_cpu() if name == "save_on_cpu()" else half_hooks(lib)
+    elif name in ("save_on_cpu()", PINNED, "float16 hooks"):
+        hooks = {"save_on_cpu()": lambda: lib.autograd.graph.save_on_cpu(),
+                 PINNED: lambda: lib.autograd.graph.save_on_cpu(pin_memory=True),
+                 "float16 hooks": lambda: half_hooks(lib)}[name]()
         meter, step = HooksMeter(lib, hooks), lesson.plain
     else:
         meter = S.CheckpointPeakMeter(lib)
@@ -320,6 +329,98 @@ def test_save_on_cpu_keeps_the_tensor_itself_on_cpu(torch):
     assert packed is t and str(device) == "cpu"
 
 
+def test_save_on_cpu_copies_once_per_save(torch):
+    """l09-pinned: with pin_memory=True (a copy per save, as from a GPU) the 12 saves of one step
+    are 12 copies, 86,016 B, against the ledger's 61,440 B; the peak over two steps is that. Of
+    the originals, only the activations (25,088 B) lived in the graph alone: the rest (the
+    weights, x and y, 36,352 B) stays wherever it was."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+    for lib in (al, torch):
+        r = measure(lib, PINNED)
+        assert (r["peak"], r["end"], r["runs"]) == (86_016, 0, [2, 2, 2])
+    lesson = Lesson(torch)
+    model = lesson.mlp()
+    offload = torch.autograd.graph.save_on_cpu(pin_memory=True)
+    copies, originals = [], {}
+
+    def pack(t):
+        packed = offload.pack_hook(t)
+        storage = packed[1].untyped_storage()
+        copies.append((packed[1], storage.data_ptr() != t.untyped_storage().data_ptr()))
+        originals.setdefault(t.untyped_storage().data_ptr(),
+                             (StorageWeakRef(t.untyped_storage()), t.untyped_storage().nbytes()))
+        return packed
+    with torch.autograd.graph.saved_tensors_hooks(pack, offload.unpack_hook):
+        loss = torch.nn.functional.mse_loss(model(lesson.x), lesson.y)
+    assert len(copies) == 12 and sum(c.nbytes for c, _ in copies) == 86_016
+    assert len({c.untyped_storage().data_ptr() for c, _ in copies}) == 12
+    assert all(elsewhere for _, elsewhere in copies)  # each a copy, none the tensor itself
+    assert sum(n for _, n in originals.values()) == 61_440
+    freed = sum(n for ref, n in originals.values() if ref.expired())
+    assert (freed, 61_440 - freed) == (25_088, 36_352)
+    del loss
+
+
+def test_the_pinned_cell_and_its_text():
+    out, text = _outputs(), _sources()
+    assert out["l09-pinned"] == ("save_on_cpu(pin_memory=True): peak 86,016 B, end 0 B, "
+                                 "block runs [2, 2, 2]\n")
+    after = " ".join(text["l09-pinned-after"].split())
+    for fact in ("86,016 B, more than the 61,440 B", "12 copies", "25,088 B"):
+        assert fact in after, fact
+    assert "would drop by these bytes" not in text["l09-half-md"]
+
+
+def _storage_kept(torch, build, hooks, backward):
+    """Whether the storage of the tensor ``build`` returns outlives every Python reference."""
+    import gc
+    from torch.multiprocessing.reductions import StorageWeakRef
+    x, w = torch.randn(4, 3), torch.randn(3, 5, requires_grad=True)
+    with hooks():
+        h, loss = build(torch, x, w)
+    ref = StorageWeakRef(h.untyped_storage())
+    if backward is not None:
+        loss.backward(retain_graph=backward == "retain")
+    del h, loss
+    gc.collect()
+    return not ref.expired()
+
+
+def _relu(torch, x, w):
+    h = torch.relu(x @ w)
+    return h, h.sum()
+
+
+def _exp(torch, x, w):
+    h = torch.exp(x @ w)
+    return h, h.sum()
+
+
+def _square(torch, x, w):  # h * h saves its inputs, not its output
+    h = x @ w
+    return h, (h * h).sum()
+
+
+@pytest.mark.parametrize("hooks", ["keep t", "save_on_cpu()", "keep t.detach()",
+                                   "save_on_cpu(pin_memory=True)"])
+@pytest.mark.parametrize("build", [_relu, _exp, _square], ids=["relu", "exp", "h*h"])
+def test_a_hook_keeping_t_itself_loops_only_through_a_saved_output(torch, hooks, build):
+    """l09-half-after: a hook that returns t itself (save_on_cpu() on a CPU does) keeps a graph
+    whose node saved its own output alive after its last reference, through gc.collect(), and
+    with retain_graph=True too; a backward without retain frees it. Saved inputs make no loop,
+    nor does a copy or t.detach()."""
+    make = {"keep t": lambda: torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t),
+            "save_on_cpu()": lambda: torch.autograd.graph.save_on_cpu(),
+            "keep t.detach()": lambda: torch.autograd.graph.saved_tensors_hooks(
+                lambda t: t.detach(), lambda t: t),
+            "save_on_cpu(pin_memory=True)": lambda: torch.autograd.graph.save_on_cpu(
+                pin_memory=True)}[hooks]
+    loops = hooks in ("keep t", "save_on_cpu()") and build is not _square
+    assert _storage_kept(torch, build, make, None) == loops
+    assert _storage_kept(torch, build, make, "retain") == loops
+    assert _storage_kept(torch, build, make, "plain") is False
+
+
 def test_hooks_skip_the_version_check(torch):
     """A tensor stored by a (float16) hook: an in-place change after the forward is not caught."""
     for lib in (al, torch):
@@ -390,6 +491,11 @@ def _outputs():
     nb = nbformat.read(NOTEBOOK, as_version=4)
     return {c.id: "".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream")
             for c in nb.cells if c.cell_type == "code"}
+
+
+def _sources():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    return {c.id: c.source for c in nb.cells}
 
 
 def test_notebook_summary_table_is_torchs(measured):

@@ -63,7 +63,9 @@ def try_inplace(lib, activation, inplace_op):
     lib.manual_seed(0)
     x = lib.ones(2, 3, requires_grad=True)
     h = lib.nn.Linear(3, 3)(x)
-    if activation is not None:
+    if callable(activation):
+        h = activation(lib, h)
+    elif activation is not None:
         h = getattr(lib, activation)(h)
     inplace_op(lib, h, x)
     return lambda: h.sum().backward()
@@ -77,8 +79,12 @@ TABLE = [  # (label, activation, op, the op named in the error or None)
     ("ReLU → h += x", "relu", lambda lib, h, x: h.add_(x), "Relu"),
     ("Tanh → h += x", "tanh", lambda lib, h, x: h.add_(x), "Tanh"),
     ("ReLU → h *= 2", "relu", lambda lib, h, x: h.mul_(2), "Relu"),
+    ("LeakyReLU → h += x", lambda lib, h: lib.nn.functional.leaky_relu(h, 0.2),
+     lambda lib, h, x: h.add_(x), None),
     ("Linear → h.exp_()", None, lambda lib, h, x: h.exp_(), None),
     ("Linear → h.exp_() → h += x", None, lambda lib, h, x: h.exp_().add_(x), "Exp"),
+    ("Linear → LeakyReLU(inplace=True) → h += x", None,
+     lambda lib, h, x: lib.nn.LeakyReLU(0.2, inplace=True)(h).add_(x), "LeakyRelu1"),
     ("Linear → h.clamp_(0, 1)", None, lambda lib, h, x: h.clamp_(0, 1), None),
     ("Linear → clamp_ → h += x", None, lambda lib, h, x: h.clamp_(0, 1).add_(x), None),
 ]
@@ -232,11 +238,24 @@ def _saved_leaf(lib):
     (lambda lib: _saved_output(lib, "sigmoid", lambda lib, e: e.mul_(2)),
      "which is output 0 of Sigmoid,"),
     (lambda lib: _saved_output(lib, "tanh", lambda lib, e: e.relu_()), "which is output 0 of Tanh,"),
+    # the name drops "Backward" and a 0 after it, keeps any other digit, and is whole otherwise
+    (lambda lib: _saved_input(lib, lambda lib, h: h.clamp_(0, 1)), "which is output 0 of Clamp1,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.fill_(2.0)), "which is output 0 of Fill2,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: lib.nn.LeakyReLU(0.2, inplace=True)(h)),
+     "which is output 0 of LeakyRelu1,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.zero_()), "which is output 0 of Zero,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h[0].mul_(2)),
+     "which is output 0 of torch::autograd::CopySlices,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.__setitem__(0, 0.0)),
+     "which is output 0 of torch::autograd::CopySlices,"),
+    (lambda lib: _saved_input(lib, lambda lib, h: h.copy_(lib.ones(4, 2))),
+     "which is output 0 of torch::autograd::CopyBackwards,"),
     # a saved view whose base changed, and a saved leaf
     (_view_of_changed_base, "which is output 0 of AsStrided,"),
     (_saved_leaf, "[torch.FloatTensor [3]] is at version 1;"),
 ], ids=["add_", "mul_", "relu_", "relu_-then-mul_", "no_grad-add_", "detach-add_",
-        "exp-add_", "exp-add_-mul_", "sigmoid-mul_", "tanh-relu_", "view-base", "leaf"])
+        "exp-add_", "exp-add_-mul_", "sigmoid-mul_", "tanh-relu_", "clamp_", "fill_",
+        "leaky_relu-inplace", "zero_", "slice-mul_", "slice-write", "copy_", "view-base", "leaf"])
 def test_which_node_the_version_error_names(lib, make, named):
     """l10-read-error: a saved output is named by the node that saved it; a saved input by its
     current grad_fn (the last in-place op, AsStrided for a view of a changed base); a leaf not."""
@@ -251,6 +270,8 @@ def test_the_read_error_cell_states_the_rule():
     nb = nbformat.read(NOTEBOOK, as_version=4)
     text = next(c for c in nb.cells if c.get("id") == "l10-read-error").source
     assert "last in-place op" in text and "own **output**" in text and "AsStrided" in text
+    assert "`Clamp1`" in text and "`torch::autograd::CopySlices`, not `Mul`" in text
+    assert "minus the `Backward0` suffix" not in text
     assert "the op that produced that tensor. PyTorch names the node\n  that made it" not in text
 
 
@@ -268,7 +289,97 @@ def test_relu_inplace_moves_grad_fn(lib):
     assert a.grad.tolist() == [2.0, 0.0, 2.0]
 
 
-def test_the_ten_cases(lib):
+@pytest.mark.parametrize("op", ["relu_", "sigmoid_", "tanh_", "exp_", "add_", "mul_", "clamp_"])
+def test_most_inplace_ops_record_their_twins_node(lib, op):
+    """l10-what-inplace: most in-place ops record the node of their out-of-place twin."""
+    args = {"add_": (1.0,), "mul_": (2.0,), "clamp_": (0.0, 1.0)}.get(op, ())
+    a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    out_of_place = getattr(a * 1, op[:-1])(*args)
+    h = a * 1
+    getattr(h, op)(*args)
+    assert h.grad_fn.name() == out_of_place.grad_fn.name()
+
+
+def _tensor_slots(lib, node):
+    return sorted(s for s in S._slot_names(lib, node)
+                  if isinstance(getattr(node, "_saved_" + s), lib.Tensor))
+
+
+# (module name, its arguments, the node name in place, the op the version error names)
+OWN_NODE = [("LeakyReLU", (0.2,), "LeakyReluBackward1", "LeakyRelu1"),
+            ("ELU", (), "EluBackward1", "Elu1"),
+            ("CELU", (), "CeluBackward1", "Celu1"),
+            ("SELU", (), "EluBackward1", "Elu1")]
+
+
+@pytest.mark.parametrize("module, args, node, named", OWN_NODE, ids=[m[0] for m in OWN_NODE])
+def test_inplace_activations_that_record_their_own_node(torch, module, args, node, named):
+    """In PyTorch, LeakyReLU, ELU, CELU and SELU with inplace=True record a ...Backward1 node
+    that saves the result (the tensor itself), where the out-of-place op saves its input. So an
+    in-place op after them breaks backward, and after the out-of-place op it does not."""
+    a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    out = getattr(torch.nn, module)(*args)(a * 2)
+    assert out.grad_fn.name().endswith("Backward0")
+    assert _tensor_slots(torch, out.grad_fn) == ["self"]
+    h = a * 2
+    assert getattr(torch.nn, module)(*args, inplace=True)(h) is h
+    assert h.grad_fn.name() == node and _tensor_slots(torch, h.grad_fn) == ["result"]
+    assert h.grad_fn._saved_result.data_ptr() == h.data_ptr()
+    def make(inplace):
+        return lambda lib, h, x: getattr(lib.nn, module)(*args, inplace=inplace)(h).add_(x)
+    error = outcome(try_inplace(torch, None, make(True)))
+    assert f"which is output 0 of {named}, is at version 2; expected version 1 instead." in error
+    assert outcome(try_inplace(torch, None, make(False))) is None
+
+
+def test_leaky_relu_inplace_in_both_libraries(lib):
+    """l10-own-node: the cell's two lines, and the error of the table's case."""
+    a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    out = lib.nn.functional.leaky_relu(a * 2, 0.2)
+    h = a * 2
+    lib.nn.LeakyReLU(0.2, inplace=True)(h)
+    assert (out.grad_fn.name(), _tensor_slots(lib, out.grad_fn)) == ("LeakyReluBackward0", ["self"])
+    assert (h.grad_fn.name(), _tensor_slots(lib, h.grad_fn)) == ("LeakyReluBackward1", ["result"])
+    h.sum().backward()
+    assert a.grad.tolist() == pytest.approx([2.0, 0.4, 2.0])
+    assert stored_text("l10-own-node").splitlines() == [
+        "F.leaky_relu(h, 0.2)                records LeakyReluBackward0, which saves ['self']",
+        "nn.LeakyReLU(0.2, inplace=True)(h)  records LeakyReluBackward1, which saves ['result']"]
+
+
+def test_threshold_and_fill_in_place_record_nodes_of_their_own(torch):
+    """threshold_ records ThresholdBackward1, which (like ThresholdBackward0) saves its input, as a
+    copy; fill_ records FillBackward2, which saves nothing; their twins are ...Backward0."""
+    a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    out = torch.nn.functional.threshold(a * 2, 0.5, 0.0)
+    h = a * 2
+    torch.nn.functional.threshold_(h, 0.5, 0.0)
+    assert (out.grad_fn.name(), h.grad_fn.name()) == ("ThresholdBackward0", "ThresholdBackward1")
+    assert _tensor_slots(torch, out.grad_fn) == _tensor_slots(torch, h.grad_fn) == ["self"]
+    saved = h.grad_fn._saved_self
+    assert saved.data_ptr() != h.data_ptr() and saved.grad_fn.name() == "CloneBackward0"
+    assert h.add_(1) is h and outcome(lambda: h.sum().backward()) is None
+    assert torch.fill(a * 2, 1.0).grad_fn.name() == "FillBackward0"
+    for lib in (autograd_lesson, torch):
+        h = lib.tensor([1.0, -2.0, 3.0], requires_grad=True) * 2
+        h.fill_(1.0)
+        assert h.grad_fn.name() == "FillBackward2" and _tensor_slots(lib, h.grad_fn) == []
+
+
+def test_the_new_inplace_text_states_the_exceptions():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    text = {c.get("id"): c.source for c in nb.cells}
+    assert "Most in-place ops record **the same node as their out-of-place twin**" in text[
+        "l10-what-inplace"]
+    for fact in ("`LeakyReluBackward1`", "`EluBackward1`", "`CeluBackward1`", "`ThresholdBackward1`",
+                 "`FillBackward2`"):
+        assert fact in text["l10-own-node-md"] + text["l10-own-node-after"], fact
+    assert "An in-place op records the same node as its out-of-place twin" not in text["l10-summary"]
+    assert "`clamp_`, `abs_` and `mul_(w)` save a copy" not in text["l10-summary"]
+    assert "when `w` requires grad" in text["l10-summary"]
+
+
+def test_the_twelve_cases(lib):
     printed = stored_text("l10-table").splitlines()
     assert len(printed) == len(TABLE)
     for (label, activation, op, named), line in zip(TABLE, printed):
@@ -286,16 +397,20 @@ def test_the_ten_cases(lib):
     ("sqrt_", "result"), ("reciprocal_", "result"),
     ("clamp_", "copy"), ("abs_", "copy"), ("log_", "copy"), ("pow_", "copy"), ("mul_w", "copy"),
     ("div_w", "copy"),
+    ("leaky_relu_inplace", "result"),
     ("add_", "nothing"), ("sub_", "nothing"), ("neg_", "nothing"), ("zero_", "nothing"),
-    ("fill_", "nothing"), ("mul_2", "scalar")])
+    ("fill_", "nothing"), ("mul_2", "scalar"), ("mul_c", "constant")])
 def test_what_each_inplace_op_saves(lib, op, group):
     """The lesson's three groups: saves the result (the tensor), a copy of the old values, none."""
     a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
     w = lib.tensor([2.0, 3.0, 4.0], requires_grad=True)
+    c = lib.tensor([2.0, 3.0, 4.0])  # a constant: does not require grad
     h = a * 1 + 1
     call = {"clamp_": lambda: h.clamp_(0, 2), "pow_": lambda: h.pow_(2), "fill_": lambda: h.fill_(1.0),
             "mul_w": lambda: h.mul_(w), "div_w": lambda: h.div_(w), "mul_2": lambda: h.mul_(2),
-            "add_": lambda: h.add_(w), "sub_": lambda: h.sub_(w)}.get(op, lambda: getattr(h, op)())
+            "add_": lambda: h.add_(w), "sub_": lambda: h.sub_(w), "mul_c": lambda: h.mul_(c),
+            "leaky_relu_inplace": lambda: lib.nn.LeakyReLU(0.2, inplace=True)(h),
+            }.get(op, lambda: getattr(h, op)())
     call()
     node = h.grad_fn
     tensors = {slot: getattr(node, "_saved_" + slot) for slot in S._slot_names(lib, node)}
@@ -309,6 +424,9 @@ def test_what_each_inplace_op_saves(lib, op, group):
         assert h.add_(1) is h and outcome(lambda: h.sum().backward()) is None
     elif group == "scalar":
         assert list(tensors) == ["other"] and tensors["other"].ndim == 0
+    elif group == "constant":  # mul_(w) copies the old values only when w requires grad
+        assert list(tensors) == ["other"] and tensors["other"] is c
+        assert h.add_(1) is h and outcome(lambda: h.sum().backward()) is None
     else:
         assert tensors == {}
 

@@ -172,3 +172,35 @@ def test_audit_ignores_unreadable_and_package_graphs_left_by_other_code(ns, torc
     assert kinds(run(ns, "step_two_backwards")) == {"unused-retain", "double-traversal"}
     assert run(ns, "step_summed").findings == []
     del broken, ours
+
+
+def _nodes_of(roots):
+    seen, stack = set(), [r.grad_fn for r in roots]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(f for f, _ in node.next_functions)
+    return seen
+
+
+def test_the_stored_losses_keep_18_30_42_nodes(ns, torch):
+    """11-grows: what the step built and history keeps alive is 12 nodes per step on top of the
+    first step's 18 (the parameters' AccumulateGrad nodes are shared): 18 -> 30 -> 42."""
+    exec(source("11-grows").split("\nmodel, optimizer = ", 1)[0], ns)  # noqa: S102
+    model, optimizer = ns["make_model"]()
+    counts = []
+    for _ in range(3):
+        ns["step_logging"](model, optimizer, ns["x"], ns["y"], ns["t"])
+        counts.append(len(_nodes_of(ns["history"])))
+    assert counts == [18, 30, 42]
+
+
+@pytest.mark.xfail(strict=True, reason="package bug (issue 23 item 5, reported, not fixed here): "
+                   "audit's _live_graphs reads .grad_fn of the saved W.t() views it finds through "
+                   "gc; after optimizer.step() torch rebuilds each as a new AsStridedBackward0, "
+                   "which the audit then counts: 20 -> 34 -> 48")
+def test_the_audit_counts_only_the_nodes_the_step_built():
+    cell = next(c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.id == "11-grows")
+    out = "".join(o.get("text", "") for o in cell.outputs)
+    assert "of saved tensors in 18 → 30 → 42 nodes" in out
