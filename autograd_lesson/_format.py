@@ -65,3 +65,11 @@ def format_tensor(t):
             text += ", " + extra
             last_line += len(extra) + 2
     return text + ")"
+
+
+def typename(value):
+    """Python's ``tp_name``, as PyTorch's messages print it (``float``, ``numpy.ndarray``)."""
+    cls = type(value)
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # a class written in Python
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"

@@ -18,9 +18,9 @@ def is_grad_enabled():
 def _set_enabled(mode):
     global _enabled
     if not isinstance(mode, bool):  # PyTorch's argument parser takes a Python bool only
-        from ._engine import _typename
+        from ._format import typename
         raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
-                        f"not {_typename(mode)}")
+                        f"not {typename(mode)}")
     _enabled = mode
 
 

@@ -581,6 +581,35 @@ class AccumulateGrad(Node):
     def _sequence_nr(self):
         return UINT64_MAX
 
+    @property
+    def _tensor_pre_hooks(self):
+        """The leaf's own ``register_hook`` hooks: this node runs them before it accumulates."""
+        hooks = self.variable._hooks
+        return {0: hooks} if hooks else Node._tensor_pre_hooks
+
+    def _backward(self, grad_outputs):
+        """``leaf.grad += grad``: in place normally; out of place (recorded) in grad mode, that
+        is under create_graph, where a first gradient is copied into a fresh tensor (PyTorch's
+        ``clone_obey_contract``: ``new_empty_strided().copy_(grad)``, so ``.grad``'s node is
+        ``CopyBackwards``)."""
+        grad, variable = grad_outputs[0], self.variable
+        if grad is None:
+            return []
+        old = variable._grad
+        if _grad_mode._enabled:
+            variable._grad = (_tensor.Tensor._make(np.empty(grad.shape, dtype=grad._data.dtype))
+                              .copy_(grad) if old is None else old + grad)
+        elif old is None:
+            variable._grad = _tensor.Tensor._make(np.array(grad._data, dtype=variable._data.dtype,
+                                                           copy=True))
+        else:
+            np.add(old._data, grad._data, out=old._data, casting="unsafe")
+            old._version_counter.value += 1
+        if variable._post_accumulate_grad_hooks:
+            from .autograd._hooks import run_post_accumulate_grad_hooks
+            run_post_accumulate_grad_hooks(variable)
+        return []
+
     def name(self):
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() for this C++ node
 

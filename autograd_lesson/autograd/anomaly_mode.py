@@ -9,9 +9,9 @@ __all__ = ["detect_anomaly", "set_detect_anomaly"]
 def _set(mode, check_nan):
     for position, (name, value) in enumerate((("enabled", mode), ("check_nan", check_nan)), 1):
         if not isinstance(value, bool):  # PyTorch's argument parser takes a bool only
-            from .._engine import _typename
+            from .._format import typename
             raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {position}) "
-                            f"must be bool, not {_typename(value)}")
+                            f"must be bool, not {typename(value)}")
     _mode.set_anomaly_enabled(mode, check_nan)
 
 

@@ -84,7 +84,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """``mode="all"``: ``fn(grads)`` once per backward, after the gradients of all ``tensors``
     that this backward computes are known (None for the others); ``mode="any"``: ``fn(grad)``
     with the first of them to be computed."""
-    from .._engine import current_graph_task, will_engine_execute_node
+    from ._graph_task import current_graph_task, will_engine_execute_node
     supported_modes = ("all", "any")
     if mode not in supported_modes:
         raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")

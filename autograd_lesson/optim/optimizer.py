@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .._engine import _typename
+from .._format import typename
 from .._grad_mode import enable_grad
 from .._node import _RemovableHandle, _type_string
 from .._tensor import Tensor
@@ -164,7 +164,7 @@ class Optimizer:
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params "
-                                f"is {_typename(p)}")
+                                f"is {typename(p)}")
             if not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():

@@ -31,7 +31,7 @@ import weakref
 from collections import defaultdict
 
 from .. import _grad_mode, _node, _random
-from .._engine import current_graph_task
+from ..autograd._graph_task import current_graph_task
 from .._node import Placeholder, SavedTensor
 from .._tensor import Tensor
 from ..autograd.function import Function
