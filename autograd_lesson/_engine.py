@@ -31,8 +31,8 @@ import itertools
 
 from ._node import UINT64_MAX, AccumulateGrad, GraphRoot
 from ._tensor import Tensor, make_tensor
-from .autograd import _hooks
-from .autograd._graph_task import GraphTask
+from .extensions import hooks as _hooks
+from .extensions.graph_task import GraphTask
 from .ops._util import is_expandable_to, sum_to
 
 

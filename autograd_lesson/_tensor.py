@@ -12,7 +12,7 @@ import weakref
 import numpy as np
 
 from . import _dtype, _grad_mode, ops as _ops
-from ._node import AccumulateGrad, _RemovableHandle
+from ._node import AccumulateGrad
 from ._tensor_ops import _OPERANDS, TensorOps, _alpha, _other
 
 DEFAULT_DTYPE = np.dtype(np.float32)  # (the initial default: set_default_dtype changes _dtype's)
@@ -487,7 +487,8 @@ class Tensor(TensorOps):
         else:
             hooks = self.grad_fn._own("_tensor_pre_hooks").setdefault(self._output_nr, [])
         hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        from .utils.hooks import RemovableHandle  # (utils imports this module)
+        return RemovableHandle(hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor) -> None``, called once a backward has accumulated into ``.grad``."""
@@ -498,7 +499,8 @@ class Tensor(TensorOps):
                                "tensors")
         hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", [])
         hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        from .utils.hooks import RemovableHandle  # (utils imports this module)
+        return RemovableHandle(hooks, hook)
 
     def _grad_accumulator(self):
         node = self._accumulator_ref() if self._accumulator_ref is not None else None

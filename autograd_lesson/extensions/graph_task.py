@@ -16,10 +16,11 @@ each node itself.
 import contextlib
 import itertools
 
-from .. import _anomaly_mode, _grad_mode
+from .. import _grad_mode
+from . import anomaly_mode as _anomaly_mode
 from .._node import AccumulateGrad
 from ..ops._util import ignore_fp_errors
-from . import graph
+from ..autograd import graph
 
 _task_ids = itertools.count()
 _running = []  # the GraphTasks of the backwards running now, innermost last
