@@ -29,7 +29,7 @@ The rest plugs in at three named points, each in a file of its own:
 import heapq
 import itertools
 
-from ._node import UINT64_MAX, AccumulateGrad, GraphRoot
+from ._node import GraphRoot
 from ._tensor import Tensor, make_tensor
 from .extensions import hooks as _hooks
 from .extensions.graph_task import GraphTask
@@ -46,7 +46,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
     root, waiting = graph_root(roots, grad_roots)  # node -> the gradients of its outputs so far
     dependencies = count_dependencies(root)                                       # 1.
     task = GraphTask(root, dependencies, keep_graph, create_graph, targets, accumulate)
-    ready, order = [(-root._sequence_nr(), 0, root)], itertools.count(1)          # 2.
+    ready, order = [(ready_key(root), 0, root)], itertools.count(1)               # 2.
     with task:  # grad mode = create_graph; a failure is reported to the extensions
         while ready:
             task.node = node = heapq.heappop(ready)[2]
@@ -70,12 +70,8 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumu
                     slots[nr] = grad if old is None else add_gradients(old, grad, create_graph)
                 dependencies[child] -= 1
                 if dependencies[child] == 0:
-                    priority = UINT64_MAX if type(child) is AccumulateGrad else child._id  # (child._sequence_nr(), inlined)
-                    heapq.heappush(ready, (-priority, next(order), child))
-            if keep_graph:                                                          # 5.
-                node._retained, released = True, ()
-            else:
-                released = node._release_variables()
+                    heapq.heappush(ready, (ready_key(child), next(order), child))
+            released = release_saved(node, keep_graph)                               # 5.
             if task.extended:
                 task.node_finished(node, grads, outputs, released)
     return task.captured
@@ -108,6 +104,20 @@ def count_dependencies(root):
                 dependencies[child] = 1
                 stack.append(child)
     return dependencies
+
+
+def ready_key(node):
+    """The ready queue's order, smallest first: the highest sequence number (the newest node)
+    runs first, and AccumulateGrad, whose number is the largest there is, before any other."""
+    return -node._sequence_nr()
+
+
+def release_saved(node, keep_graph):
+    """After a node ran: free its saved tensors, or mark them retained. Returns the slots freed."""
+    if keep_graph:
+        node._retained = True
+        return ()
+    return node._release_variables()
 
 
 def call_function(node, grads):
