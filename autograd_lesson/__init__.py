@@ -15,11 +15,12 @@ import builtins as _bi
 import numpy as _np
 
 from . import ops
-from ._anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .extensions.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                          is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._random import manual_seed
-from ._tensor import Size, Tensor
+from ._tensor import Tensor
+from ._tensor_base import Size
 from ._tensor_ops import _OPERANDS
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv

@@ -6,7 +6,8 @@ import numpy as np
 
 from ._dtype import checked, default_complex, default_float, not_implemented, numpy_dtype, typename
 from ._random import generator
-from ._tensor import FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, check_requires_grad
+from ._tensor import Tensor, check_requires_grad
+from ._tensor_base import FLOAT_ONLY_FACTORY_ERROR, _infer_array
 from .ops._util import check_scalar, scalar_dtype, tensor_arguments
 
 

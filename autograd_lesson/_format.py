@@ -65,3 +65,4 @@ def format_tensor(t):
             text += ", " + extra
             last_line += len(extra) + 2
     return text + ")"
+

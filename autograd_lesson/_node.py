@@ -1,10 +1,19 @@
-"""Graph nodes and their saved buffers.
+"""Graph nodes and the tensors they save (read after ``_tensor.py``).
 
-A node (``grad_fn``) is created by each differentiable op. It keeps
-``next_functions`` (the edges toward its inputs) and the tensors its backward
-formula needs, in named slots that mirror PyTorch's (``_saved_self``,
-``_saved_result`` ...). A backward without ``retain_graph`` releases those slots
-right after running the node; reading one afterwards raises PyTorch's message.
+Each differentiable op creates a node, the output's ``grad_fn``, named after PyTorch's
+(``MulBackward0``). It keeps ``next_functions``, the edges toward the nodes of its inputs, and
+the tensors its backward formula needs, in named slots that mirror PyTorch's (``self``,
+``other``, ``result``). Each slot is a :class:`SavedTensor`, which
+
+- remembers the tensor's version when it was saved, and checks it when the backward unpacks
+  it: an in-place change in between raises PyTorch's "modified by an inplace operation";
+- is released by the engine right after its node runs, unless the graph is retained; unpacking
+  it afterwards raises "Trying to backward through the graph a second time".
+
+Extensions plug in at named points (``extensions/``): ``saved_hooks.stack`` (pack and unpack
+hooks), ``saved_meters`` (memory meters), ``saved_attributes`` (PyTorch's ``_saved_self``
+names), ``anomaly_mode`` (where a node was made), ``hooks`` (a leaf's post-accumulate hooks),
+and ``_inplace_self`` below (an in-place op saves a copy of the values it overwrites).
 """
 import itertools
 import re
@@ -13,7 +22,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from . import _anomaly_mode, _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
+from . import _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
+from .extensions import anomaly_mode, saved_attributes, saved_hooks, saved_meters
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -30,31 +40,7 @@ UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _FLOAT64 = np.dtype(np.float64)
 _new = object.__new__
-_saved_tensors_hooks = []  # stack of (pack, unpack), innermost last
 _inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
-_all_saved = set()  # weak references to every SavedTensor not yet garbage (memory meters)
-_saved_listeners = []  # memory meters (viz.timeline.track_saved_bytes): told of saves, releases
-
-
-def all_saved():
-    """Every SavedTensor not yet garbage, released or not (what memory meters scan)."""
-    return [saved for saved in (ref() for ref in list(_all_saved)) if saved is not None]
-
-
-class Placeholder:
-    """Base for what a pack hook returns when it keeps *no* tensor (checkpoint's holders):
-    the slot then holds 0 bytes as far as the ledger and ``live_saved_bytes`` can tell."""
-
-
-def _packed_storage(packed, storage, nbytes):
-    """The storage a pack hook's result keeps, and its bytes: a Tensor's (or the first one in a
-    tuple, as ``save_on_cpu`` packs ``(device, tensor)``), none for a Placeholder; for any other
-    object we can't look inside and assume it keeps the tensor (a box around ``t.detach()``)."""
-    if isinstance(packed, Placeholder):
-        return _tensor.Storage(0), 0
-    items = packed if isinstance(packed, (tuple, list)) else (packed,)
-    held = next((t for t in items if isinstance(t, _tensor.Tensor)), None)
-    return (storage, nbytes) if held is None else (held._storage, held._data.nbytes)
 
 
 def _type_string(tensor):
@@ -72,23 +58,12 @@ def _op_name(node):
     return re.sub(r"Backward(\d*)$", lambda m: m[1].lstrip("0"), node.name())
 
 
-def check_hook_arguments(saved, pack_hook, unpack_hook):
-    """``SavedTensor.register_hooks`` takes two callables: pybind11's message otherwise."""
-    if not (callable(pack_hook) and callable(unpack_hook)):
-        raise TypeError(
-            "register_hooks(): incompatible function arguments. The following argument types "
-            "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
-            "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked "
-            f"with: {saved!r}, {pack_hook!r}, {unpack_hook!r}")
-
-
 class SavedTensor:
-    """One tensor a node saved for its backward.
+    """One tensor a node saved for its backward (PyTorch's SavedVariable).
 
-    Remembers the version of the tensor at save time; unpacking checks it, because the
-    backward formula must see the values the forward used. A saved *output* keeps only its
-    array (a reference to the output tensor would form a cycle through ``grad_fn``) and is
-    rebuilt on unpack with the node as its ``grad_fn``, as PyTorch does.
+    A saved *output* keeps only its array (a reference to the output tensor would form a cycle
+    through ``grad_fn``) and is rebuilt on unpack with the node as its ``grad_fn``, as PyTorch
+    does.
     """
 
     __slots__ = ("tensor", "packed", "unpack_hook", "is_output", "output_nr", "array",
@@ -111,26 +86,20 @@ class SavedTensor:
         # (Tensor.requires_grad, inlined: a save per op)
         self.requires_grad = tensor._requires_grad or (base is not None and base._requires_grad)
         self.packed = self.unpack_hook = self.tensor = self.array = None
-        # For introspection only: weak references (they keep nothing alive).
+        # For the view: weak references, which keep nothing alive.
         if is_output:
             self.ref = self.origin = None
         else:
             self.ref = weakref.ref(tensor)
             fn = tensor._grad_fn if base is None else tensor.grad_fn
             self.origin = None if fn is None else weakref.ref(fn)
-        if _saved_tensors_hooks:
-            pack, self.unpack_hook = _saved_tensors_hooks[-1]
-            if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
-                self.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
-            from .ops._util import call_with_user_fp_errors  # (user code, inside an op)
-            self.packed = call_with_user_fp_errors(pack, tensor)
-            self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
-            self.placeholder = isinstance(self.packed, Placeholder)
+        if saved_hooks.stack:
+            saved_hooks.pack(self, tensor, is_output)
         elif is_output:
             self.array = data
         else:
             self.tensor = tensor
-        self._register()
+        saved_meters.register(self)
 
     @classmethod
     def wrapped_scalar(cls, value):
@@ -153,28 +122,15 @@ class SavedTensor:
         self.version_counter = counter = _new(_tensor.VersionCounter)
         counter.value = self.saved_version = 0
         self.output_nr, self.requires_grad = 0, False
-        self._register()
+        saved_meters.register(self)
         return self
 
-    def _register(self):
-        _all_saved.add(weakref.ref(self, _all_saved.discard))  # (cheaper than a WeakSet)
-        if _saved_listeners:  # the only cost on the per-op path when nothing is measuring
-            from .ops._util import call_with_user_fp_errors
-            for listener in list(_saved_listeners):
-                call_with_user_fp_errors(listener.saved, self)
-
     def unpack(self, node):
+        """The saved tensor, as the backward formula of ``node`` needs it."""
         if self.released:
             raise RuntimeError(FREED_MESSAGE)
         if self.unpack_hook is not None:
-            from .ops._util import call_with_user_fp_errors  # (user code, inside the engine)
-            result = call_with_user_fp_errors(self.unpack_hook, self.packed)
-            if not isinstance(result, _tensor.Tensor):
-                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
-                                f"got result of type {type(result).__name__}")
-            if self.requires_grad:
-                result = self._reattach(result, node)
-            return result
+            return saved_hooks.unpack(self, node)
         current = self.version_counter.value
         if current != self.saved_version:
             raise RuntimeError(self._version_message(node, current))
@@ -183,57 +139,16 @@ class SavedTensor:
                                         output_nr=self.output_nr, storage=self.storage,
                                         version_counter=self.version_counter)
         if self.is_wrapped_scalar:
-            return self._scalar_tensor()
+            return self.scalar_tensor()
         return self.tensor
 
-    def _scalar_tensor(self):
-        return _tensor.make_tensor(np.asarray(self.scalar, dtype=self.dtype),
-                                    storage=self.storage, version_counter=self.version_counter)
-
-    def register_hooks(self, pack_hook, unpack_hook):
-        """PyTorch's ``SavedTensor.register_hooks``: pack the saved value now, unpack it in
-        backward (like ``saved_tensors_hooks`` for this one slot; no version check then)."""
-        check_hook_arguments(self, pack_hook, unpack_hook)
-        if self.unpack_hook is not None:
-            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
-                               "been set. Hint: only one pair of hooks is allowed at a time.")
-        if self.released:
-            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. "
-                               "Saved intermediate values of the graph are freed when you call "
-                               ".backward() or autograd.grad(). Specify retain_graph=True if you "
-                               "need to backward through the graph a second time or if you need "
-                               "to access saved variables after calling backward.")
-        if self.is_output:  # the hook sees the saved data, outside the graph
-            tensor = _tensor.Tensor._make(self.array, storage=self.storage,
-                                          version_counter=self.version_counter)
-        elif self.is_wrapped_scalar:
-            tensor = self._scalar_tensor()
-        else:
-            tensor = self.tensor
-            if tensor.requires_grad and tensor.grad_fn is not None:
-                self.grad_edge = (tensor.grad_fn, tensor._output_nr)
-        self.packed, self.unpack_hook = pack_hook(tensor), unpack_hook
-        self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
-        self.placeholder = isinstance(self.packed, Placeholder)
-        self.tensor = self.array = None
-
-    def _reattach(self, data, node):
-        """As PyTorch: the hook's values, in the saved tensor's place in the graph (the node for
-        a saved output, else the original's grad_fn or leaf), whatever history they had."""
-        t = _tensor.Tensor._make(data._data, storage=data._storage,
-                                 version_counter=data._version_counter)
-        if self.is_output:
-            t.grad_fn, t._output_nr = node, self.output_nr
-        elif self.grad_edge is not None:
-            t.grad_fn, t._output_nr = self.grad_edge
-        else:
-            leaf = self.ref()
-            if leaf is None:
-                return data
-            accumulator = leaf._grad_accumulator()  # gradients reach the original leaf's .grad
-            t._accumulator_ref, t.__dict__["_accumulator"] = weakref.ref(accumulator), accumulator
-        t._requires_grad = True
-        return t
+    def release(self):
+        """What the engine calls after the node ran, unless the graph is retained."""
+        if saved_meters.listeners and not self.released:
+            saved_meters.released(self)
+        self.released = True  # the hooks go too, as PyTorch's reset_data(): a checkpoint dies
+        self.tensor = self.array = self.packed = self.storage = self.unpack_hook = None
+        self.grad_edge = None
 
     def _version_message(self, node, current):
         if self.is_output:
@@ -248,16 +163,14 @@ class SavedTensor:
         return (f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{_type_string(self)} {shape}]{clause} is at version "
                 f"{current}; expected version {self.saved_version} instead. Hint: "
-                + (ANOMALY_HINT if _anomaly_mode._enabled else HINT))
+                + (ANOMALY_HINT if anomaly_mode._enabled else HINT))
 
-    def release(self):
-        if _saved_listeners and not self.released:
-            from .ops._util import call_with_user_fp_errors
-            for listener in list(_saved_listeners):
-                call_with_user_fp_errors(listener.released, self)
-        self.released = True  # the hooks go too, as PyTorch's reset_data(): a checkpoint dies
-        self.tensor = self.array = self.packed = self.storage = self.unpack_hook = None
-        self.grad_edge = None
+    def scalar_tensor(self):
+        return _tensor.make_tensor(np.asarray(self.scalar, dtype=self.dtype),
+                                    storage=self.storage, version_counter=self.version_counter)
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        saved_hooks.register_hooks(self, pack_hook, unpack_hook)
 
     def held_tensor(self):
         """The user-visible tensor this slot holds (None for saved outputs and when freed)."""
@@ -265,72 +178,6 @@ class SavedTensor:
 
 
 _wrapped_scalar = SavedTensor.wrapped_scalar  # (bound once: a classmethod is bound per call)
-
-
-class SavedBuffer:
-    """Public, read-only description of one saved slot (what ``Node.saved_buffers`` lists).
-
-    Holds the node and the slot by weak reference, so listing buffers keeps nothing alive.
-    """
-
-    __slots__ = ("slot", "shape", "dtype", "nbytes", "saved_version", "is_output",
-                 "is_wrapped_scalar", "scalar_value", "storage_ref", "tensor_ref", "origin_ref",
-                 "is_placeholder", "_slot_ref", "node_ref")
-
-    def __init__(self, node, slot, saved):
-        self.node_ref = weakref.ref(node)
-        self.slot = slot
-        self.shape, self.dtype, self.nbytes = tuple(saved.shape), saved.dtype, saved.nbytes
-        self.saved_version = saved.saved_version
-        self.is_output = saved.is_output
-        self.is_wrapped_scalar = saved.is_wrapped_scalar
-        self.storage_ref = weakref.ref(saved.storage) if saved.storage is not None else None
-        self.tensor_ref = saved.ref  # still names the tensor after release, if it lives on
-        self.origin_ref = saved.origin  # the node that produced it (weak), for "output of #k"
-        self.scalar_value = saved.scalar
-        self.is_placeholder = saved.placeholder  # checkpoint's: recomputed in backward
-        self._slot_ref = weakref.ref(saved)
-
-    @property
-    def released(self):
-        saved = self._slot_ref()
-        return saved is None or saved.released
-
-    @property
-    def current_version(self):
-        saved = self._slot_ref()
-        return None if saved is None else saved.version_counter.value
-
-    @property
-    def state(self):
-        """'freed', 'stale' (changed in place since saved), 'retained' or 'alive'."""
-        node = self.node_ref()
-        if self.released:
-            return "freed"
-        if self.current_version != self.saved_version:
-            return "stale"
-        if node is not None and node._retained:
-            return "retained"
-        return "alive"
-
-    def __repr__(self):
-        return (f"SavedBuffer({self.slot}, shape={list(self.shape)}, dtype={self.dtype}, "
-                f"nbytes={self.nbytes}, state={self.state})")
-
-
-# PyTorch's getters read a saved int (dim, index, sizes, ignore_index ...) as an unsigned 64-bit
-# number, so ``x.sum(-1).grad_fn._saved_dim`` is (2**64 - 1,); a saved Scalar stays signed.
-# (``saved_values()`` and the ledgers show the plain -1.)
-_SCALAR_SAVES = frozenset({"alpha", "beta", "exponent", "min", "max", "ord", "negative_slope",
-                           "threshold", "other", "self", "value", "eps", "p"})
-
-
-def _as_uint64(value):
-    if isinstance(value, (list, tuple)):
-        return tuple(_as_uint64(v) for v in value)
-    if type(value) is int and value < 0:
-        return value + 2 ** 64
-    return value
 
 
 class Node:
@@ -355,32 +202,17 @@ class Node:
     _tensor_pre_hooks = MappingProxyType({})
     _retain_grad_refs = MappingProxyType({})
     _saved_values = MappingProxyType({})
-    _exposed = (None, frozenset())  # (class, the saved names installed on it): see _expose
+    _exposed = (None, frozenset())  # (class, the saved names installed on it): see expose
     _unpacked = None  # the saves unpacked for the backward running now (Op._backward)
 
     def __init__(self):
         self._id = next(_creation_counter)
         self._saved_slots = {}
-        if _anomaly_mode._enabled:
-            _anomaly_mode.record(self)
-
-    def _own(self, name, factory=dict):
-        """This node's own hook list or dict ``name``, created on first use. (Not through
-        ``self.__dict__``: reading it makes CPython give the instance a real dict in place of
-        its inline attribute values, and every later attribute read of that node is slower.)"""
-        mine = getattr(self, name, None)
-        if mine is None or mine is getattr(type(self), name, None):  # (the class's default)
-            mine = factory()
-            setattr(self, name, mine)
-        return mine
+        if anomaly_mode._enabled:
+            anomaly_mode.record(self)
 
     def name(self):
         return type(self).__name__
-
-    @property
-    def metadata(self):
-        """A dict for anything attached to the node (anomaly mode keeps ``traceback_`` here)."""
-        return self.__dict__.setdefault("_metadata", {})
 
     def _sequence_nr(self):
         return self._id
@@ -401,18 +233,14 @@ class Node:
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
-        cls = type(self)
-        owner, names = cls._exposed  # (this class's own, or a base's: see _expose)
-        if owner is not cls or slot not in names:
-            _expose(cls, slot, "_raw_saved_", "_saved_")
+        if slot not in type(self)._exposed[1] or type(self)._exposed[0] is not type(self):
+            saved_attributes.expose(type(self), slot, "_raw_saved_", "_saved_")
 
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
         self._saved_slots[slot] = _wrapped_scalar(value)
-        cls = type(self)
-        owner, names = cls._exposed  # (this class's own, or a base's: see _expose)
-        if owner is not cls or slot not in names:
-            _expose(cls, slot, "_raw_saved_", "_saved_")
+        if slot not in type(self)._exposed[1] or type(self)._exposed[0] is not type(self):
+            saved_attributes.expose(type(self), slot, "_raw_saved_", "_saved_")
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""
@@ -422,42 +250,8 @@ class Node:
         saved = self._saved_slots.get(slot)
         return None if saved is None else saved.unpack(self)
 
-    def _lookup_saved(self, attr):
-        """``node._raw_saved_<slot>`` (the SavedTensor), ``node._saved_<name>`` (unpacked, or a
-        non-tensor save), as PyTorch's generated nodes have them; AttributeError otherwise."""
-        if attr.startswith("_raw_saved_"):
-            slot = attr[len("_raw_saved_"):]
-            if slot in self._saved_slots and self._saved_slots[slot] is not None:
-                return self._saved_slots[slot]
-        elif attr.startswith("_saved_"):
-            slot = attr[len("_saved_"):]
-            if slot in self._saved_slots:
-                return self.saved(slot)
-            if slot in self._saved_values:
-                value = self._saved_values[slot]  # sizes and dims read as tuples, as in PyTorch
-                return value if slot in _SCALAR_SAVES else _as_uint64(value)
-        raise AttributeError(f"'{self.name()}' object has no attribute '{attr}'")
-
-    def __dir__(self):
-        """The saves are listed as PyTorch's nodes list them (``_saved_self``,
-        ``_raw_saved_self``), the bookkeeping behind them is not."""
-        names = set(super().__dir__()) - {"_saved_slots", "_saved_values", "_lookup_saved"}
-        slots = list(self._saved_slots)
-        names.update(f"_saved_{slot}" for slot in (*slots, *self._saved_values))
-        names.update(f"_raw_saved_{slot}" for slot in slots if self._saved_slots[slot] is not None)
-        # (a list's entries, indices[0] or a custom Function's saved_tensors[0], are read whole)
-        return sorted(name for name in names if "[" not in name)
-
-    def saved_buffers(self):
-        """List this node's saved tensor slots as :class:`SavedBuffer` records (weak refs only)."""
-        return [SavedBuffer(self, slot, saved) for slot, saved in self._saved_slots.items()
-                if saved is not None]
-
-    def saved_values(self):
-        """The non-tensor saves (``dim``, ``alpha``, ``self_sym_sizes`` ...), always readable."""
-        return dict(self._saved_values)
-
     def _release_variables(self):
+        """Release every saved tensor (the engine, after the node ran); the slots released."""
         self._released = True
         if not self._saved_slots:
             return ()
@@ -467,19 +261,6 @@ class Node:
                 saved.release()
                 released.append(slot)
         return released
-
-    # -- hooks ---------------------------------------------------------------------------------
-    def register_prehook(self, hook):
-        """``hook(grad_outputs) -> new grad_outputs or None``, called before the node runs."""
-        hooks = self._own("_pre_hooks", list)
-        hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
-
-    def register_hook(self, hook):
-        """``hook(grad_inputs, grad_outputs) -> new grad_inputs or None``, called after it runs."""
-        hooks = self._own("_post_hooks", list)
-        hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
 
     # -- backward ------------------------------------------------------------------------------
     def _backward(self, grad_outputs):
@@ -491,78 +272,54 @@ class Node:
         grads = self._backward(list(grad_outputs))
         return tuple(grads) if len(grads) != 1 else grads[0]
 
+    # -- extensions: hooks, PyTorch's attribute names, metadata --------------------------------
+    def register_prehook(self, hook):
+        """``hook(grad_outputs) -> new grad_outputs or None``, called before the node runs."""
+        from .utils.hooks import RemovableHandle
+        hooks = self._own("_pre_hooks", list)
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
 
-class _SavedAttribute:
-    """``node._saved_<name>`` / ``node._raw_saved_<name>`` on a node class, installed by its first
-    save of ``name`` (:func:`_expose`). A ``__getattr__`` on Node could answer these too, but
-    CPython 3.11 then specializes no attribute read of any node (``node.next_functions``,
-    ``ctx.needs_input_grad`` ...), which costs every op and every backward step."""
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs) -> new grad_inputs or None``, called after it runs."""
+        from .utils.hooks import RemovableHandle
+        hooks = self._own("_post_hooks", list)
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
 
-    __slots__ = ("attr",)
+    def _own(self, name, factory=dict):
+        """This node's own hook list or dict ``name``, created on first use. (Not through
+        ``self.__dict__``: reading it makes CPython give the instance a real dict in place of
+        its inline attribute values, and every later attribute read of that node is slower.)"""
+        mine = getattr(self, name, None)
+        if mine is None or mine is getattr(type(self), name, None):  # (the class's default)
+            mine = factory()
+            setattr(self, name, mine)
+        return mine
 
-    def __init__(self, attr):
-        self.attr = attr
+    def _lookup_saved(self, attr):
+        return saved_attributes.lookup(self, attr)
 
-    def __get__(self, node, cls=None):
-        if node is None:  # (on the class itself, as before: no such attribute)
-            raise AttributeError(f"type object '{cls.__name__}' has no attribute '{self.attr}'")
-        return node._lookup_saved(self.attr)
+    def __dir__(self):
+        """The saves are listed as PyTorch's nodes list them, the bookkeeping behind them is not;
+        a list's entries (``indices[0]``) are read whole."""
+        hidden = {"_saved_slots", "_saved_values", "_lookup_saved"}
+        names = (set(super().__dir__()) - hidden) | saved_attributes.names(self)
+        return sorted(name for name in names if "[" not in name)
 
+    def saved_buffers(self):
+        """This node's saved tensor slots as read-only records (weak references only)."""
+        return [saved_attributes.SavedBuffer(self, slot, saved)
+                for slot, saved in self._saved_slots.items() if saved is not None]
 
-def _expose(cls, name, *prefixes):
-    """Install ``<prefix><name>`` on ``cls`` for each prefix, unless the class or a base defines
-    that attribute already (``_raw_saved_indices``, ``_saved_values``). The names done are kept
-    in the class's own ``_exposed`` pair, (the class, its set), so that a save reads it as a
-    class attribute (a subclass finds its base's pair and sees it is not its own) without
-    building a ``__dict__`` proxy per save; not in a registry here, which would keep classes,
-    and a custom Function's globals with them, alive."""
-    for prefix in prefixes:
-        attr = prefix + name
-        if not any(attr in vars(klass) for klass in cls.__mro__):
-            setattr(cls, attr, _SavedAttribute(attr))
-    if cls._exposed[0] is not cls:
-        cls._exposed = (cls, set())
-    cls._exposed[1].add(name)
+    def saved_values(self):
+        """The non-tensor saves (``dim``, ``alpha``, ``self_sym_sizes`` ...), always readable."""
+        return dict(self._saved_values)
 
-
-class RemovableHandle:
-    """What registering a hook returns: ``remove()`` unregisters it (twice is harmless), and
-    ``with handle:`` removes it when the block ends, as PyTorch's ``RemovableHandle``."""
-
-    _ids = itertools.count()
-
-    def __init__(self, container, item):
-        if container and container[-1] is item and any(x is item for x in container[:-1]):
-            item = container[-1] = _Alias(item)  # one hook registered twice: two entries
-        self._container, self._item = container, item
-        self.id = next(self._ids)
-
-    def remove(self):
-        for i, entry in enumerate(self._container):
-            if entry is self._item:  # this registration, not the first equal one
-                del self._container[i]
-                return
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-_RemovableHandle = RemovableHandle
-
-
-class _Alias:
-    """A second registration of the same hook, so that each handle removes its own."""
-
-    def __init__(self, fn):
-        self._fn = fn
-        if hasattr(fn, "__name__"):
-            self.__name__ = fn.__name__
-
-    def __call__(self, *args):
-        return self._fn(*args)
+    @property
+    def metadata(self):
+        """A dict for anything attached to the node (anomaly mode keeps ``traceback_`` here)."""
+        return self.__dict__.setdefault("_metadata", {})
 
 
 class AccumulateGrad(Node):
@@ -580,6 +337,35 @@ class AccumulateGrad(Node):
 
     def _sequence_nr(self):
         return UINT64_MAX
+
+    @property
+    def _tensor_pre_hooks(self):
+        """The leaf's own ``register_hook`` hooks: this node runs them before it accumulates."""
+        hooks = self.variable._hooks
+        return {0: hooks} if hooks else Node._tensor_pre_hooks
+
+    def _backward(self, grad_outputs):
+        """``leaf.grad += grad``: in place normally; out of place (recorded) in grad mode, that
+        is under create_graph, where a first gradient is copied into a fresh tensor (PyTorch's
+        ``clone_obey_contract``: ``new_empty_strided().copy_(grad)``, so ``.grad``'s node is
+        ``CopyBackwards``)."""
+        grad, variable = grad_outputs[0], self.variable
+        if grad is None:
+            return []
+        old = variable._grad
+        if _grad_mode._enabled:
+            variable._grad = (_tensor.Tensor._make(np.empty(grad.shape, dtype=grad._data.dtype))
+                              .copy_(grad) if old is None else old + grad)
+        elif old is None:
+            variable._grad = _tensor.Tensor._make(np.array(grad._data, dtype=variable._data.dtype,
+                                                           copy=True))
+        else:
+            np.add(old._data, grad._data, out=old._data, casting="unsafe")
+            old._version_counter.value += 1
+        if variable._post_accumulate_grad_hooks:
+            from .extensions.hooks import run_post_accumulate_grad_hooks
+            run_post_accumulate_grad_hooks(variable)
+        return []
 
     def name(self):
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() for this C++ node

@@ -1,19 +1,25 @@
-"""``Tensor``: a NumPy array plus what autograd needs (``requires_grad``, ``grad``, ``grad_fn``).
+"""``Tensor``: a NumPy array plus what autograd needs. Read this file first.
 
-Operator methods are one-liners that call the ops in ``autograd_lesson.ops``; the autograd
-state here is what PyTorch keeps per tensor: the version counter shared with views, the
-lazily created ``AccumulateGrad`` of a leaf, tensor hooks and ``retain_grad``.
+A tensor holds its values (``_data``, an ndarray) and the fields autograd reads:
+- ``requires_grad``: record the ops applied to it (a leaf the user made, or any tensor that an op
+  made from one that requires grad);
+- ``grad_fn``: the node of the op that made it (None for a leaf), ``_output_nr`` which of that
+  node's outputs it is; the graph is these nodes and their ``next_functions``;
+- ``grad``: where a backward accumulates a leaf's gradient (through its ``AccumulateGrad`` node);
+- its storage and **version counter**, shared with its views and ``detach()``: every in-place op
+  bumps the counter, and a saved tensor checks it before a backward uses it.
+
+Everything else a Tensor does (metadata, conversions, in-place methods, indexing, the ops) is
+PyTorch's surface, inherited from ``_tensor_base.TensorBase``.
 """
-import functools
-import math
 import warnings
 import weakref
 
 import numpy as np
 
 from . import _dtype, _grad_mode, ops as _ops
-from ._node import AccumulateGrad, _RemovableHandle
-from ._tensor_ops import _OPERANDS, TensorOps, _alpha, _other
+from ._node import AccumulateGrad
+from ._tensor_base import TensorBase
 
 DEFAULT_DTYPE = np.dtype(np.float32)  # (the initial default: set_default_dtype changes _dtype's)
 
@@ -37,10 +43,6 @@ REQUIRES_GRAD_LEAF_ERROR = "you can only change requires_grad flags of leaf vari
 REQUIRES_GRAD_DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't "
                              "require differentiation use var_no_grad = var.detach().")
 FLOAT_ONLY_ERROR = "only Tensors of floating point and complex dtype can require gradients"
-# PyTorch words the same check three ways: the attribute setter (above), requires_grad_()
-# and the factories' requires_grad=True argument.
-FLOAT_ONLY_METHOD_ERROR = "only Tensors of floating point dtype can require gradients"
-FLOAT_ONLY_FACTORY_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 
 
 class Storage:
@@ -68,14 +70,7 @@ class VersionCounter:
 _new = object.__new__
 
 
-class Size(tuple):
-    """A shape, printed like PyTorch's ``torch.Size([2, 3])``."""
-
-    def __repr__(self):
-        return f"torch.Size({list(self)})"
-
-    def numel(self):
-        return int(np.prod(self, dtype=np.int64))
+_new = object.__new__
 
 
 def _is_float(dtype):
@@ -91,68 +86,7 @@ def check_requires_grad(dtype, message):
         raise RuntimeError(message)
 
 
-def _infer_array(data, dtype=None):
-    """``torch.tensor`` dtype inference: Python floats -> float32, ints -> int64, arrays keep theirs."""
-    if isinstance(data, Tensor):
-        array = data._data.copy()
-    elif isinstance(data, (np.ndarray, np.generic)):  # NumPy scalars keep their dtype too
-        array = np.array(data)
-    else:
-        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
-            data = _nested_values(data)
-        array = np.array(data)
-        if array.dtype in (np.uint64, np.float64, object) and any(
-                type(v) is int and not -2 ** 63 <= v < 2 ** 63
-                for v in (_flatten(data) if isinstance(data, (list, tuple)) else [data])):
-            # an int past int64 (NumPy made the array uint64, float64 or object)
-            if dtype is None or np.dtype(dtype).kind not in "fc":
-                raise ValueError("Overflow when unpacking long long")
-            array = np.array(data, dtype=np.float64)  # (PyTorch reads it as a double then)
-        if array.dtype.kind in "US":
-            raise TypeError("new(): invalid data type 'str'")
-        if array.dtype.kind not in "fbiuc":
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-        if dtype is None:  # Python floats are float32 (the default), ints int64, complex64
-            dtype = {"f": _dtype.default_float(), "c": _dtype.default_complex(),
-                     "i": np.int64, "u": np.int64}.get(array.dtype.kind)
-        elif array.size:
-            _check_conversion(array, np.dtype(dtype))
-    if dtype is not None:
-        with np.errstate(over="ignore", invalid="ignore"):  # 1e40 is inf in float32, silently
-            array = array.astype(dtype, copy=False)
-    return array
-
-
-def _check_conversion(values, dtype):
-    """``torch.tensor(values, dtype=...)`` converts each Python number itself: to an integer
-    type only in range (not nan), to a real type only without an imaginary part."""
-    if values.dtype.kind == "c" and dtype.kind not in "cb":
-        raise TypeError("must be real number, not complex")
-    if dtype.kind in "iu" and values.dtype.kind in "fiu":
-        if not _ops._util.int_fits(values, dtype).all():  # (nan fits nothing)
-            raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
-
-
-def _flatten(seq):
-    for v in seq:
-        if isinstance(v, (list, tuple)):
-            yield from _flatten(v)
-        else:
-            yield v
-
-
-def _nested_values(seq):
-    return [(_nested_values(v) if isinstance(v, (list, tuple))
-             else v.item() if isinstance(v, Tensor) else v) for v in seq]
-
-
-@functools.cache
-def _requires_grad_parser():
-    """``requires_grad_``'s argument parser (made on first use: ops imports this module)."""
-    return _ops._util.ArgParser("requires_grad_", "bool requires_grad=True")
-
-
-class Tensor(TensorOps):
+class Tensor(TensorBase):
     """A multi-dimensional array that can record the ops applied to it."""
 
     # ``_st`` / ``_vc``: the Storage and VersionCounter, None until first read (most results
@@ -160,7 +94,6 @@ class Tensor(TensorOps):
     # ``_storage`` and ``_version_counter``.
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_st", "_vc", "_base",
                  "__weakref__", "__dict__")
-    __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
     # Set on few tensors (leaves, views, hooked ones), so read from the class until then.
     _grad = None
     _attr_version = 0        # a view's version of its base when its grad_fn was made
@@ -246,61 +179,6 @@ class Tensor(TensorOps):
                  if isinstance(value, complex) else np.int64)
         return cls._make(np.asarray(value, dtype=dtype))
 
-    # -- metadata ------------------------------------------------------------------------------
-    @property
-    def shape(self):
-        return Size(self._data.shape)
-
-    def size(self, dim=None):
-        return self.shape if dim is None else self.shape[self._dim_index("size", dim)]
-
-    def stride(self, dim=None):
-        """Steps in elements between neighbours along each dim (0 along an expanded one).
-        NumPy keeps no strides for an empty array: it gets the C-ordered ones PyTorch gives a
-        new empty tensor (a view of one, such as ``.t()``, may differ from PyTorch's)."""
-        if self._data.size:
-            itemsize = self._data.itemsize  # (a list, not a generator: every mm saves these)
-            strides = tuple([s // itemsize for s in self._data.strides])
-        else:
-            strides = tuple(math.prod(max(n, 1) for n in self.shape[i + 1:])
-                            for i in range(self.ndim))
-        return strides if dim is None else strides[self._dim_index("stride", dim)]
-
-    def _dim_index(self, method, dim):
-        if not self.ndim and isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
-            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        return _ops._util.wrap_dim(dim, self.ndim, method)
-
-    @property
-    def dtype(self):
-        """The package's ``torch.dtype`` object; the ops read the NumPy one, ``_data.dtype``."""
-        return _dtype.FROM_NUMPY.get(self._data.dtype) or self._data.dtype
-
-    @property
-    def ndim(self):
-        return self._data.ndim
-
-    def dim(self):
-        return self._data.ndim
-
-    def numel(self):
-        return int(self._data.size)
-
-    def nelement(self):
-        return int(self._data.size)
-
-    def data_ptr(self):
-        """Address of the first element: equal for tensors that share memory, as in PyTorch."""
-        return self._data.__array_interface__["data"][0]
-
-    def element_size(self):
-        return self._data.itemsize
-
-    def __len__(self):
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
-
     @property
     def grad_fn(self):
         """The node that made this tensor; a view whose base changed in place gets a fresh one."""
@@ -325,10 +203,6 @@ class Tensor(TensorOps):
             raise RuntimeError(_grad_mode.INFERENCE_VERSION_ERROR)
         return self._version_counter.value
 
-    def is_inference(self):
-        """True for tensors made in ``inference_mode`` and their views: autograd can't save them."""
-        return self._storage.inference
-
     @property
     def requires_grad(self):
         # A view requires grad whenever its base does (even one made before the base got history).
@@ -345,24 +219,6 @@ class Tensor(TensorOps):
         if value and self._storage.inference and not _grad_mode._inference:
             raise RuntimeError(_grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
         self._requires_grad = bool(value)
-
-    def requires_grad_(self, *args, **kwargs):
-        if not args and not kwargs:
-            requires_grad = True
-        elif len(args) == 1 and not kwargs and type(args[0]) is bool:
-            requires_grad = args[0]  # (the usual call: no parser)
-        else:  # (the parser's TypeErrors: a bool only)
-            requires_grad = _requires_grad_parser().parse(args, kwargs)[1]["requires_grad"]
-        # PyTorch's C++ is_leaf() reads the stored grad_fn: a view whose base changed in place
-        # is neither regenerated nor refused here, as it is by the is_leaf property
-        leaf = self._grad_fn is None
-        if not leaf and not requires_grad:
-            raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + REQUIRES_GRAD_DETACH_HINT)
-        if requires_grad:
-            check_requires_grad(self._data.dtype, FLOAT_ONLY_METHOD_ERROR)
-        if leaf:
-            self.requires_grad = requires_grad
-        return self
 
     @property
     def grad(self):
@@ -408,57 +264,6 @@ class Tensor(TensorOps):
         self._storage = value._storage  # (first: a view made before keeps the old one)
         self._data = value._data
 
-    # -- conversion ----------------------------------------------------------------------------
-    def item(self):
-        if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return self._data.reshape(()).item()
-
-    def tolist(self):
-        return self._data.tolist()
-
-    def numpy(self, *, force=False):
-        """The array itself (shared memory); refused while grad mode records this tensor."""
-        if not force and self.requires_grad and _grad_mode._enabled:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
-        return self._data
-
-    def __float__(self):
-        return float(self.item())
-
-    def __int__(self):
-        return int(self.item())
-
-    def __format__(self, format_spec):
-        """A 0-dim tensor formats as its number (``f"{loss:.3f}"``), as PyTorch."""
-        if not self._data.ndim and type(self) is Tensor:
-            return self.item().__format__(format_spec)
-        return object.__format__(self, format_spec)
-
-    def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._data.reshape(()).item())
-
-    def __index__(self):
-        if not np.issubdtype(self._data.dtype, np.integer) or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
-
-    __hash__ = object.__hash__
-
-    def __repr__(self):
-        from ._format import format_tensor
-        return format_tensor(self)
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
-
-    def __reduce_ex__(self, protocol):
-        raise TypeError("autograd_lesson tensors cannot be pickled; use .detach().numpy()")
-
-    # -- autograd ------------------------------------------------------------------------------
     def detach(self):
         """A tensor sharing this one's values and version counter, outside the graph."""
         return Tensor._make(self._data, storage=self._storage, version_counter=self._version_counter)
@@ -487,7 +292,8 @@ class Tensor(TensorOps):
         else:
             hooks = self.grad_fn._own("_tensor_pre_hooks").setdefault(self._output_nr, [])
         hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        from .utils.hooks import RemovableHandle  # (utils imports this module)
+        return RemovableHandle(hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """``hook(tensor) -> None``, called once a backward has accumulated into ``.grad``."""
@@ -498,7 +304,8 @@ class Tensor(TensorOps):
                                "tensors")
         hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", [])
         hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
+        from .utils.hooks import RemovableHandle  # (utils imports this module)
+        return RemovableHandle(hooks, hook)
 
     def _grad_accumulator(self):
         node = self._accumulator_ref() if self._accumulator_ref is not None else None
@@ -515,205 +322,6 @@ class Tensor(TensorOps):
         if self._requires_grad:
             return (self._grad_accumulator(), 0)
         return (None, 0)
-
-    # -- in-place ops (the rules live in ops/inplace.py) ------------------------------------------
-    def _inplace(self, compute, *others, **options):  # (options: see ops.inplace.apply)
-        return _ops.inplace.apply(self, compute, others, **options)
-
-    @property
-    def device(self):
-        from ._factories import device
-        return device("cpu")
-
-    @property
-    def is_cuda(self):
-        return False
-
-    def cpu(self):
-        return self
-
-    def _check_inference_inplace(self):
-        if self._storage.inference and not _grad_mode._inference:
-            raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
-
-    def add_(self, other, *, alpha=1):
-        other, alpha = _other("add_", other), _alpha("add_", alpha)
-        return self._inplace(lambda x: x.add(other, alpha=alpha), other, alpha=alpha)
-
-    def sub_(self, other, *, alpha=1):
-        other, alpha = _other("sub_", other), _alpha("sub_", alpha)
-        return self._inplace(lambda x: x.sub(other, alpha=alpha), other, alpha=alpha)
-
-    def mul_(self, other):
-        other = _other("mul_", other)
-        return self._inplace(lambda x: x * other, other)
-
-    def div_(self, other):
-        other = _other("div_", other)
-        return self._inplace(lambda x: x / other, other)
-
-    def pow_(self, exponent):
-        return self._inplace(lambda x: x.pow(exponent), exponent)
-
-    def zero_(self):
-        self._check_inference_inplace()  # PyTorch checks this first for zero_ and fill_
-        return self._inplace(_ops.elementwise.ZeroBackward0.apply, overlap=False)  # idempotent
-
-    def fill_(self, *args, **kwargs):
-        """``fill_(number)``: FillBackward2; ``fill_(0-dim tensor)``: FillBackward3, which
-        records whatever this tensor's dtype (PyTorch's Tensor overload)."""
-        if len(args) == 1 and not kwargs and type(args[0]) in (int, float, bool):
-            value = args[0]  # (the usual call: no parser)
-        else:
-            value = _ops.elementwise.FILL.parse(args, kwargs)[1]["value"]
-        self._check_inference_inplace()
-        if isinstance(value, Tensor):
-            if value.ndim:
-                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
-                                   f"with {value.ndim} dimensions.")
-            return self._inplace(lambda x: _ops.elementwise.FillBackward3.apply(x, value), value,
-                                 overlap="internal")
-        return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value,
-                             overlap=False)
-
-    def copy_(self, src):
-        return self._inplace(lambda x: _ops.shape.copy_from(x, src), src)
-
-    def exp_(self):
-        return self._inplace(TensorOps.exp)
-
-    def log_(self):
-        return self._inplace(TensorOps.log)
-
-    def sigmoid_(self):
-        return self._inplace(TensorOps.sigmoid)
-
-    def tanh_(self):
-        return self._inplace(TensorOps.tanh)
-
-    def relu_(self):
-        _ops.elementwise.ReluBackward0.check(self)
-        return self._inplace(TensorOps.relu)
-
-    def sqrt_(self):
-        return self._inplace(TensorOps.sqrt)
-
-    def neg_(self):
-        _ops.elementwise.NegBackward0.check(self)
-        return self._inplace(TensorOps.neg)
-
-    def abs_(self):
-        if self._data.dtype.kind == "c":
-            raise RuntimeError("In-place abs is not supported for complex tensors.")
-        return self._inplace(TensorOps.abs)
-
-    def reciprocal_(self):
-        return self._inplace(TensorOps.reciprocal)
-
-    def clamp_(self, min=None, max=None):
-        if not isinstance(min, Tensor) and not isinstance(max, Tensor):  # (Tensor bounds: later)
-            _ops.elementwise.ClampBackward1.check(self, min, max, out=self)
-        return self._inplace(lambda x: x.clamp(min, max))
-
-    clip_ = clamp_
-
-    def square_(self):
-        return self._inplace(TensorOps.square)
-
-    def sin_(self):
-        return self._inplace(TensorOps.sin)
-
-    def cos_(self):
-        return self._inplace(TensorOps.cos)
-
-    def detach_(self):
-        return _ops.inplace.detach_(self)
-
-    def uniform_(self, a=0.0, b=1.0):
-        from ._random import generator
-        with _grad_mode.no_grad():
-            return self.copy_(Tensor._make(generator().uniform(a, b, self.shape).astype(self._data.dtype)))
-
-    def normal_(self, mean=0.0, std=1.0):
-        from ._random import generator
-        with _grad_mode.no_grad():
-            return self.copy_(Tensor._make(
-                (generator().standard_normal(self.shape) * std + mean).astype(self._data.dtype)))
-
-    def __iadd__(self, other):
-        if not isinstance(other, _OPERANDS):
-            return NotImplemented  # (Python's TypeError, as PyTorch)
-        return self.add_(other)
-
-    def __isub__(self, other):
-        if not isinstance(other, _OPERANDS):
-            return NotImplemented  # (Python's TypeError, as PyTorch)
-        return self.sub_(other)
-
-    def __imul__(self, other):
-        if not isinstance(other, _OPERANDS):
-            return NotImplemented  # (Python's TypeError, as PyTorch)
-        return self.mul_(other)
-
-    def __itruediv__(self, other):
-        if not isinstance(other, _OPERANDS):
-            return NotImplemented  # (Python's TypeError, as PyTorch)
-        return self.div_(other)
-
-    def _setitem_value(self, value):
-        """PyTorch's valueToTensor for ``x[key] = value``: a Tensor as it is; a Python int,
-        bool, float or complex (NumPy's integers, float64 and complex128 count) becomes a 0-dim
-        tensor of x's dtype, converted as ``fill_`` converts; anything else is refused."""
-        if isinstance(value, Tensor):
-            return value
-        if not isinstance(value, (int, np.integer, float, complex)) or isinstance(value, np.bool_):
-            kind = type(value)
-            name = kind.__name__ if kind.__module__ == "builtins" else \
-                f"{kind.__module__}.{kind.__name__}"
-            raise TypeError(f"can't assign a {name} to a "
-                            f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor")
-        if isinstance(value, (int, np.integer)) and not -2 ** 63 <= int(value) < 2 ** 63:
-            raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
-        dtype = self._data.dtype
-        if dtype == np.float16:
-            # PyTorch makes the number a double tensor, then copies it in: a double's checks
-            # only, and past float16's range it rounds to inf (h[0] = 1e6 is inf; fill_ refuses)
-            number = _ops._util.check_scalar(value, np.float64)
-            with np.errstate(over="ignore"):
-                return Tensor._make(np.asarray(number, np.float64).astype(dtype))
-        number = _ops._util.check_scalar(value, dtype)
-        return Tensor._make(np.asarray(number).astype(dtype))  # (-1 into uint8 wraps, as torch)
-
-    def __setitem__(self, key, value):
-        """``x[key] = value``: ``index_put_`` for int lists and masks, else ``x[key].copy_(value)``
-        (the value, a number made a 0-dim tensor first, broadcast to the indexed shape, or a
-        0-dim value filled in, as PyTorch's ``copy_to``)."""
-        self._check_inference_inplace()
-        value = self._setitem_value(value)
-        key = _ops.shape.sequence_key(key, stacklevel=2)
-        if isinstance(key, (bool, np.bool_)):  # PyTorch: x[False] = v writes nothing, and
-            if not key:                         # x[True] = v writes through x.unsqueeze(0)
-                return
-            key = None
-        if _ops.shape.is_advanced_key(key):
-            _ops.shape.index_put_(self, key, value)
-            return
-        target = _ops.shape.setitem_target(self, key)  # x[...] = v, x[:] = v: x itself
-        if not value.ndim and target.ndim:
-            # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
-            # FillBackward3 records whatever the dtype, so an int tensor can require grad
-            target._inplace(lambda t: _ops.elementwise.FillBackward3.apply(t, value), value,
-                            overlap="internal")  # (not with the value: x[0] = x[0, 0] works)
-            return
-        if value.shape != target.shape:
-            shape = value.shape
-            while shape and shape[0] == 1:
-                shape = shape[1:]  # PyTorch's copy_to: a view without the leading 1s ...
-            _ops._util.expand_shape(shape, target.shape, value._data.dtype)
-            value = value.reshape(shape)  # (ViewBackward0, as PyTorch's even if none dropped)
-            if shape != target.shape:
-                value = value.expand(target.shape)  # ... expanded to the target's shape
-        target.copy_(value)
 
 
 make_tensor = Tensor._make  # (bound once, for the per-op callers: Tensor._make binds it per call)

@@ -773,7 +773,7 @@ def test_user_code_in_backward_runs_under_the_users_error_state(torch):
 
 
 def test_observers_and_meters_run_under_the_users_error_state():
-    from autograd_lesson import _node
+    from autograd_lesson.extensions import saved_meters
 
     class Meter:
         def saved(self, saved):
@@ -784,7 +784,7 @@ def test_observers_and_meters_run_under_the_users_error_state():
 
     seen = []
     x = leaf([1.0, 2.0])
-    _node._saved_listeners.append(Meter())
+    saved_meters.listeners.append(Meter())
     try:
         with np.errstate(divide="raise"):
             loss = (x * x).sum()
@@ -792,7 +792,7 @@ def test_observers_and_meters_run_under_the_users_error_state():
             with record_events:
                 loss.backward()
     finally:
-        _node._saved_listeners.pop()
+        saved_meters.listeners.pop()
     assert set(seen) == {("meter saved", "raised"), ("meter released", "raised"),
                          ("observer", "raised")}
 

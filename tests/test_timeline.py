@@ -104,7 +104,7 @@ def test_tracking_keeps_nothing_alive():
 
 
 def test_nothing_tracks_outside_the_block():
-    from autograd_lesson._node import _saved_listeners
+    from autograd_lesson.extensions.saved_meters import listeners as _saved_listeners
     with track_saved_bytes() as mem:
         assert _saved_listeners == [mem]
     assert _saved_listeners == []

@@ -1,7 +1,7 @@
 """``detect_anomaly`` and ``set_detect_anomaly``, as in ``torch.autograd.anomaly_mode``."""
 import warnings
 
-from .. import _anomaly_mode as _mode
+from ..extensions import anomaly_mode as _mode
 
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
 

@@ -60,7 +60,7 @@ class BackwardCFunction(Node):
 
     @property
     def _raw_saved_tensors(self):
-        from ..ops._op import UNDEFINED_SAVED  # a saved None is an undefined SavedTensor
+        from ..extensions.saved_attributes import UNDEFINED_SAVED  # a saved None is an undefined SavedTensor
         slots = (self._saved_slots[f"saved_tensors[{i}]"] for i in range(len(self._saved_slots)))
         return tuple(UNDEFINED_SAVED if slot is None else slot for slot in slots)
 

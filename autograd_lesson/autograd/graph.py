@@ -12,7 +12,9 @@ alive that the backward released.
 from collections import namedtuple
 from contextlib import contextmanager
 
-from .._node import Node, RemovableHandle, _RemovableHandle, _saved_tensors_hooks
+from .._node import Node
+from ..extensions.saved_hooks import stack as _saved_tensors_hooks
+from ..utils.hooks import RemovableHandle
 from .._tensor import Tensor
 
 BackwardStarted = namedtuple("BackwardStarted", "root retain_graph create_graph accumulate")
@@ -28,7 +30,7 @@ _observers = []
 def register_observer(callback):
     """Call ``callback(event)`` for every engine event until ``handle.remove()``."""
     _observers.append(callback)
-    return _RemovableHandle(_observers, callback)
+    return RemovableHandle(_observers, callback)
 
 
 @contextmanager
@@ -84,7 +86,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """``mode="all"``: ``fn(grads)`` once per backward, after the gradients of all ``tensors``
     that this backward computes are known (None for the others); ``mode="any"``: ``fn(grad)``
     with the first of them to be computed."""
-    from .._engine import current_graph_task, will_engine_execute_node
+    from ..extensions.graph_task import current_graph_task, will_engine_execute_node
     supported_modes = ("all", "any")
     if mode not in supported_modes:
         raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")

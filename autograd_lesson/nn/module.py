@@ -9,7 +9,8 @@ import numpy as np
 from .. import _dtype
 from .._tensor_ops import parse_to
 from .._grad_mode import no_grad
-from .._tensor import FLOAT_ONLY_FACTORY_ERROR, Storage, Tensor
+from .._tensor import Storage, Tensor
+from .._tensor_base import FLOAT_ONLY_FACTORY_ERROR
 
 
 class Parameter(Tensor):

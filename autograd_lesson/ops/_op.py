@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 from .. import _grad_mode, _node
+from ..extensions import saved_attributes
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
 from .._tensor import make_tensor as _make  # (Tensor._make, bound once)
@@ -108,9 +109,9 @@ class Op(Node):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
         cls = type(self)
-        owner, names = cls._exposed  # (this class's own, or a base's: see _node._expose)
+        owner, names = cls._exposed  # (this class's own, or a base's: see saved_attributes.expose)
         if owner is not cls or name not in names:
-            _node._expose(cls, name, "_saved_")
+            saved_attributes.expose(cls, name, "_saved_")
 
     def save_values(self, **values):
         """Several non-tensor saves at once, in PyTorch's order."""
@@ -119,7 +120,7 @@ class Op(Node):
         owner, exposed = cls._exposed
         for name in values:
             if owner is not cls or name not in exposed:
-                _node._expose(cls, name, "_saved_")
+                saved_attributes.expose(cls, name, "_saved_")
 
     @classmethod
     def apply(cls, *inputs, **params):
@@ -231,14 +232,7 @@ class Op(Node):
         raise NotImplementedError
 
     def _lookup_saved(self, attr):
-        # A save that was skipped (``self`` of x * w when w needs no grad) still has its raw
-        # attribute in PyTorch: an undefined SavedTensor whose ``_saved_`` twin reads None.
-        if attr.startswith("_raw_saved_"):
-            slots = self.__dict__.get("_saved_slots", {})
-            slot = attr[len("_raw_saved_"):]
-            if slot in slots and slots[slot] is None:
-                return UNDEFINED_SAVED
-        return super()._lookup_saved(attr)
+        return saved_attributes.lookup_undefined(self, attr)
 
 
 def _view(base, array, differentiable, fn, nr, cls):
@@ -264,23 +258,3 @@ def _view(base, array, differentiable, fn, nr, cls):
 def _refuse_complex():
     raise NotImplementedError("autograd_lesson does not differentiate complex values: "
                               "compute them from .detach()ed tensors")
-
-
-class UndefinedSavedTensor:
-    """The raw save of a slot PyTorch declared but skipped: holds nothing, unpacks to None."""
-
-    data = None
-
-    def unpack(self):
-        return None
-
-    def register_hooks(self, pack_hook, unpack_hook):
-        _node.check_hook_arguments(self, pack_hook, unpack_hook)
-        raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
-                           "forbidden")
-
-    def __repr__(self):
-        return "<undefined SavedTensor>"
-
-
-UNDEFINED_SAVED = UndefinedSavedTensor()

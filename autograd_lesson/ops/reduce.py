@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import _grad_mode
 from .._dtype import numpy_dtype
-from .._tensor import Size, Tensor
+from .._tensor import Tensor
+from .._tensor_base import Size
 from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, SgnBackward0,

@@ -8,7 +8,8 @@ from collections import defaultdict
 import numpy as np
 
 from .._grad_mode import enable_grad
-from .._node import _RemovableHandle, _type_string
+from .._node import _type_string
+from ..utils.hooks import RemovableHandle
 from .._tensor import Tensor
 from ..nn.module import class_repr, typename
 
@@ -241,12 +242,12 @@ class Optimizer:
         """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`` before ``step``
         (``args`` starts with the optimizer, as in PyTorch)."""
         self._step_hooks[0].append(hook)
-        return _RemovableHandle(self._step_hooks[0], hook)
+        return RemovableHandle(self._step_hooks[0], hook)
 
     def register_step_post_hook(self, hook):
         """``hook(optimizer, args, kwargs)`` after each ``step``."""
         self._step_hooks[1].append(hook)
-        return _RemovableHandle(self._step_hooks[1], hook)
+        return RemovableHandle(self._step_hooks[1], hook)
 
     @staticmethod
     def _closure_loss(closure):

@@ -31,8 +31,10 @@ import weakref
 from collections import defaultdict
 
 from .. import _grad_mode, _node, _random
-from .._engine import current_graph_task
-from .._node import Placeholder, SavedTensor
+from ..extensions.graph_task import current_graph_task
+from .._node import SavedTensor
+from ..extensions import saved_hooks
+from ..extensions.saved_hooks import Placeholder
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.graph import saved_tensors_hooks
@@ -120,11 +122,11 @@ class _StopRecomputation(Exception):
 def _hold(x):
     """Keep a recomputed tensor until its node unpacks it, in a ``SavedTensor`` (no hooks), so
     memory meters count it for as long as PyTorch's checkpoint holds it."""
-    hooks, _node._saved_tensors_hooks[:] = list(_node._saved_tensors_hooks), []
+    hooks, saved_hooks.stack[:] = list(saved_hooks.stack), []
     try:
         return SavedTensor(x)
     finally:
-        _node._saved_tensors_hooks[:] = hooks
+        saved_hooks.stack[:] = hooks
 
 
 class _CheckpointFrame:

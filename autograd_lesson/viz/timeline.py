@@ -7,7 +7,7 @@ series to compare patterns (retain_graph vs summing losses vs detach).
 """
 import weakref
 
-from .._node import _saved_listeners, all_saved
+from ..extensions.saved_meters import all_saved, listeners as _saved_listeners
 
 
 def live_saved_bytes():

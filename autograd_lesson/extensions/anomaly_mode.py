@@ -15,7 +15,7 @@ import numpy as np
 
 _enabled = False
 _check_nan = True
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # the package
 TRACE_KEY = "traceback_"
 PARENT_KEY = "parent_"
 _current_node = None  # the node the engine is running, under anomaly mode
