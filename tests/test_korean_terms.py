@@ -53,25 +53,6 @@ BANNED = {
 NOT_PROSE = [re.compile(r"```.*?```", re.S), re.compile(r"`[^`\n]*`"), re.compile(r"「[^」]*」"),
              re.compile(r'"[^"]*"')]
 
-# Text the parallel factual-correction branch of issue 23 rewrites (the summaries of 00 and 01,
-# 09's save_on_cpu and kept-t cells, 10's message anatomy and summary; in notebooks/ko/README.md
-# the chart's question 1 and the error index): exempt while it is the text this test saw (by its
-# hash), so each exemption ends when the text changes, and the merged text is checked.
-PENDING = {  # (notebook, cell id, hash of the Korean cell)
-    ("00_how_backward_works.ipynb", "fd9e9b18", "bb4845"),
-    ("01_multiple_losses.ipynb", "6621ee3c", "e7c87b"),
-    ("09_saving_memory.ipynb", "l09-half-md", "3f7860"),
-    ("09_saving_memory.ipynb", "l09-half-after", "c479c9"),
-    ("10_inplace_and_anomaly.ipynb", "l10-read-error", "ac67e2"),
-    ("10_inplace_and_anomaly.ipynb", "l10-summary", "9232a7"),
-}
-PENDING_LINES = {  # (README, hash of the line)
-    ("README.md", "1a1639"), ("README.md", "9e56f0"), ("README.md", "77a71d"),
-    ("README.md", "6f2d93"), ("README.md", "59731a"), ("README.md", "3664bc"),
-    ("README.md", "26909d"),
-}
-
-
 def prose(text):
     for pattern in NOT_PROSE:
         text = pattern.sub(" ", text)
@@ -96,8 +77,6 @@ def notebook_findings(path):
     for cell in nbformat.read(path, as_version=4).cells:
         if cell.cell_type != "markdown":
             continue
-        if (path.name, cell.id, digest(cell.source)) in PENDING:
-            continue
         found += [f"{path.name} cell {cell.id}: {v!r} -> {term}: …{where}…"
                   for v, term, where in variants(prose(cell.source))]
     return found
@@ -109,8 +88,6 @@ def readme_findings(path):
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.startswith("## "):
             glossary = line.startswith("## 용어집")
-        if (path.name, digest(line)) in PENDING_LINES:
-            continue
         if glossary and line.startswith("|"):
             line = "|".join(line.split("|")[:3])
         found += [f"{path.name}:{number}: {v!r} -> {term}: …{where}…"
@@ -142,15 +119,6 @@ def test_the_helpers_korean_messages_use_the_glossarys_terms():
     found = [f"{key}: {v!r} -> {term}: …{where}…" for key, text in korean_messages()
              for v, term, where in variants(text)]
     assert found == []
-
-
-def test_pending_exemptions_still_match_a_cell():
-    """An exemption whose cell has changed is stale: drop it (the cell is checked again)."""
-    cells = {(p.name, c.id, digest(c.source)) for p in KOREAN_NOTEBOOKS
-             for c in nbformat.read(p, as_version=4).cells}
-    lines = {(p.name, digest(line)) for p in READMES
-             for line in p.read_text(encoding="utf-8").splitlines()}
-    assert (PENDING - cells, PENDING_LINES - lines) == (set(), set())
 
 
 # -- the check can fail ------------------------------------------------------------------------

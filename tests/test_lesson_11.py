@@ -196,10 +196,6 @@ def test_the_stored_losses_keep_18_30_42_nodes(ns, torch):
     assert counts == [18, 30, 42]
 
 
-@pytest.mark.xfail(strict=True, reason="package bug (issue 23 item 5, reported, not fixed here): "
-                   "audit's _live_graphs reads .grad_fn of the saved W.t() views it finds through "
-                   "gc; after optimizer.step() torch rebuilds each as a new AsStridedBackward0, "
-                   "which the audit then counts: 20 -> 34 -> 48")
 def test_the_audit_counts_only_the_nodes_the_step_built():
     cell = next(c for c in nbformat.read(NOTEBOOK, as_version=4).cells if c.id == "11-grows")
     out = "".join(o.get("text", "") for o in cell.outputs)

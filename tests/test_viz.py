@@ -282,3 +282,22 @@ def test_parity_scenarios_give_the_same_records_while_the_view_watches_every_ste
             watched = S.run(scenario, al).entries
         assert _same(plain, watched), f"looking changed {scenario.__name__}"
     assert len(looked) > 100
+
+
+def test_ledger_of_a_graph_without_saves_says_whether_it_can_run_again(torch):
+    """No saved tensor: the graph runs again, unless it holds a CopySlices, which a backward
+    releases all the same (torch's second backward raises)."""
+    from autograd_lesson import viz
+    for lib in (al, torch):
+        a = lib.ones(2, requires_grad=True)
+        buf = lib.zeros(2, 2)
+        buf[:, 0] = a
+        sliced = buf.sum()
+        plain = (a + 1).sum()
+        assert "a CopySlices" in viz.ledger(viz.take_snapshot([sliced]))
+        assert "can be backpropagated again" in viz.ledger(viz.take_snapshot([plain]))
+        sliced.backward()
+        plain.backward()
+        plain.backward()  # runs again
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            sliced.backward()

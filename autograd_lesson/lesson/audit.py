@@ -194,8 +194,13 @@ def _live_graphs(engine):
         kind = type(obj)  # type(), not isinstance(): some objects warn when __class__ is read
         if kind not in home:
             home[kind] = next((k for k in kinds if issubclass(kind, k)), None)
-        if home[kind] is not None and obj.grad_fn is not None:
-            found[home[kind]].append(obj)
+        if home[kind] is None:
+            continue
+        # A view counts through its base: reading the grad_fn of a view whose base changed in
+        # place (a saved ``W.t()`` after ``optimizer.step()``) would make a node the step never built.
+        root = obj if obj._base is None else obj._base
+        if root.grad_fn is not None:
+            found[home[kind]].append(root)
     total_bytes = total_nodes = 0
     for roots in found.values():
         if roots:

@@ -22,6 +22,15 @@ def totals_line(snapshot):
             f"{bytes_text(snapshot.shared_bytes)} shared with your tensors")
 
 
+def _no_saved_note(snapshot):
+    """A graph that saved no tensor can be backpropagated again, unless it holds a CopySlices (a
+    write into part of a tensor), which a backward releases all the same, as PyTorch does."""
+    if any(node.name.endswith("CopySlices") for node in snapshot.nodes):
+        return ("  (no saved tensors, but a CopySlices: a backward without retain_graph releases "
+                "it too)")
+    return "  (no saved tensors: this graph can be backpropagated again)"
+
+
 def ledger(snapshot, title=None, max_lines=DEFAULT_MAX_LINES):
     """The buffer ledger of one snapshot, as deterministic text."""
     from .checks import snapshot as check
@@ -31,7 +40,7 @@ def ledger(snapshot, title=None, max_lines=DEFAULT_MAX_LINES):
     rows = [(b.key, b.holds, shape_text(b.shape, b.dtype), bytes_text(b.nbytes),
              b.state + _stale_note(b)) for b in snapshot.buffers]
     if not rows:
-        lines.append("  (no saved tensors: this graph can be backpropagated again)")
+        lines.append(_no_saved_note(snapshot))
     widths = [max(len(r[i]) for r in rows) for i in range(5)] if rows else []
     shown = rows if len(rows) <= max_lines else rows[: max_lines // 2] + rows[-max_lines // 2:]
     for i, row in enumerate(shown):
