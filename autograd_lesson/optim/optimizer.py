@@ -11,6 +11,7 @@ from .._engine import _typename
 from .._grad_mode import enable_grad
 from .._node import _RemovableHandle, _type_string
 from .._tensor import Tensor
+from ..ops.inplace import before_write
 
 
 def _with_step_hooks(step):
@@ -293,6 +294,7 @@ class Optimizer:
         ``p`` (or its view ``p.t()``) refuses to backward afterwards. The ``fused`` kernels write
         the memory directly, like ``p.data.add_``: the values change, the version does not, and an
         old graph silently computes with the new values."""
+        before_write(p)  # (allow_mutation_on_saved_tensors clones a saved p first, fused too)
         p._data[...] = values
         if not group["fused"]:
             p._version_counter.value += 1
