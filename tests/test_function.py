@@ -277,13 +277,36 @@ ONCE_DIFFERENTIABLE = {
 Cube.apply(x).sum().backward()
 out = (x.grad, seen)
 """,
-    "create_graph: the gradient has a grad_fn that refuses": ONCE + """
+    # PyTorch looks only at the incoming gradients: ones from the root do not require grad
+    "create_graph: a gradient without history": ONCE + """
 g, = lib.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
-out = (g, g.requires_grad, g.grad_fn.name(), g.grad_fn.next_functions, seen)
+out = (g, g.requires_grad, g.grad_fn, seen)
 """,
-    "double backward raises": ONCE + """
+    "create_graph: so no double backward": ONCE + """
 g, = lib.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
 g.sum().backward()
+""",
+    "an incoming gradient that requires grad: an Error node": ONCE + """
+g, = lib.autograd.grad(Cube.apply(x).sum(), x, lib.ones((), requires_grad=True), create_graph=True)
+leaf = g.grad_fn.next_functions[0][0].variable
+out = (g, g.grad_fn.name(), type(g.grad_fn).__name__, len(g.grad_fn.next_functions),
+       leaf, leaf.is_leaf, g._version, g.is_leaf, seen)
+""",
+    "double backward raises": ONCE + """
+y = Cube.apply(x)
+g, = lib.autograd.grad((y * x).sum(), x, create_graph=True)
+first = (g, g.grad_fn.name(), [f.name() for f, _ in g.grad_fn.next_functions])
+g.sum().backward()
+""",
+    "the Error node called by hand": ONCE + """
+g, = lib.autograd.grad(Cube.apply(x).sum(), x, lib.ones((), requires_grad=True), create_graph=True)
+g.grad_fn(lib.ones(2))
+""",
+    "two outputs, one None": ONCE.replace("return 3 * x ** 2 * g", "return 3 * x ** 2 * g, None")
+    .replace("def forward(ctx, x):", "def forward(ctx, x, w):") + """
+g = lib.autograd.grad(Cube.apply(x, lib.ones(2)).sum(), x, lib.ones((), requires_grad=True),
+                      create_graph=True)
+out = (g, g[0].grad_fn.name(), g[0].grad_fn.next_functions[1])
 """,
     "create_graph with no input requiring grad": ONCE + """
 y = Cube.apply(x)

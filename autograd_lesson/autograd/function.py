@@ -15,6 +15,7 @@
 PyTorch, ``forward`` may instead take no ctx when ``setup_context(ctx, inputs, output)`` is
 defined, and ``vjp`` is another name for ``backward``.
 """
+import functools
 import warnings
 
 from .. import _grad_mode
@@ -267,3 +268,62 @@ class Function(metaclass=FunctionMeta):
                 ctx.save(f"saved_tensors[{i}]", tensor)
         ctx._to_save = ()
         return tuple(results) if isinstance(raw, tuple) else results[0]
+
+
+ONCE_DIFFERENTIABLE_ERROR = ("trying to differentiate twice a function that was marked with "
+                             "@once_differentiable")
+
+
+class Error(Node):
+    """PyTorch's ``Error`` node: a backward that reaches it raises its message."""
+
+    __getattr__ = Node._lookup_saved  # (messages name it torch::autograd::Error)
+
+    def __init__(self, msg, tensors):
+        super().__init__()
+        self.msg = msg
+        self.next_functions = tuple((None, 0) if t is None else t._gradient_edge()
+                                    for t in tensors)
+        self._input_metadata = tuple(((), None) if t is None else (t._data.shape, t._data.dtype)
+                                     for t in tensors)
+        self._num_outputs = len(tensors)
+
+    def name(self):
+        return "torch::autograd::Error"
+
+    def _backward(self, grad_outputs):
+        raise RuntimeError(self.msg)
+
+
+def _delayed_error(msg, tensors):
+    """PyTorch's ``DelayedError(msg, n)(*tensors)``: aliases of the tensors (each with a version
+    counter of its own) whose ``grad_fn`` is an :class:`Error` node."""
+    node = Error(msg, tensors)
+    return tuple(None if t is None else
+                 Tensor._make(t._data, requires_grad=True, grad_fn=node, output_nr=nr,
+                              storage=t._storage)
+                 for nr, t in enumerate(tensors))
+
+
+def once_differentiable(fn):
+    """Decorate a custom Function's ``backward``: it runs under ``no_grad``, and if an incoming
+    gradient requires grad (create_graph), what it returns leads to an ``Error`` node, so that a
+    double backward through it raises instead of silently getting no gradient."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with _grad_mode.no_grad():
+            outputs = fn(ctx, *args, **kwargs)
+        if not _grad_mode.is_grad_enabled():
+            return outputs
+        # (as PyTorch: only the gradients passed in count; what ctx saved is not looked at)
+        if not any(isinstance(arg, Tensor) and arg.requires_grad for arg in args):
+            return outputs
+        outputs_ = outputs if isinstance(outputs, tuple) else (outputs,)
+
+        def fake_requires_grad(var):
+            if var is not None:
+                var = var.detach()
+                var.requires_grad = True
+            return var
+        return _delayed_error(ONCE_DIFFERENTIABLE_ERROR, [fake_requires_grad(v) for v in outputs_])
+    return wrapper
