@@ -89,6 +89,16 @@ def test_the_backward_must_run_in_the_block_even_without_a_mutation(lib):
     assert values(a.grad) == [1.0, 1.0]
 
 
+def test_in_the_block_every_op_meets_a_dispatch_mode_and_every_save_a_pack_hook(torch):
+    """The time cost the lesson names, as torch implements the block."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode
+    assert _get_current_dispatch_mode() is None
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        assert type(_get_current_dispatch_mode()).__name__ == "_CloneArgBeforeMutateMode"
+        assert torch._C._autograd._top_saved_tensors_default_hooks(False) is not None
+    assert _get_current_dispatch_mode() is None
+
+
 def test_the_blocks_cannot_be_nested(lib):
     def nested():
         with mutation(lib)():
@@ -610,12 +620,15 @@ def counted_net(lib, n):
 
 
 @pytest.mark.parametrize("blocks, segments, runs", [
-    (4, 2, [2, 2, 1, 1]),               # the lesson's case
-    (6, 4, [2, 2, 2, 1, 1, 1]),         # exercise 2: pieces of 6 // 4 = 1, the last takes 3
+    (4, 2, [2, 2, 1, 1]),
+    (6, 4, [2, 2, 2, 1, 1, 1]),         # pieces of 6 // 4 = 1 module, the last takes 3
     (6, 1, [1, 1, 1, 1, 1, 1]),         # one segment: it is the last, nothing is checkpointed
     (6, 6, [2, 2, 2, 2, 2, 1]),
     (5, 2, [2, 2, 1, 1, 1])])
-def test_checkpoint_sequential_checkpoints_every_segment_but_the_last(lib, blocks, segments, runs):
+def test_checkpoint_sequential_checkpoints_every_segment_but_the_last(torch, blocks, segments, runs):
+    """Asked of torch alone: the package has no checkpoint_sequential yet, so the lesson leaves
+    it out; these are the facts its section and exercise would state."""
+    lib = torch
     net = counted_net(lib, blocks)
     out = lib.utils.checkpoint.checkpoint_sequential(net, segments, S.randn(lib, 127, 16, 4,
                                                      dtype=lib.float32), use_reentrant=False)
@@ -624,7 +637,8 @@ def test_checkpoint_sequential_checkpoints_every_segment_but_the_last(lib, block
     assert [b.runs for b in net] == runs
 
 
-def test_checkpoint_sequential_warns_without_use_reentrant(lib):
+def test_checkpoint_sequential_warns_without_use_reentrant(torch):
+    lib = torch
     net = counted_net(lib, 2)
     x = lib.ones(1, 4, requires_grad=True)
     with warnings.catch_warnings(record=True) as caught:
@@ -656,7 +670,7 @@ def test_parameters_gradients_adam_state_and_saved_peak(lib):
     params, grads, adam, saved = device_lines(lib)
     assert params == grads == 22_032                   # 5,508 float32 numbers
     assert adam == 2 * 22_032 + 6 * 4                  # exp_avg, exp_avg_sq, a 0-dim step each
-    assert saved < adam
+    assert saved == 36_864 < adam                      # the lesson's meter shows the same
 
 
 def test_eval_records_a_graph_and_only_the_grad_mode_switches_stop_it(lib):
@@ -698,7 +712,7 @@ def test_eval_changes_what_dropout_saves_not_whether_the_graph_saves(lib):
             out = model(x)
         saved[mode] = mem.current
         del out
-    assert saved["train"] > saved["eval"] > 0
+    assert (saved["train"], saved["eval"]) == (1824, 800)   # the eval graph lacks the mask
 
 
 def test_cuda_memory_calls_on_a_cpu_build(torch):
@@ -759,7 +773,7 @@ def softplus_functions(lib):
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return lib.log1p(lib.exp(x))
+            return lib.log(1 + lib.exp(x))
 
         @staticmethod
         def backward(ctx, grad):
@@ -770,7 +784,7 @@ def softplus_functions(lib):
         @staticmethod
         def forward(ctx, x):
             ctx.x = x
-            return lib.log1p(lib.exp(x))
+            return lib.log(1 + lib.exp(x))
 
         @staticmethod
         def backward(ctx, grad):
