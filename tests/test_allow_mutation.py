@@ -11,7 +11,13 @@ import pytest
 
 import autograd_lesson as al
 from autograd_lesson.viz.timeline import live_saved_bytes, track_saved_bytes
+from autograd_lesson.viz.ledger import ledger
+from autograd_lesson.viz.snapshot import take_snapshot
 from snippets import cases, run
+
+
+def ledger_text(out, b):
+    return ledger(take_snapshot([out], names={"b": b, "out": out}))
 
 AMST = "lib.autograd.graph.allow_mutation_on_saved_tensors"
 SNIPPETS = {
@@ -183,6 +189,35 @@ with {AMST}() as ctx:
     out.backward()
     out = a.grad
 """,
+    "a custom Function: save_for_backward is cloned, a ctx attribute is not": f"""
+class Save(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 2 * x * g
+class Attr(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.x = x
+        return x * x
+    @staticmethod
+    def backward(ctx, g):
+        return 2 * ctx.x * g
+res = []
+for F in (Save, Attr):
+    with {AMST}() as ctx:
+        a = lib.tensor([1., 2.], requires_grad=True)
+        b = a.clone()
+        out = F.apply(b).sum()
+        b.mul_(10)
+        out.backward()
+        res.append((a.grad, len(ctx.cloned)))
+out = res
+""",
     # errors
     "backward after the context exits": f"""
 with {AMST}():
@@ -240,11 +275,14 @@ def test_the_clone_is_what_the_slot_holds_now():
         out = (b ** 2).sum()
         (buffer,) = out.grad_fn.next_functions[0][0].saved_buffers()
         assert buffer.storage_ref() is b._storage and buffer.nbytes == 4000
+        assert "0 B only in the graph, 4,000 B shared" in ledger_text(out, b)
         with track_saved_bytes() as meter:
             b.mul_(3)
             (clone,) = ctx.cloned.values()
             (buffer,) = out.grad_fn.next_functions[0][0].saved_buffers()
             assert buffer.storage_ref() is clone._storage is not b._storage
+            assert buffer.state == "alive"  # the copy has the saved values: not stale
+            assert "4,000 B only in the graph, 0 B shared" in ledger_text(out, b)
             assert meter.current == meter.start == 4000  # the same size, now the copy's
             assert sum(t.nbytes for t in ctx.cloned.values()) == 4000
             del b

@@ -254,6 +254,73 @@ z.sum().backward()
 """,
 }
 
+CTX = {
+    # needs_input_grad: compute only the gradients someone needs
+    "needs_input_grad skips work": """
+calls = []
+class MulF(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        calls.append(ctx.needs_input_grad)
+        ga = g * b if ctx.needs_input_grad[0] else None
+        gb = g * a if ctx.needs_input_grad[1] else None
+        return ga, gb
+a = lib.tensor([1., 2.], requires_grad=True)
+b = lib.tensor([3., 4.])
+MulF.apply(a, b).sum().backward()
+MulF.apply(b, a).sum().backward()
+out = (calls, a.grad, b.grad)
+""",
+    # mark_non_differentiable: an index output gets no gradient
+    "mark_non_differentiable: a maximum and its index": """
+class MaxF(lib.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        idx = x.argmax()
+        ctx.mark_non_differentiable(idx)
+        ctx.save_for_backward(idx)
+        ctx.n = x.numel()
+        return x[idx], idx
+    @staticmethod
+    def backward(ctx, g, g_idx):
+        idx, = ctx.saved_tensors
+        seen.append(g_idx)
+        grad = lib.zeros(ctx.n)
+        grad[idx] = g
+        return grad
+seen = []
+x = lib.tensor([3., 1., 2.], requires_grad=True)
+value, idx = MaxF.apply(x)
+(value * 10).backward()
+out = (value, value.requires_grad, idx, idx.requires_grad, idx.grad_fn, x.grad, seen)
+""",
+    # set_materialize_grads(False): an unused output's gradient arrives as None, not zeros
+    "set_materialize_grads: None or zeros": """
+def make(materialize):
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            return x * 2, x * 3
+        @staticmethod
+        def backward(ctx, g1, g2):
+            seen.append((g1, g2))
+            return (0 if g1 is None else g1 * 2) + (0 if g2 is None else g2 * 3)
+    return Two
+seen = []
+x = lib.tensor([1., 2.], requires_grad=True)
+for materialize in (True, False):
+    y1, y2 = make(materialize).apply(x)
+    y1.sum().backward()
+out = (seen, x.grad)
+""",
+}
+
 ONCE = """
 from {mod}.autograd.function import once_differentiable
 
@@ -328,7 +395,7 @@ def _adapted(source, lib):
 
 
 @pytest.mark.parity
-@cases({**SAVED, **DIRTY})
+@cases({**SAVED, **DIRTY, **CTX})
 def test_custom_function(torch, source):
     assert run(al, source) == run(torch, source)
 

@@ -249,13 +249,16 @@ class _CloneArgBeforeMutateMode:
 
 def _moved_to(handle, clone):
     """The slots that packed ``handle`` now keep the clone's memory, not the original's: the
-    ledgers and ``live_saved_bytes`` show the copy (its own storage), memory meters are told."""
+    ledgers and ``live_saved_bytes`` show the copy (its own storage, held only by the graph; not
+    stale: it has the values saved), memory meters are told."""
     from .._node import _saved_listeners, all_saved
     for saved in all_saved():
         if saved.packed is handle and not saved.released:
             for listener in list(_saved_listeners):
                 listener.released(saved)
             saved.storage, saved.nbytes = clone._storage, clone._data.nbytes
+            saved.version_counter = clone._version_counter
+            saved.saved_version = clone._version_counter.value
             for listener in list(_saved_listeners):
                 listener.saved(saved)
 
