@@ -620,15 +620,12 @@ def counted_net(lib, n):
 
 
 @pytest.mark.parametrize("blocks, segments, runs", [
-    (4, 2, [2, 2, 1, 1]),
-    (6, 4, [2, 2, 2, 1, 1, 1]),         # pieces of 6 // 4 = 1 module, the last takes 3
+    (4, 2, [2, 2, 1, 1]),               # the lesson's case
+    (6, 4, [2, 2, 2, 1, 1, 1]),         # exercise 2: pieces of 6 // 4 = 1, the last takes 3
     (6, 1, [1, 1, 1, 1, 1, 1]),         # one segment: it is the last, nothing is checkpointed
     (6, 6, [2, 2, 2, 2, 2, 1]),
     (5, 2, [2, 2, 1, 1, 1])])
-def test_checkpoint_sequential_checkpoints_every_segment_but_the_last(torch, blocks, segments, runs):
-    """Asked of torch alone: the package has no checkpoint_sequential yet, so the lesson leaves
-    it out; these are the facts its section and exercise would state."""
-    lib = torch
+def test_checkpoint_sequential_checkpoints_every_segment_but_the_last(lib, blocks, segments, runs):
     net = counted_net(lib, blocks)
     out = lib.utils.checkpoint.checkpoint_sequential(net, segments, S.randn(lib, 127, 16, 4,
                                                      dtype=lib.float32), use_reentrant=False)
@@ -637,8 +634,7 @@ def test_checkpoint_sequential_checkpoints_every_segment_but_the_last(torch, blo
     assert [b.runs for b in net] == runs
 
 
-def test_checkpoint_sequential_warns_without_use_reentrant(torch):
-    lib = torch
+def test_checkpoint_sequential_warns_without_use_reentrant(lib):
     net = counted_net(lib, 2)
     x = lib.ones(1, 4, requires_grad=True)
     with warnings.catch_warnings(record=True) as caught:

@@ -161,6 +161,9 @@ _ALL = [
     Exercise("12-hooks", "value", "w.grad through two hooks",
              "write d/dh of sum(h * h) first; a tensor hook runs once, on its tensor's whole "
              "gradient, and what it returns is what flows on to the next node."),
+    Exercise("12-segments", "value", "runs of each block with checkpoint_sequential",
+             "how many modules go into each piece, and which piece takes the ones left over? "
+             "Only a checkpointed piece runs again in the backward."),
     Exercise("12-eval", "which-raise", "which evaluation leaves a graph",
              "for each function, was recording on when out was computed? eval() does not decide "
              "that; the innermost grad-mode switch does."),
