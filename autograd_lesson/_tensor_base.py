@@ -213,6 +213,10 @@ class TensorBase(TensorOps):
     def element_size(self):
         return self._data.itemsize
 
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")

@@ -6,6 +6,8 @@ compared word for word. ``x`` is a leaf that requires grad.
 import pytest
 
 import autograd_lesson as al
+import snippets
+from snippets import cases
 
 SNIPPETS = {
     # the flags inside and after the context, and nesting with the other grad modes
@@ -135,3 +137,130 @@ def test_flags_restored_after_an_error():
 
 def test_autograd_reexports_inference_mode():
     assert al.autograd.inference_mode is al.inference_mode
+
+
+# -- the grad modes as lesson 12 shows them (snippets.run: warnings and exceptions compared too) --
+MODES = """
+x = lib.tensor([1., 2.], requires_grad=True)
+w = lib.tensor([3., 4.], requires_grad=True)
+"""
+GRAD_MODES = {
+    "no_grad: nothing recorded inside": MODES + """
+with lib.no_grad():
+    y = x * w
+    inside = lib.is_grad_enabled()
+z = x * w
+out = (inside, y.requires_grad, y.grad_fn, y.is_leaf, z.grad_fn.name(), x.requires_grad,
+       lib.is_grad_enabled())
+""",
+    "no_grad: a result used later carries no gradient back": MODES + """
+with lib.no_grad():
+    scale = w * 2
+(x * scale).sum().backward()
+out = (x.grad, w.grad)
+""",
+    "no_grad: a parameter update in place": MODES + """
+(x * w).sum().backward()
+with lib.no_grad():
+    x -= 0.1 * x.grad
+out = (x, x._version, x.is_leaf, x.requires_grad, x.grad_fn)
+""",
+    "the same update outside no_grad": MODES + """
+(x * w).sum().backward()
+x -= 0.1 * x.grad
+""",
+    "backward under no_grad still computes gradients": MODES + """
+loss = (x * w).sum()
+with lib.no_grad():
+    loss.backward()
+out = (x.grad, w.grad)
+""",
+    "a factory with requires_grad=True under no_grad": """
+with lib.no_grad():
+    p = lib.zeros(2, requires_grad=True)
+out = (p.requires_grad, p.is_leaf)
+""",
+    "enable_grad inside no_grad": MODES + """
+with lib.no_grad():
+    with lib.enable_grad():
+        y = x * w
+    z = x * w
+out = (y.grad_fn.name(), z.grad_fn)
+""",
+    "set_grad_enabled with a flag": MODES + """
+res = []
+for is_train in (True, False):
+    with lib.set_grad_enabled(is_train):
+        res.append((x * w).requires_grad)
+out = (res, lib.is_grad_enabled())
+""",
+    "set_grad_enabled(False) called as a function stays off": MODES + """
+lib.set_grad_enabled(False)
+y = x * w
+off = lib.is_grad_enabled()
+lib.set_grad_enabled(True)
+out = (off, y.requires_grad, lib.is_grad_enabled())
+""",
+    "no_grad as a decorator": MODES + """
+@lib.no_grad()
+def predict(t):
+    return t * w
+out = (predict(x).requires_grad, lib.is_grad_enabled())
+""",
+    "inference_mode: like no_grad, and the result can't be saved later": MODES + """
+with lib.inference_mode():
+    y = x * w
+out = (y.requires_grad, y.is_inference(), lib.is_grad_enabled())
+(y * x).sum().backward()
+""",
+    "inference_mode result used where no save is needed": MODES + """
+with lib.inference_mode():
+    y = x * w
+(y + x).sum().backward()
+out = x.grad
+""",
+}
+
+EVAL = """
+lib.manual_seed(0)
+net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Dropout(0.5), lib.nn.Linear(4, 2))
+x = lib.ones(5, 3)
+"""
+EVAL_MODES = {
+    "eval() does not turn autograd off": EVAL + """
+net.eval()
+y = net(x)
+y.sum().backward()
+out = (y.requires_grad, y.grad_fn.name(), net[0].weight.grad is None, net.training,
+       [m.training for m in net])
+""",
+    "eval(): dropout is the identity": EVAL + """
+net.eval()
+with lib.no_grad():
+    a, b = net(x), net[2](net[0](x))
+out = bool((a == b).all())
+""",
+    "train(): dropout zeroes some and scales the rest by 1/(1-p)": EVAL + """
+h = net[0](x)
+d = net[1](h)
+kept = d != 0
+out = (bool(((d[kept] - h[kept] * 2).abs() < 1e-6).all()), net.training, d.grad_fn.name())
+""",
+    "eval() and no_grad() together: the inference idiom": EVAL + """
+net.eval()
+with lib.no_grad():
+    y = net(x)
+out = (y.requires_grad, y.grad_fn, net.training)
+""",
+    "train() after eval()": EVAL + """
+net.eval()
+net.train()
+out = (net.training, [m.training for m in net])
+""",
+}
+
+
+@pytest.mark.parity
+@cases({**GRAD_MODES, **EVAL_MODES})
+def test_grad_modes_and_eval(torch, source):
+    assert snippets.run(al, source) == snippets.run(torch, source)

@@ -73,6 +73,26 @@ def test_state_stale_after_in_place_change():
     assert (buffer.saved_version, buffer.current_version) == (0, 1)
 
 
+@pytest.mark.parametrize("hooks", ["identity", "allow_mutation"])
+def test_a_save_packed_by_a_hook_is_never_stale_as_torch_skips_its_version_check(torch, hooks):
+    """torch unpacks a hook-packed save through the hook, without a version check: the change
+    raises nothing, so the buffer must not read 'stale' (backward will raise)."""
+    found = {}
+    for lib in (al, torch):
+        context = (lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
+                   if hooks == "identity" else lib.autograd.graph.allow_mutation_on_saved_tensors())
+        with context:
+            x = leaf(lib)
+            a = x * 1
+            b = a.log()
+            a.mul_(2)
+            if lib is al:
+                assert states(b.grad_fn) == {"self": "alive"}
+            b.sum().backward()
+            found[lib.__name__] = x.grad.tolist()
+    assert found["autograd_lesson"] == found["torch"]
+
+
 def test_buffer_records_are_weak():
     x = leaf(al)
     buffers = x.exp().grad_fn.saved_buffers()  # the node is dropped right away

@@ -11,6 +11,7 @@ from . import anomaly_mode, graph
 from ..ops import _util
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
+from .gradcheck import gradcheck, gradgradcheck  # (the functions shadow the module, as in torch)
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -265,4 +266,4 @@ def Variable(data, requires_grad=False, volatile=False):
 
 __all__ = ["backward", "grad", "Function", "Variable", "graph", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "inference_mode", "detect_anomaly",
-           "set_detect_anomaly"]
+           "set_detect_anomaly", "gradcheck", "gradgradcheck"]

@@ -15,6 +15,7 @@
 PyTorch, ``forward`` may instead take no ctx when ``setup_context(ctx, inputs, output)`` is
 defined, and ``vjp`` is another name for ``backward``.
 """
+import functools
 import warnings
 
 from .. import _grad_mode
@@ -93,14 +94,46 @@ class BackwardCFunction(Node):
         return grads
 
 
-def _mark_modified(tensor):
-    """An input the forward changed in place (``ctx.mark_dirty``): one more version, as PyTorch."""
-    if tensor.is_leaf and tensor.requires_grad:
+DIRTY_NOT_RETURNED = ("Some elements marked as dirty during the forward method were not returned "
+                      "as output. The inputs that are modified inplace must all be outputs of the "
+                      "Function.")
+DIRTY_VIEW_MULTI_OUTPUT = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+
+
+def _mark_modified(tensor, node, nr, num_outputs):
+    """An input the forward changed in place (``ctx.mark_dirty``) takes this node's history, as
+    PyTorch's ``rebase_history``: a view's base gets a ``CopySlices`` around the node."""
+    from ..ops import inplace
+    if tensor._grad_fn is None and tensor.requires_grad:  # (a view's is not regenerated here)
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")
-    tensor._version_counter.value += 1
-    if tensor._base is not None:
-        tensor._attr_version = tensor._version_counter.value
+    if tensor._base is None:
+        tensor.grad_fn, tensor._output_nr, tensor._requires_grad = node, nr, True
+        return
+    if num_outputs > 1:
+        raise RuntimeError(DIRTY_VIEW_MULTI_OUTPUT)
+    inplace._check_views_and_leaves(tensor)  # (PyTorch's handle_view_on_rebase)
+    inplace.rebase_history(tensor, node)
+
+
+def _without_history(out, is_input, is_dirty):
+    """An output that gets no gradient (not recorded, or not differentiable), as PyTorch's
+    ``_wrap_outputs``: an input comes back as a new view of it, or, if it requires grad, as a
+    detached alias (so under no_grad even a dirty input is not the object returned)."""
+    if not out.requires_grad:
+        return _as_view(out) if is_input and not is_dirty else out
+    if is_input:  # the input keeps its own history
+        return out.detach()
+    if out._base is None:
+        out.detach_()
+    return out
 
 
 def _as_view(tensor):
@@ -165,6 +198,11 @@ class Function(metaclass=FunctionMeta):
         ctx = cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        inputs = [a for a in args if isinstance(a, Tensor)]
+        recording = _grad_mode._recording() and any(t.requires_grad for t in inputs)
+        if recording:  # the edges before forward, as PyTorch: it may change an input in place
+            ctx.next_functions = tuple(t._gradient_edge() for t in inputs)
+            ctx._input_metadata = tuple((t._data.shape, t._data.dtype) for t in inputs)
         with _grad_mode.no_grad():
             if cls.setup_context is Function.setup_context:
                 raw = cls.forward(ctx, *args, **kwargs)
@@ -172,11 +210,15 @@ class Function(metaclass=FunctionMeta):
                 raw = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, raw)
         outputs = raw if isinstance(raw, tuple) else (raw,)
-        inputs = [a for a in args if isinstance(a, Tensor)]
-        if not (_grad_mode._recording() and any(t.requires_grad for t in inputs)):
-            views = tuple(_as_view(o) if any(o is t for t in inputs)
-                          and not any(o is d for d in ctx._dirty) else o for o in outputs)
-            return views if isinstance(raw, tuple) else views[0]
+        for t in ctx._dirty:  # PyTorch's _mark_dirty: one more version, recorded or not
+            t._version_counter.value += 1
+        if not recording:
+            if not all(any(d is o for o in outputs) for d in ctx._dirty):
+                raise RuntimeError(DIRTY_NOT_RETURNED)
+            results = tuple(_without_history(o, any(o is t for t in inputs),
+                                             any(o is d for d in ctx._dirty))
+                            if isinstance(o, Tensor) else o for o in outputs)
+            return results if isinstance(raw, tuple) else results[0]
         def is_differentiable(o):  # (PyTorch: not marked, and of a float or complex dtype)
             return (isinstance(o, Tensor) and o._data.dtype.kind in "fc"
                     and not any(o is t for t in ctx._non_differentiable))
@@ -190,27 +232,19 @@ class Function(metaclass=FunctionMeta):
                 warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only "
                               "input Tensors that have been mutated should be passed to "
                               "ctx.mark_dirty().", UserWarning, stacklevel=2)
-        # the edges first: a dirty input is about to become this node's output
-        ctx.next_functions = tuple(t._gradient_edge() for t in inputs)
-        ctx._input_metadata = tuple((t._data.shape, t._data.dtype) for t in inputs)
         results, done = [], {}
         for nr, out in enumerate(outputs):
             if id(out) in done:  # returned twice: one object, numbered by its last position
                 out = done[id(out)]
                 out._output_nr = nr
             elif isinstance(out, Tensor) and not is_differentiable(out):
-                is_input = any(out is t for t in inputs)
-                if not out.requires_grad:
-                    if is_input and not any(out is t for t in ctx._dirty):
-                        out = _as_view(out)
-                elif is_input:  # a detached alias; the input keeps its own history
-                    out = out.detach()
-                elif out._base is None:
-                    out.detach_()
+                out = _without_history(out, any(out is t for t in inputs),
+                                       any(out is t for t in ctx._dirty))
+            elif isinstance(out, Tensor) and any(out is t for t in ctx._dirty):
+                _mark_modified(out, ctx, nr, len(outputs))  # the tensor itself takes the history
+                done[id(outputs[nr])] = out
             elif isinstance(out, Tensor):
-                if any(out is t for t in ctx._dirty) and any(out is t for t in inputs):
-                    _mark_modified(out)  # changed in place: the input itself gets the new history
-                elif any(out is t for t in inputs):
+                if any(out is t for t in inputs):
                     out = _as_view(out)
                 elif out.grad_fn is not None:
                     out = Tensor._make(out._data, storage=out._storage,
@@ -221,6 +255,8 @@ class Function(metaclass=FunctionMeta):
                     out.__dict__["_multi_view" if differentiable > 1 else "_custom_view"] = True
                 done[id(outputs[nr])] = out
             results.append(out)
+        if not all(any(d is o for o in outputs) for d in ctx._dirty):
+            raise RuntimeError(DIRTY_NOT_RETURNED)
         ctx._num_outputs = len(outputs)
         ctx._output_metadata = tuple((o.shape, o._data.dtype) if isinstance(o, Tensor) else ((), None)
                                      for o in outputs)
@@ -232,3 +268,62 @@ class Function(metaclass=FunctionMeta):
                 ctx.save(f"saved_tensors[{i}]", tensor)
         ctx._to_save = ()
         return tuple(results) if isinstance(raw, tuple) else results[0]
+
+
+ONCE_DIFFERENTIABLE_ERROR = ("trying to differentiate twice a function that was marked with "
+                             "@once_differentiable")
+
+
+class Error(Node):
+    """PyTorch's ``Error`` node: a backward that reaches it raises its message."""
+
+    __getattr__ = Node._lookup_saved  # (messages name it torch::autograd::Error)
+
+    def __init__(self, msg, tensors):
+        super().__init__()
+        self.msg = msg
+        self.next_functions = tuple((None, 0) if t is None else t._gradient_edge()
+                                    for t in tensors)
+        self._input_metadata = tuple(((), None) if t is None else (t._data.shape, t._data.dtype)
+                                     for t in tensors)
+        self._num_outputs = len(tensors)
+
+    def name(self):
+        return "torch::autograd::Error"
+
+    def _backward(self, grad_outputs):
+        raise RuntimeError(self.msg)
+
+
+def _delayed_error(msg, tensors):
+    """PyTorch's ``DelayedError(msg, n)(*tensors)``: aliases of the tensors (each with a version
+    counter of its own) whose ``grad_fn`` is an :class:`Error` node."""
+    node = Error(msg, tensors)
+    return tuple(None if t is None else
+                 Tensor._make(t._data, requires_grad=True, grad_fn=node, output_nr=nr,
+                              storage=t._storage)
+                 for nr, t in enumerate(tensors))
+
+
+def once_differentiable(fn):
+    """Decorate a custom Function's ``backward``: it runs under ``no_grad``, and if an incoming
+    gradient requires grad (create_graph), what it returns leads to an ``Error`` node, so that a
+    double backward through it raises instead of silently getting no gradient."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        with _grad_mode.no_grad():
+            outputs = fn(ctx, *args, **kwargs)
+        if not _grad_mode.is_grad_enabled():
+            return outputs
+        # (as PyTorch: only the gradients passed in count; what ctx saved is not looked at)
+        if not any(isinstance(arg, Tensor) and arg.requires_grad for arg in args):
+            return outputs
+        outputs_ = outputs if isinstance(outputs, tuple) else (outputs,)
+
+        def fake_requires_grad(var):
+            if var is not None:
+                var = var.detach()
+                var.requires_grad = True
+            return var
+        return _delayed_error(ONCE_DIFFERENTIABLE_ERROR, [fake_requires_grad(v) for v in outputs_])
+    return wrapper

@@ -9,8 +9,9 @@ event object per step of a backward; with no observer the engine pays one ``if``
 Events carry nodes and gradients, never a saved buffer, so recording them keeps nothing
 alive that the backward released.
 """
-from collections import namedtuple
+from collections import defaultdict, namedtuple
 from contextlib import contextmanager
+from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from .._node import Node
 from ..extensions.saved_hooks import stack as _saved_tensors_hooks
@@ -173,6 +174,130 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
+# -- allow_mutation_on_saved_tensors ------------------------------------------------------------
+# As PyTorch does it: every tensor saved inside the context is packed as a handle (a saved
+# tensor hook, so no version check on unpack); every in-place write inside the context first
+# looks up, by (data pointer, version), the saves its target's memory is behind, and clones
+# their originals, so the backward reads the old values from the clone.
+_allow_mutation_on_saved_tensors_enabled = False
+
+
+def _get_tid(tensor):
+    return (id(tensor), tensor.data_ptr(), tensor._version)
+
+
+def _get_sid(tensor):
+    return (tensor.data_ptr(), tensor._version)  # (a view at another offset: another sid)
+
+
+class _Handle:
+    pass
+
+
+class _swap_with_cloned(saved_tensors_hooks):
+    def __init__(self, ctx):
+        def pack_hook(tensor):
+            tid, sid = _get_tid(tensor), _get_sid(tensor)
+            ctx.sid_to_tid[sid].add(tid)
+            handle = ctx.tid_to_weakhandle.get(tid)  # the same tensor saved twice: one handle
+            if handle is None:
+                handle = _Handle()
+                ctx.tid_to_weakhandle[tid] = handle
+                ctx.original[handle] = tensor
+            return handle
+
+        def unpack_hook(handle):
+            # (PyTorch's message, its missing space included)
+            error_msg = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                         "contextin which the graph was originally recorded.")
+            if not _allow_mutation_on_saved_tensors_enabled:
+                raise AssertionError(error_msg)
+            if handle in ctx.cloned:
+                return ctx.cloned[handle]
+            if handle not in ctx.original:
+                raise AssertionError(error_msg)
+            return ctx.original[handle]
+
+        super().__init__(pack_hook, unpack_hook)
+
+
+class _CloneArgBeforeMutateMode:
+    """PyTorch's dispatch mode, as a hook the in-place paths call with the tensor they are
+    about to write (``ops.inplace.before_write``)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def __call__(self, tensor):
+        ctx, sid = self.ctx, _get_sid(tensor)
+        for tid in ctx.sid_to_tid.get(sid, ()):
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None or handle in ctx.cloned:  # freed by a backward, or cloned already
+                continue
+            original = ctx.original.pop(handle)
+            ctx.cloned[handle] = clone = Tensor._make(original._data.copy())  # (not recorded)
+            _moved_to(handle, clone)
+
+    def __enter__(self):
+        from ..ops.inplace import _write_hooks
+        _write_hooks.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        from ..ops.inplace import _write_hooks
+        _write_hooks.remove(self)
+        return False
+
+
+def _moved_to(handle, clone):
+    """The slots that packed ``handle`` now keep the clone's memory, not the original's: the
+    ledgers and ``live_saved_bytes`` show the copy (its own storage, held only by the graph; not
+    stale: it has the values saved), memory meters are told."""
+    from .._node import _saved_listeners, all_saved
+    for saved in all_saved():
+        if saved.packed is handle and not saved.released:
+            for listener in list(_saved_listeners):
+                listener.released(saved)
+            saved.storage, saved.nbytes = clone._storage, clone._data.nbytes
+            saved.version_counter = clone._version_counter
+            saved.saved_version = clone._version_counter.value
+            for listener in list(_saved_listeners):
+                listener.saved(saved)
+
+
+class _AllowMutationOnSavedContext:
+    def __init__(self):
+        self.cloned = WeakKeyDictionary()
+        self.original = WeakKeyDictionary()
+        self.tid_to_weakhandle = WeakValueDictionary()
+        self.sid_to_tid = defaultdict(set)
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+@contextmanager
+def allow_mutation_on_saved_tensors():
+    """Inside it, changing in place a tensor that the graph saved first clones the saved
+    values, so the backward (which must run inside the same context) uses the old ones instead
+    of raising the version error. Yields the context's state (``ctx.cloned``: the copies)."""
+    global _allow_mutation_on_saved_tensors_enabled
+    ctx = _AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx), _CloneArgBeforeMutateMode(ctx):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:  # (as PyTorch: a nested attempt's finally switches the outer one off too)
+            ctx.clear()
+            _allow_mutation_on_saved_tensors_enabled = False
+
+
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook", "register_observer", "observe",
+           "allow_mutation_on_saved_tensors",
            "BackwardStarted", "NodeStarted", "NodeFinished", "BuffersReleased", "GradAccumulated", "BackwardFinished"]

@@ -48,7 +48,9 @@ class SavedBuffer:
         node = self.node_ref()
         if self.released:
             return "freed"
-        if self.current_version != self.saved_version:
+        # a save packed by a saved-tensor hook is unpacked by the hook, with no version check
+        # (allow_mutation_on_saved_tensors, save_on_cpu): a later in-place change breaks nothing
+        if self._slot_ref().packed is None and self.current_version != self.saved_version:
             return "stale"
         if node is not None and node._retained:
             return "retained"

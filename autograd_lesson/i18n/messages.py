@@ -485,6 +485,19 @@ EXERCISES_KO = {
     "11-gan": ("audit이 아무것도 찾지 못하는 GAN 스텝",
                "판별자의 손실에 필요한 것은 D의 변화도뿐입니다. 그 역전파가 G로 들어가지 않게 "
                "막아서, G의 그래프가 G 자신의 손실로 한 번만 실행되게 하는 것은 무엇입니까?"),
+    # -- lesson 12 (PyTorch's own tools) ---------------------------------------------------------
+    "12-hooks": ("훅 두 개를 지난 w.grad",
+                 "먼저 sum(h * h)를 h로 미분해 보세요. 텐서 훅은 그 텐서의 변화도 전체에 대해 한 번 "
+                 "실행되고, 훅이 돌려준 값이 다음 노드로 흘러갑니다."),
+    "12-segments": ("checkpoint_sequential에서 블록마다 실행 횟수",
+                    "조각 하나에 모듈이 몇 개씩 들어가고, 남는 모듈은 어느 조각이 가져갑니까? "
+                    "backward에서 다시 실행되는 것은 체크포인팅한 조각뿐입니다."),
+    "12-eval": ("그래프를 남기는 평가",
+                "함수마다, out을 계산할 때 기록이 켜져 있었는지 보세요. 그것을 정하는 것은 eval()이 "
+                "아니라 가장 안쪽의 변화도 모드 스위치입니다."),
+    "12-function": ("사용자 정의 Function으로 만드는 softplus",
+                    "backward에 필요한 x를 2절이 권하는 방법으로 간직하고, grad에 log(1 + e^x)의 "
+                    "도함수를 곱해 돌려주세요."),
 }
 
 # The English labels and feedback the lessons' code cells pass to the helpers (a code cell is the

@@ -157,6 +157,19 @@ _ALL = [
     Exercise("11-gan", "code", "a GAN step that audit finds nothing in",
              "the discriminator's loss needs gradients for D only: what stops its backward from "
              "entering G, so that G's graph is run once, by G's own loss?"),
+    # 12 PyTorch's own tools
+    Exercise("12-hooks", "value", "w.grad through two hooks",
+             "write d/dh of sum(h * h) first; a tensor hook runs once, on its tensor's whole "
+             "gradient, and what it returns is what flows on to the next node."),
+    Exercise("12-segments", "value", "runs of each block with checkpoint_sequential",
+             "how many modules go into each piece, and which piece takes the ones left over? "
+             "Only a checkpointed piece runs again in the backward."),
+    Exercise("12-eval", "which-raise", "which evaluation leaves a graph",
+             "for each function, was recording on when out was computed? eval() does not decide "
+             "that; the innermost grad-mode switch does."),
+    Exercise("12-function", "code", "softplus as a custom Function",
+             "keep x for the backward the way section 2 recommends, and return grad times the "
+             "derivative of log(1 + e^x)."),
 ]
 
 EXERCISES = {e.id: e for e in _ALL}

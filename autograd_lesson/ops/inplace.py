@@ -92,6 +92,15 @@ def _check_views_and_leaves(x):
         raise RuntimeError(LEAF_INPLACE_ERROR)
 
 
+_write_hooks = []  # allow_mutation_on_saved_tensors: told of each tensor about to be written
+
+
+def before_write(tensor):
+    """Every in-place write calls this first (where PyTorch's dispatch modes see the op)."""
+    for hook in list(_write_hooks):
+        hook(tensor)
+
+
 def has_internal_overlap(array):
     """PyTorch's ``has_internal_overlap`` == YES: a dim of size > 1 with stride 0 (expand)."""
     return array.size and any(s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
@@ -126,6 +135,8 @@ def apply(x, compute, others=(), overlap=True, written=None, alpha=1):
     finally:
         _node._inplace_self = None
     _check_output(x, result.shape, result._data.dtype)
+    if _write_hooks:
+        before_write(x)
     np.copyto(x._data, result._data, casting="unsafe", where=True if written is None else written)
     x._version_counter.value += 1
     node = result.grad_fn

@@ -12,6 +12,7 @@ from .._node import _type_string
 from ..utils.hooks import RemovableHandle
 from .._tensor import Tensor
 from ..nn.module import class_repr, typename
+from ..ops.inplace import before_write
 
 
 def _with_step_hooks(step):
@@ -286,6 +287,7 @@ class Optimizer:
         ``p`` (or its view ``p.t()``) refuses to backward afterwards. The ``fused`` kernels write
         the memory directly, like ``p.data.add_``: the values change, the version does not, and an
         old graph silently computes with the new values."""
+        before_write(p)  # (allow_mutation_on_saved_tensors clones a saved p first, fused too)
         p._data[...] = values
         if not group["fused"]:
             p._version_counter.value += 1

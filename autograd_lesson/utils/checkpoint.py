@@ -322,4 +322,42 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                                          debug, early_stop, *args, **kwargs)
 
 
-__all__ = ["checkpoint", "CheckpointError", "CheckpointFunction"]
+SEQUENTIAL_USE_REENTRANT_WARNING = (
+    "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
+    "explicitly. In version 2.9 we will raise an exception if use_reentrant is not passed. "
+    "use_reentrant=False is recommended, but if you need to preserve the current default "
+    "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+    "differences between the two variants.")
+
+
+def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """Run ``functions`` (an ``nn.Sequential`` or a list) on ``input`` in ``segments`` chunks:
+    each chunk but the last is checkpointed (only its input is kept), the last runs normally.
+    As PyTorch's, a chunk is ``len(functions) // segments`` long and the last takes the rest."""
+    from ..nn import Sequential
+    if use_reentrant is None:
+        warnings.warn(SEQUENTIAL_USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+
+    def run_function(start, end, functions):
+        def forward(input):
+            for j in range(start, end + 1):
+                input = functions[j](input)
+            return input
+        return forward
+
+    if isinstance(functions, Sequential):
+        functions = list(functions.children())
+    segment_size = len(functions) // segments
+    end = -1  # (the last chunk is recorded as usual)
+    for start in range(0, segment_size * (segments - 1), segment_size):
+        end = start + segment_size - 1
+        input = checkpoint(run_function(start, end, functions), input,
+                           use_reentrant=use_reentrant, preserve_rng_state=preserve)
+    return run_function(end + 1, len(functions) - 1, functions)(input)
+
+
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction"]
