@@ -24,7 +24,8 @@ from . import _anomaly_mode, _grad_mode
 from ._node import UINT64_MAX, AccumulateGrad, GraphRoot, _type_string
 from ._tensor import Tensor, make_tensor as _make  # (Tensor._make, bound once)
 from .autograd import graph as _graph
-from .ops._util import call_with_user_fp_errors, ignore_fp_errors, is_expandable_to, sum_to
+from ._broadcast import is_expandable_to, sum_to
+from ._fp_errors import call_with_user_fp_errors, ignore_fp_errors
 
 _task_ids = itertools.count()
 _tasks = []  # (id, runs only part of the graph) of the backwards running now, innermost last

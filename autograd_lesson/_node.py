@@ -122,7 +122,7 @@ class SavedTensor:
             pack, self.unpack_hook = _saved_tensors_hooks[-1]
             if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
                 self.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
-            from .ops._util import call_with_user_fp_errors  # (user code, inside an op)
+            from ._fp_errors import call_with_user_fp_errors  # (user code, inside an op)
             self.packed = call_with_user_fp_errors(pack, tensor)
             self.storage, self.nbytes = _packed_storage(self.packed, self.storage, self.nbytes)
             self.placeholder = isinstance(self.packed, Placeholder)
@@ -159,7 +159,7 @@ class SavedTensor:
     def _register(self):
         _all_saved.add(weakref.ref(self, _all_saved.discard))  # (cheaper than a WeakSet)
         if _saved_listeners:  # the only cost on the per-op path when nothing is measuring
-            from .ops._util import call_with_user_fp_errors
+            from ._fp_errors import call_with_user_fp_errors
             for listener in list(_saved_listeners):
                 call_with_user_fp_errors(listener.saved, self)
 
@@ -167,7 +167,7 @@ class SavedTensor:
         if self.released:
             raise RuntimeError(FREED_MESSAGE)
         if self.unpack_hook is not None:
-            from .ops._util import call_with_user_fp_errors  # (user code, inside the engine)
+            from ._fp_errors import call_with_user_fp_errors  # (user code, inside the engine)
             result = call_with_user_fp_errors(self.unpack_hook, self.packed)
             if not isinstance(result, _tensor.Tensor):
                 raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
@@ -252,7 +252,7 @@ class SavedTensor:
 
     def release(self):
         if _saved_listeners and not self.released:
-            from .ops._util import call_with_user_fp_errors
+            from ._fp_errors import call_with_user_fp_errors
             for listener in list(_saved_listeners):
                 call_with_user_fp_errors(listener.released, self)
         self.released = True  # the hooks go too, as PyTorch's reset_data(): a checkpoint dies

@@ -20,7 +20,7 @@ import warnings
 from .. import _grad_mode
 from .._node import Node
 from .._tensor import Tensor
-from ..ops._util import call_with_user_fp_errors
+from .._fp_errors import call_with_user_fp_errors
 
 
 class BackwardCFunction(Node):

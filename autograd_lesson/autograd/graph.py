@@ -42,7 +42,7 @@ def observe(callback):
 
 
 def _emit(event):
-    from ..ops._util import call_with_user_fp_errors  # (observers are user code)
+    from .._fp_errors import call_with_user_fp_errors  # (observers are user code)
     for callback in list(_observers):
         call_with_user_fp_errors(callback, event)
 

@@ -9,8 +9,9 @@ import numpy as np
 
 from .. import _grad_mode, _node
 from .._tensor import Tensor
+from .._broadcast import is_expandable_to
 from ._op import Op
-from ._util import (broadcast_shape, check_scalar, cpp_name, invalid_arguments, is_expandable_to,
+from ._util import (broadcast_shape, check_scalar, cpp_name, invalid_arguments,
                     is_number, torch_name, wrap_dim)
 from .formula import GatherBackward0, IndexAddBackward0, MaskedFillBackward0, MaskedFillBackward1
 from .formula import zeros

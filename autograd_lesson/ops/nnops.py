@@ -9,8 +9,9 @@ from .._dtype import numpy_dtype
 from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
+from .._fp_errors import quiet
 from ._op import Op
-from ._util import (Overloads, broadcast_shape, check_castable, common_dim, quiet,
+from ._util import (Overloads, broadcast_shape, check_castable, common_dim,
                     result_type, tensor_arguments, torch_name, wrap_dim)
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}

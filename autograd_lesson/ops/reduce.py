@@ -8,12 +8,13 @@ import numpy as np
 from .. import _grad_mode
 from .._dtype import numpy_dtype
 from .._tensor import Size, Tensor
+from .._fp_errors import quiet as _quiet
 from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, SgnBackward0,
                       div_scalar, restore_reduced_dims, unsqueeze_multiple, zeros)
 from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, ArgParser, Overloads, check_no_out,
-                    check_scalar, common_dim, common_dims, normalize_dims, quiet as _quiet,
+                    check_scalar, common_dim, common_dims, normalize_dims,
                     torch_name, wrap_dim)
 
 MaxResult = namedtuple("max", ["values", "indices"])

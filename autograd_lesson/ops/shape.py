@@ -11,10 +11,11 @@ import numpy as np
 
 from .. import _node
 from .._tensor import Tensor
+from .._broadcast import is_expandable_to
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, index_key, save_indices, zeros)
-from ._util import (ArgParser, Overloads, cast, check_scalar, expand_shape, is_expandable_to,
+from ._util import (ArgParser, Overloads, cast, check_scalar, expand_shape,
                     normalize_dims, result_type, torch_name, wrap_dim)
 
 
@@ -179,7 +180,7 @@ class ExpandBackward0(Op):
         return out
 
     def backward(ctx, grad):
-        from ._util import sum_to
+        from .._broadcast import sum_to
         return sum_to(grad, ctx.input_shape)
 
 
