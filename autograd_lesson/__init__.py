@@ -24,8 +24,10 @@ from ._tensor_ops import _OPERANDS
 from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
 from .ops.shape import index_put
-from .ops import _util as _ops_util
-from .ops._util import is_warn_always_enabled, set_warn_always, tensor_arguments as _tensor_arguments
+from ._surface import parser as _parser, promotion as _promotion
+from .ops import _util  # noqa: F401  (the core reads it, until the next commit)
+from ._surface.warn_once import is_warn_always_enabled, set_warn_always
+from ._surface.parser import tensor_arguments as _tensor_arguments
 from . import _dtype as _dtype_module
 from .ops import nnops as _nnops
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
@@ -91,7 +93,7 @@ def _operands(name, input, other):
             raise TypeError(f"{name}(): argument '{param}' (position {position}) must be Tensor, "
                             f"not {_dtype_module.typename(value)}")
     if not isinstance(input, Tensor):  # (a bool stays one: ``sub(True, x)`` is refused)
-        dtype = (_ops_util.result_type(input, other) if isinstance(other, Tensor)
+        dtype = (_promotion.result_type(input, other) if isinstance(other, Tensor)
                  and not isinstance(input, (_bi.bool, _np.bool_)) else None)
         input = tensor(input, dtype=None if dtype is None else _dtype_module.from_numpy(dtype))
     return input, other
@@ -281,8 +283,8 @@ def result_type(tensor, other):
     numbers) computes in, by PyTorch's promotion rules."""
     numbers = (Tensor, _bi.bool, _bi.int, _bi.float, _bi.complex)
     if not (isinstance(tensor, numbers) and isinstance(other, numbers)):
-        raise _ops_util.invalid_arguments("result_type", (tensor, other), _RESULT_TYPE_SIGNATURES)
-    return _dtype_module.from_numpy(_ops_util.result_type(tensor, other))
+        raise _parser.invalid_arguments("result_type", (tensor, other), _RESULT_TYPE_SIGNATURES)
+    return _dtype_module.from_numpy(_promotion.result_type(tensor, other))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08):
@@ -332,7 +334,7 @@ def _comparison(name):
 
     def compare(input, other):
         if not (isinstance(input, Tensor) and isinstance(other, _OPERANDS)):
-            raise _ops_util.invalid_arguments(name, (input, other), signatures)
+            raise _parser.invalid_arguments(name, (input, other), signatures)
         return getattr(input, name)(other)
     compare.__name__ = compare.__qualname__ = name
     return compare

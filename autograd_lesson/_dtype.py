@@ -309,7 +309,7 @@ _UNPROMOTED = ("uint16", "uint32", "uint64")
 def promote_types(type1, type2):
     """``torch.promote_types``: the smallest dtype both promote to (a float beats any int,
     whatever its size: ``promote_types(int64, float16)`` is float16)."""
-    from .ops._util import promote_types as promote
+    from ._surface.promotion import promote_types as promote
     found = []
     for position, value in enumerate((type1, type2), 1):
         d = as_dtype(value)

@@ -7,7 +7,9 @@ import numpy as np
 from ._dtype import checked, default_complex, default_float, not_implemented, numpy_dtype, typename
 from ._random import generator
 from ._tensor import FLOAT_ONLY_FACTORY_ERROR, Tensor, _infer_array, check_requires_grad
-from .ops._util import check_scalar, scalar_dtype, tensor_arguments
+from ._surface.checks import check_scalar
+from ._surface.promotion import scalar_dtype
+from ._surface.parser import tensor_arguments
 
 
 class device:

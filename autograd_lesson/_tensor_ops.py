@@ -1,13 +1,13 @@
 """Tensor's op methods: one-liners that call the ops in ``autograd_lesson.ops``.
 
-The op modules are reached through the ``ops`` package at call time, so this module and
-``_tensor`` can be imported before the ops (which themselves import ``Tensor``).
+The op modules are reached through the ``ops`` and ``_surface`` packages at call time, so
+this module and ``_tensor`` can be imported before the ops (which themselves import ``Tensor``).
 """
 import math
 
 import numpy as np
 
-from . import _dtype, ops as _ops
+from . import _dtype, _surface, ops as _ops
 
 _MT_WARNED = [False]  # PyTorch's TORCH_WARN_ONCE, at this call site
 _T_WARNED, _T_0D_WARNED = [False], [False]
@@ -33,12 +33,12 @@ _ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equ
 
 def _compare(fn, x, y):
     from ._tensor import Tensor
-    _ops._util.check_broadcast(x, y)  # before NumPy: its clash is a ValueError
+    _surface.checks.check_broadcast(x, y)  # before NumPy: its clash is a ValueError
     if fn in _ORDERED:
-        dtype = _ops._util.result_type(x, y)
+        dtype = _surface.promotion.result_type(x, y)
         if dtype.kind == "c":
             raise NotImplementedError(f'"{_ORDERED[fn]}_cpu" not implemented for '
-                                      f"'{_ops._util.torch_name(dtype)}'")
+                                      f"'{_surface.promotion.torch_name(dtype)}'")
     return Tensor._make(np.asarray(fn(x._data, y._data if isinstance(y, Tensor) else y)))
 
 
@@ -46,7 +46,7 @@ def _compared(name, other):
     """The ``other`` of ``x.lt(other)`` and its kin: a Tensor or a number, else PyTorch's
     parser error for its two overloads."""
     if not isinstance(other, _OPERANDS):
-        raise _ops._util.invalid_arguments(name, (other,), ("Tensor other", "Number other"))
+        raise _surface.parser.invalid_arguments(name, (other,), ("Tensor other", "Number other"))
     return other
 
 
@@ -101,11 +101,11 @@ def _bitwise(fn, name, x, y):
     from ._tensor import Tensor
     if not isinstance(y, (Tensor, bool, int, float, np.number)):
         return NotImplemented
-    _ops._util.check_broadcast(x, y)
-    dtype = _ops._util.result_type(x, y)
+    _surface.checks.check_broadcast(x, y)
+    dtype = _surface.promotion.result_type(x, y)
     if dtype.kind not in "biu":
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                  f"'{_ops._util.torch_name(dtype)}'")
+                                  f"'{_surface.promotion.torch_name(dtype)}'")
     other = y._data if isinstance(y, Tensor) else y
     return Tensor._make(np.asarray(fn(x._data.astype(dtype), np.asarray(other).astype(dtype))))
 
@@ -431,18 +431,19 @@ class TensorOps:
         """All dims reversed; PyTorch warns (once per process) of it on anything but a matrix."""
         if self._data.ndim != 2:
             if self._data.ndim:
-                _ops._util.warn_once(_T_WARNED, _T_WARNING)
+                _surface.warn_once.warn_once(_T_WARNED, _T_WARNING)
             else:
-                _ops._util.warn_once(_T_0D_WARNED, "Tensor.T is deprecated on 0-D tensors. This "
-                                     "function is the identity in these cases.")
+                _surface.warn_once.warn_once(
+                    _T_0D_WARNED, "Tensor.T is deprecated on 0-D tensors. This function is the "
+                                  "identity in these cases.")
         return _ops.shape.PermuteBackward0.apply(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
     def mT(self):
         """The last two dims swapped (``transpose(-2, -1)``), for a matrix or a batch of them."""
         if not self.ndim:  # (PyTorch: deprecated, the identity; it warns once per process)
-            _ops._util.warn_once(_MT_WARNED, "Tensor.mT is deprecated on 0-D tensors. This "
-                                 "function is the identity in these cases.")
+            _surface.warn_once.warn_once(_MT_WARNED, "Tensor.mT is deprecated on 0-D tensors. "
+                                                     "This function is the identity in these cases.")
             return self
         if self.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
@@ -567,7 +568,7 @@ class TensorOps:
         """``type()``: the legacy type name (``'torch.FloatTensor'``); ``type(dtype)`` or
         ``type('torch.DoubleTensor')``: ``to`` that dtype."""
         if dtype is None:
-            return f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor"
+            return f"torch.{_surface.promotion.torch_name(self._data.dtype)}Tensor"
         if isinstance(dtype, str):
             found = _dtype.LEGACY_NAMES.get(dtype)
             if found is None:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
-from autograd_lesson.ops import _util
+from autograd_lesson._surface import promotion
 from test_fuzz import compare
 
 pytestmark = pytest.mark.parity
@@ -321,7 +321,7 @@ def test_complex_to_real_casts_warn_once_as_torch_does(torch, monkeypatch):
             "print([(x.category.__name__, str(x.message).split(' (Triggered')[0]) for x in w])")
     theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout.strip()
-    monkeypatch.setattr(_util, "_complex_warned", [False])
+    monkeypatch.setattr(promotion, "_complex_warned", [False])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(3):

@@ -7,7 +7,9 @@ from .._random import generator
 from .._tensor import Tensor
 from ..ops import elementwise as _ew, formula as _formula, matmul as _mm, nnops as _nn
 from .._fp_errors import enter_fp_ignore, exit_fp_ignore
-from ..ops._util import (ArgParser, broadcast_shape, is_number, tensor_arguments, torch_name)
+from .._surface.parser import ArgParser, is_number, tensor_arguments
+from .._surface.checks import broadcast_shape
+from .._surface.promotion import torch_name
 
 # The ATen functions PyTorch's Python wrappers call, every argument passed by position: their
 # parser's TypeErrors name the position even for an argument the learner gave by keyword

@@ -13,9 +13,9 @@ from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
 from .formula import MaskedFillBackward0, div_scalar
-from ._util import (as_float, cast, check_alpha, check_broadcast, check_castable, check_scalar,
-                    result_type, torch_name, value)
-from ._util import ArgParser, tensor_arguments
+from .._surface.promotion import as_float, cast, check_castable, result_type, torch_name, value
+from .._surface.checks import check_alpha, check_broadcast, check_scalar
+from .._surface.parser import ArgParser, tensor_arguments
 
 
 def _binary(x, y, ufunc, alpha=1):
@@ -616,13 +616,13 @@ def minimum(x, y):
 def where(condition, x, y):
     numbers = (Tensor, int, float, complex, np.number)  # (bool is an int)
     if not (isinstance(condition, Tensor) and isinstance(x, numbers) and isinstance(y, numbers)):
-        from ._util import invalid_arguments
+        from .._surface.parser import invalid_arguments
         raise invalid_arguments("where", (condition, x, y), WHERE_SIGNATURES)
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {torch_name(condition._data.dtype)}")
     shapes = [v.shape for v in (condition, x, y) if isinstance(v, Tensor)]
-    from ._util import broadcast_shape
+    from .._surface.checks import broadcast_shape
     shape = ()
     for s in shapes:
         shape = broadcast_shape(shape, s)

@@ -11,7 +11,8 @@ import numpy as np
 from .._dtype import default_float
 from .._tensor import Tensor
 from ._op import Op
-from ._util import normalize_dims, result_type
+from .._surface.checks import normalize_dims
+from .._surface.promotion import result_type
 
 
 def zeros(shape, like):

@@ -11,8 +11,9 @@ from .. import _grad_mode, _node
 from .._tensor import Tensor
 from .._broadcast import is_expandable_to
 from ._op import Op
-from ._util import (broadcast_shape, check_scalar, cpp_name, invalid_arguments,
-                    is_number, torch_name, wrap_dim)
+from .._surface.checks import broadcast_shape, check_scalar, wrap_dim
+from .._surface.promotion import cpp_name, torch_name
+from .._surface.parser import invalid_arguments, is_number
 from .formula import GatherBackward0, IndexAddBackward0, MaskedFillBackward0, MaskedFillBackward1
 from .formula import zeros
 

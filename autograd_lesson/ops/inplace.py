@@ -21,7 +21,8 @@ from .. import _grad_mode, _node
 from .._node import FREED_MESSAGE, Node
 from .._tensor import Tensor
 from ._op import Op
-from ._util import broadcast_shape, check_alpha, check_castable, result_type
+from .._surface.checks import broadcast_shape, check_alpha
+from .._surface.promotion import check_castable, result_type
 
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "

@@ -9,8 +9,9 @@ import numpy as np
 
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import (broadcast_shape, cpp_name, expand_shape, result_type, tensor_arguments,
-                    torch_name)
+from .._surface.checks import broadcast_shape, expand_shape
+from .._surface.promotion import cpp_name, result_type, torch_name
+from .._surface.parser import tensor_arguments
 
 
 def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):

@@ -11,8 +11,9 @@ from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from .._fp_errors import quiet
 from ._op import Op
-from ._util import (Overloads, broadcast_shape, check_castable, common_dim,
-                    result_type, tensor_arguments, torch_name, wrap_dim)
+from .._surface.parser import Overloads, common_dim, tensor_arguments
+from .._surface.checks import broadcast_shape, wrap_dim
+from .._surface.promotion import check_castable, result_type, torch_name
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 

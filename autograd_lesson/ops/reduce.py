@@ -13,9 +13,10 @@ from ._op import Op
 from .formula import mul_scalar
 from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, SgnBackward0,
                       div_scalar, restore_reduced_dims, unsqueeze_multiple, zeros)
-from ._util import (DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, ArgParser, Overloads, check_no_out,
-                    check_scalar, common_dim, common_dims, normalize_dims,
-                    torch_name, wrap_dim)
+from .._surface.parser import (ArgParser, DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, Overloads,
+                               check_no_out, common_dim, common_dims)
+from .._surface.checks import check_scalar, normalize_dims, wrap_dim
+from .._surface.promotion import torch_name
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])

@@ -15,8 +15,9 @@ from .._broadcast import is_expandable_to
 from ._op import Op
 from .formula import (IndexPutImplBackward0, SavedIndexList, SelectBackwardBackward0,
                       SliceBackwardBackward0, index_key, save_indices, zeros)
-from ._util import (ArgParser, Overloads, cast, check_scalar, expand_shape,
-                    normalize_dims, result_type, torch_name, wrap_dim)
+from .._surface.parser import ArgParser, Overloads
+from .._surface.promotion import cast, result_type, torch_name
+from .._surface.checks import check_scalar, expand_shape, normalize_dims, wrap_dim
 
 
 def _infer_shape(shape, numel):
