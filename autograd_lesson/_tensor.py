@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype, _grad_mode, ops as _ops
+from . import _dtype, _grad_mode, _surface, ops as _ops
 from ._node import AccumulateGrad, _RemovableHandle
 from ._tensor_ops import _OPERANDS, TensorOps, _alpha, _other
 
@@ -129,7 +129,7 @@ def _check_conversion(values, dtype):
     if values.dtype.kind == "c" and dtype.kind not in "cb":
         raise TypeError("must be real number, not complex")
     if dtype.kind in "iu" and values.dtype.kind in "fiu":
-        if not _ops._util.int_fits(values, dtype).all():  # (nan fits nothing)
+        if not _surface.checks.int_fits(values, dtype).all():  # (nan fits nothing)
             raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
 
 
@@ -149,7 +149,7 @@ def _nested_values(seq):
 @functools.cache
 def _requires_grad_parser():
     """``requires_grad_``'s argument parser (made on first use: ops imports this module)."""
-    return _ops._util.ArgParser("requires_grad_", "bool requires_grad=True")
+    return _surface.parser.ArgParser("requires_grad_", "bool requires_grad=True")
 
 
 class Tensor(TensorOps):
@@ -269,7 +269,7 @@ class Tensor(TensorOps):
     def _dim_index(self, method, dim):
         if not self.ndim and isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        return _ops._util.wrap_dim(dim, self.ndim, method)
+        return _surface.checks.wrap_dim(dim, self.ndim, method)
 
     @property
     def dtype(self):
@@ -380,7 +380,7 @@ class Tensor(TensorOps):
                                 f"type {type(value).__name__}")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(GRAD_DTYPE_ERROR.format(
-                    _ops._util.cpp_name(value._data.dtype),
+                    _surface.promotion.cpp_name(value._data.dtype),
                     _SCALAR_TYPE.get(str(self._data.dtype), self._data.dtype)))
             if value is self:
                 raise RuntimeError("can't assign Variable as its own grad")
@@ -671,17 +671,17 @@ class Tensor(TensorOps):
             name = kind.__name__ if kind.__module__ == "builtins" else \
                 f"{kind.__module__}.{kind.__name__}"
             raise TypeError(f"can't assign a {name} to a "
-                            f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor")
+                            f"torch.{_surface.promotion.torch_name(self._data.dtype)}Tensor")
         if isinstance(value, (int, np.integer)) and not -2 ** 63 <= int(value) < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
         dtype = self._data.dtype
         if dtype == np.float16:
             # PyTorch makes the number a double tensor, then copies it in: a double's checks
             # only, and past float16's range it rounds to inf (h[0] = 1e6 is inf; fill_ refuses)
-            number = _ops._util.check_scalar(value, np.float64)
+            number = _surface.checks.check_scalar(value, np.float64)
             with np.errstate(over="ignore"):
                 return Tensor._make(np.asarray(number, np.float64).astype(dtype))
-        number = _ops._util.check_scalar(value, dtype)
+        number = _surface.checks.check_scalar(value, dtype)
         return Tensor._make(np.asarray(number).astype(dtype))  # (-1 into uint8 wraps, as torch)
 
     def __setitem__(self, key, value):
@@ -709,7 +709,7 @@ class Tensor(TensorOps):
             shape = value.shape
             while shape and shape[0] == 1:
                 shape = shape[1:]  # PyTorch's copy_to: a view without the leading 1s ...
-            _ops._util.expand_shape(shape, target.shape, value._data.dtype)
+            _surface.checks.expand_shape(shape, target.shape, value._data.dtype)
             value = value.reshape(shape)  # (ViewBackward0, as PyTorch's even if none dropped)
             if shape != target.shape:
                 value = value.expand(target.shape)  # ... expanded to the target's shape
