@@ -25,7 +25,6 @@ from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _i
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
 from .ops.shape import index_put
 from ._surface import parser as _parser, promotion as _promotion
-from .ops import _util  # noqa: F401  (the core reads it, until the next commit)
 from ._surface.warn_once import is_warn_always_enabled, set_warn_always
 from ._surface.parser import tensor_arguments as _tensor_arguments
 from . import _dtype as _dtype_module
