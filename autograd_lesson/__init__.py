@@ -21,9 +21,12 @@ from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from ._random import manual_seed
 from ._tensor import Size, Tensor
 from ._tensor_ops import _OPERANDS
-from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
+# (Tensor's methods reach these modules at call time)
+from .ops import elementwise as _ew, reduce as _red, shape as _shape_ops  # noqa: F401
+from ._surface import inplace as _inplace, shape as _sh, views as _views  # noqa: F401
+from .ops import inplace as _ops_inplace  # noqa: F401  (the core reads it, until the next commit)
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
-from .ops.shape import index_put
+from ._surface.indexing import index_put
 from ._surface import parser as _parser, promotion as _promotion
 from ._surface.warn_once import is_warn_always_enabled, set_warn_always
 from ._surface.parser import tensor_arguments as _tensor_arguments
@@ -125,17 +128,17 @@ def neg(x):
     return x.neg()
 
 
-reshape = _sh.RESHAPE.torch_function(
+reshape = _views.RESHAPE.torch_function(
     lambda x, args, kwargs, function: x.reshape(
-        _sh.int_list_argument(_sh.RESHAPE, "shape", x, args, kwargs, True)))
+        _parser.int_list_argument(_views.RESHAPE, "shape", x, args, kwargs, True)))
 
 
-flatten = _sh.FLATTEN.function
+flatten = _views.FLATTEN.function
 
 
-transpose = _sh.TRANSPOSE.function
-swapdims = _sh.SWAPDIMS.function
-swapaxes = _sh.SWAPAXES.function
+transpose = _views.TRANSPOSE.function
+swapdims = _views.SWAPDIMS.function
+swapaxes = _views.SWAPAXES.function
 
 
 @_tensor_arguments("t", "input")
@@ -143,21 +146,21 @@ def t(x):
     return x.t()
 
 
-permute = _sh.PERMUTE.torch_function(
+permute = _views.PERMUTE.torch_function(
     lambda x, args, kwargs, function: x.permute(
-        _sh.int_list_argument(_sh.PERMUTE, "dims", x, args, kwargs, True)))
+        _parser.int_list_argument(_views.PERMUTE, "dims", x, args, kwargs, True)))
 
 
-squeeze = _sh.SQUEEZE.function
+squeeze = _views.SQUEEZE.function
 
 
-unsqueeze = _sh.UNSQUEEZE.function
+unsqueeze = _views.UNSQUEEZE.function
 
 
-select = _sh.SELECT.function
+select = _views.SELECT.function
 
 
-narrow = _sh.NARROW.function
+narrow = _views.NARROW.function
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -222,46 +225,46 @@ norm = _red.norm
 
 
 def cat(*args, **kwargs):
-    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CAT, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CAT, args, kwargs))
 
 
 def stack(*args, **kwargs):
-    return _sh.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
+    return _shape_ops.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
 
 
 def concat(*args, **kwargs):
     """``torch.concat``: an alias of ``cat`` (``CatBackward0``)."""
-    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCAT, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCAT, args, kwargs))
 
 
 def concatenate(*args, **kwargs):
     """``torch.concatenate``: an alias of ``cat`` (``CatBackward0``)."""
-    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCATENATE, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCATENATE, args, kwargs))
 
 
 hstack, vstack, dstack = _sh.hstack, _sh.vstack, _sh.dstack
 tile = _sh.TILE.torch_function(
     lambda x, args, kwargs, function: _sh.tile(
-        x, _sh.int_list_argument(_sh.TILE, "dims", x, args, kwargs, True)))
+        x, _parser.int_list_argument(_sh.TILE, "dims", x, args, kwargs, True)))
 roll = _sh.ROLL.torch_function(
     lambda x, args, kwargs, function: _sh.roll(x, *_sh.roll_arguments(x, args, kwargs, True)))
-unflatten = _sh.UNFLATTEN.torch_function(
-    lambda x, args, kwargs, function: _sh.unflatten(
-        x, *_sh.unflatten_arguments(x, args, kwargs, True)))
+unflatten = _views.UNFLATTEN.torch_function(
+    lambda x, args, kwargs, function: _views.unflatten(
+        x, *_views.unflatten_arguments(x, args, kwargs, True)))
 repeat_interleave = _sh.REPEAT_INTERLEAVE.function
-movedim = _sh.MOVEDIM.function
-moveaxis = _sh.MOVEAXIS.function
+movedim = _views.MOVEDIM.function
+moveaxis = _views.MOVEAXIS.function
 
 
 @_tensor_arguments("ravel", "input")
 def ravel(x):
-    return _sh.ravel(x)
+    return _views.ravel(x)
 
 
-chunk = _sh.CHUNK.function
+chunk = _views.CHUNK.function
 
 
-unbind = _sh.UNBIND.function
+unbind = _views.UNBIND.function
 
 
 @_tensor_arguments("is_floating_point", "input")
@@ -309,7 +312,7 @@ amin = _red.AMIN.torch_function(_red.amin)
 
 
 from .ops.elementwise import maximum, minimum  # noqa: E402
-from .ops import indexing as _ix  # noqa: E402
+from ._surface import indexing as _ix  # noqa: E402
 
 
 @_tensor_arguments("square", "input")

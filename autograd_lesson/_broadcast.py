@@ -23,7 +23,7 @@ def sum_to(grad, shape):
         return grad.sum()
     if _sum_to_ops is None:  # (an import cycle; an import per call costs two Python calls)
         from .ops.reduce import SumBackward1
-        from .ops.shape import ViewBackward0
+        from .ops.views import ViewBackward0
         _sum_to_ops = SumBackward1, ViewBackward0
     lead = len(have) - len(shape)
     dims = list(range(lead))

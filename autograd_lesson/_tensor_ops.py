@@ -341,10 +341,10 @@ class TensorOps:
         return _ops.reduce.std(self, args, kwargs)
 
     def view_as(self, other):
-        return _ops.shape.view(self, *_tensor_other("view_as", other).shape)
+        return _surface.views.view(self, *_tensor_other("view_as", other).shape)
 
     def reshape_as(self, other):
-        return _ops.shape.reshape(self, *_tensor_other("reshape_as", other).shape)
+        return _surface.views.reshape(self, *_tensor_other("reshape_as", other).shape)
 
     def type_as(self, other):
         """``to(other.dtype)``: this tensor itself when the dtype is the same."""
@@ -388,43 +388,45 @@ class TensorOps:
             dims[0], (tuple, list)) else dims)
 
     def masked_fill(self, mask, value):
-        return _ops.indexing.masked_fill(self, mask, value)
+        return _surface.indexing.masked_fill(self, mask, value)
 
     def masked_fill_(self, mask, value):
-        return _ops.indexing.masked_fill_(self, mask, value)
+        return _surface.indexing.masked_fill_(self, mask, value)
 
     def gather(self, dim, index, *, sparse_grad=False):
-        return _ops.indexing.gather(self, dim, index, sparse_grad)
+        return _surface.indexing.gather(self, dim, index, sparse_grad)
 
     def index_select(self, dim, index):
-        return _ops.indexing.index_select(self, dim, index)
+        return _surface.indexing.index_select(self, dim, index)
 
     # shape ------------------------------------------------------------------------------------
     def index_put_(self, indices, values, accumulate=False):
         """``self[indices] = values`` (or ``+=`` with ``accumulate``) for a tuple of index
         tensors, in place: ``IndexPutBackward0``; a duplicate index's last write wins."""
-        indices = _ops.shape.index_put_indices("index_put_", self, indices, values, accumulate)
-        return _ops.shape.index_put_(self, indices, values, accumulate, setitem=False)
+        indices = _surface.indexing.index_put_indices("index_put_", self, indices, values,
+                                                      accumulate)
+        return _surface.indexing.index_put_(self, indices, values, accumulate, setitem=False)
 
     def index_put(self, indices, values, accumulate=False):
-        return _ops.shape.index_put(self, indices, values, accumulate)
+        return _surface.indexing.index_put(self, indices, values, accumulate)
 
     def reshape(self, *shape, **kwargs):
-        shape = _ops.shape.int_list_argument(_ops.shape.RESHAPE, "shape", self, shape, kwargs)
-        return _ops.shape.reshape(self, shape)
+        shape = _surface.parser.int_list_argument(_surface.views.RESHAPE, "shape", self, shape,
+                                                  kwargs)
+        return _surface.views.reshape(self, shape)
 
     def view(self, *shape, **kwargs):
         """``view(*sizes)`` (a view, ``ViewBackward0``) or ``view(dtype)`` (the memory reread)."""
-        shape = _ops.shape.view_arguments(self, shape, kwargs)
+        shape = _surface.views.view_arguments(self, shape, kwargs)
         if type(shape) is not tuple:
-            return _ops.shape.view_dtype(self, shape)
-        return _ops.shape.view(self, shape)
+            return _surface.views.view_dtype(self, shape)
+        return _surface.views.view(self, shape)
 
     def flatten(self, *args, **kwargs):
-        return _ops.shape.FLATTEN.call(self, args, kwargs)
+        return _surface.views.FLATTEN.call(self, args, kwargs)
 
     def t(self):
-        return _ops.shape.TBackward0.apply(self)
+        return _ops.views.TBackward0.apply(self)
 
     @property
     def T(self):
@@ -436,7 +438,7 @@ class TensorOps:
                 _surface.warn_once.warn_once(
                     _T_0D_WARNED, "Tensor.T is deprecated on 0-D tensors. This function is the "
                                   "identity in these cases.")
-        return _ops.shape.PermuteBackward0.apply(self, tuple(range(self.ndim - 1, -1, -1)))
+        return _ops.views.PermuteBackward0.apply(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
     def mT(self):
@@ -448,7 +450,7 @@ class TensorOps:
         if self.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self.ndim}-D tensor.")
-        return _ops.shape.TransposeBackward0.apply(self, -2, -1)
+        return _ops.views.TransposeBackward0.apply(self, -2, -1)
 
     def is_contiguous(self):
         return self._data.flags.c_contiguous
@@ -458,87 +460,91 @@ class TensorOps:
         return self if self._data.flags.c_contiguous else _ops.shape.CloneBackward0.apply(self)
 
     def permute(self, *dims, **kwargs):
-        return _ops.shape.PermuteBackward0.apply(
-            self, _ops.shape.int_list_argument(_ops.shape.PERMUTE, "dims", self, dims, kwargs))
+        return _ops.views.PermuteBackward0.apply(
+            self,
+            _surface.parser.int_list_argument(_surface.views.PERMUTE, "dims", self, dims, kwargs))
 
     def transpose(self, dim0=_NOT_GIVEN, dim1=_NOT_GIVEN, /, *args, **kwargs):
         if type(dim0) is int and type(dim1) is int and not args and not kwargs:
-            return _ops.shape.TransposeBackward0.apply(self, dim0, dim1)
-        return _ops.shape.TRANSPOSE.call(self, _given(dim0, dim1) + args, kwargs)
+            return _ops.views.TransposeBackward0.apply(self, dim0, dim1)
+        return _surface.views.TRANSPOSE.call(self, _given(dim0, dim1) + args, kwargs)
 
     def swapdims(self, *args, **kwargs):
-        return _ops.shape.SWAPDIMS.call(self, args, kwargs)
+        return _surface.views.SWAPDIMS.call(self, args, kwargs)
 
     def swapaxes(self, *args, **kwargs):
-        return _ops.shape.SWAPAXES.call(self, args, kwargs)
+        return _surface.views.SWAPAXES.call(self, args, kwargs)
 
     def expand(self, *shape, **kwargs):
-        return _ops.shape.ExpandBackward0.apply(
-            self, _ops.shape.int_list_argument(_ops.shape.EXPAND, "size", self, shape, kwargs))
+        return _ops.views.ExpandBackward0.apply(
+            self,
+            _surface.parser.int_list_argument(_surface.views.EXPAND, "size", self, shape, kwargs))
 
     def expand_as(self, other):
-        return _ops.shape.ExpandBackward0.apply(self, _tensor_other("expand_as", other).shape)
+        return _ops.views.ExpandBackward0.apply(self, _tensor_other("expand_as", other).shape)
 
     def unsqueeze(self, dim=_NOT_GIVEN, /, *args, **kwargs):
         if type(dim) is int and not args and not kwargs:
-            return _ops.shape.UnsqueezeBackward0.apply(self, dim)
-        return _ops.shape.UNSQUEEZE.call(self, _given(dim) + args, kwargs)
+            return _ops.views.UnsqueezeBackward0.apply(self, dim)
+        return _surface.views.UNSQUEEZE.call(self, _given(dim) + args, kwargs)
 
     def squeeze(self, dim=_NOT_GIVEN, /, *args, **kwargs):
         """``squeeze()``, ``squeeze(d)`` or ``squeeze((d0, d1))`` / ``squeeze(d0, d1)``."""
         if not args and not kwargs:
             if dim is _NOT_GIVEN:
-                return _ops.shape.SqueezeBackward0.apply(self)
+                return _ops.views.SqueezeBackward0.apply(self)
             if type(dim) is int:
-                return _ops.shape.SqueezeBackward1.apply(self, dim)
-        return _ops.shape.SQUEEZE.call(self, _given(dim) + args, kwargs)
+                return _ops.views.SqueezeBackward1.apply(self, dim)
+        return _surface.views.SQUEEZE.call(self, _given(dim) + args, kwargs)
 
     def select(self, *args, **kwargs):
-        return _ops.shape.SELECT.call(self, args, kwargs)
+        return _surface.views.SELECT.call(self, args, kwargs)
 
     def narrow(self, *args, **kwargs):
-        return _ops.shape.NARROW.call(self, args, kwargs)
+        return _surface.views.NARROW.call(self, args, kwargs)
 
     def chunk(self, *args, **kwargs):
-        return _ops.shape.CHUNK.call(self, args, kwargs)
+        return _surface.views.CHUNK.call(self, args, kwargs)
 
     def split(self, split_size, dim=0):
-        return _ops.shape.split(self, split_size, dim)
+        return _surface.views.split(self, split_size, dim)
 
     def unbind(self, *args, **kwargs):
-        return _ops.shape.UNBIND.call(self, args, kwargs)
+        return _surface.views.UNBIND.call(self, args, kwargs)
 
     def repeat(self, *repeats, **kwargs):
         """``repeat(*repeats)``: ``RepeatBackward0``."""
-        repeats = _ops.shape.int_list_argument(_ops.shape.REPEAT, "repeats", self, repeats, kwargs)
-        return _ops.shape.repeat(self, repeats)
+        repeats = _surface.parser.int_list_argument(_surface.shape.REPEAT, "repeats", self, repeats,
+                                                    kwargs)
+        return _surface.shape.repeat(self, repeats)
 
     def tile(self, *dims, **kwargs):
         """``tile(*dims)``: ``repeat`` with dims padded by leading 1s (``RepeatBackward0``)."""
-        return _ops.shape.tile(
-            self, _ops.shape.int_list_argument(_ops.shape.TILE, "dims", self, dims, kwargs))
+        return _surface.shape.tile(
+            self,
+            _surface.parser.int_list_argument(_surface.shape.TILE, "dims", self, dims, kwargs))
 
     def roll(self, *args, **kwargs):
         """``roll(shifts, dims=())``: ``RollBackward0``."""
-        return _ops.shape.roll(self, *_ops.shape.roll_arguments(self, args, kwargs))
+        return _surface.shape.roll(self, *_surface.shape.roll_arguments(self, args, kwargs))
 
     def repeat_interleave(self, *args, **kwargs):
         """``repeat_interleave(repeats, dim=None, *, output_size=None)``, int repeats."""
-        return _ops.shape.REPEAT_INTERLEAVE.call(self, args, kwargs)
+        return _surface.shape.REPEAT_INTERLEAVE.call(self, args, kwargs)
 
     def movedim(self, *args, **kwargs):
-        return _ops.shape.MOVEDIM.call(self, args, kwargs)
+        return _surface.views.MOVEDIM.call(self, args, kwargs)
 
     def moveaxis(self, *args, **kwargs):
-        return _ops.shape.MOVEAXIS.call(self, args, kwargs)
+        return _surface.views.MOVEAXIS.call(self, args, kwargs)
 
     def unflatten(self, dim, sizes):
-        return _ops.shape.unflatten_method(self, dim, sizes)
+        return _surface.views.unflatten_method(self, dim, sizes)
 
     def ravel(self, *args):
         if args:  # (PyTorch's method takes none, and says so as its C method does)
             raise TypeError(f"TensorBase.ravel() takes no arguments ({len(args)} given)")
-        return _ops.shape.ravel(self)
+        return _surface.views.ravel(self)
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
@@ -547,7 +553,7 @@ class TensorOps:
         return self._data.dtype.kind == "c"
 
     def __getitem__(self, key):
-        return _ops.shape.index(self, key)
+        return _surface.indexing.index(self, key)
 
     def clone(self):
         return _ops.shape.CloneBackward0.apply(self)

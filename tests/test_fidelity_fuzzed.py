@@ -333,7 +333,7 @@ def test_complex_to_real_casts_warn_once_as_torch_does(torch, monkeypatch):
 def test_overlap_status_reads_memory_as_torch():
     """Full (same elements, same strides), partial, apart, or too hard (not dense): only
     partial (and full, for index_put_) is refused."""
-    from autograd_lesson.ops.shape import overlap_status
+    from autograd_lesson._surface.kernels import overlap_status
     a = np.arange(6.).reshape(2, 3)
     assert overlap_status(a, a) == "full"
     assert overlap_status(a, a.reshape(-1)) == "partial"

@@ -166,3 +166,83 @@ def normalize_dims(dim, ndim):
         if out.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return out
+
+
+def check_tensor_list(tensors):
+    from .._dtype import typename
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{typename(t)}")
+
+
+def _check_cat(tensors, dim):
+    """PyTorch's cat checks, before NumPy sees the arrays; returns the wrapped dim."""
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    check_tensor_list(tensors)
+    for i, t in enumerate(tensors):
+        if not t.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    kept = [(i, t) for i, t in enumerate(tensors) if t.shape != (0,)]  # 1-D empties are skipped
+    if not kept:  # only legacy empty 1-D tensors: PyTorch does not even check dim
+        return 0
+    d = wrap_dim(dim, kept[0][1].ndim)
+    first = kept[0][1]
+    for i, t in kept[1:]:
+        if t.ndim != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} "
+                               f"and {t.ndim}")
+        for k in range(t.ndim):
+            if k != d and t.shape[k] != first.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {first.shape[k]} but got size {t.shape[k]} "
+                                   f"for tensor number {i} in the list.")
+    return d
+
+
+def _check_entries(shape, entries, bounds=True):
+    """Masks fit the dims they cover, the index tensors broadcast, and (with ``bounds``; the
+    kernel's check, which index_put_ makes after the value's) every index is in bounds:
+    PyTorch's checks and messages, in its order."""
+    dim, arrays = 0, []  # arrays: (dim, int index array), a mask expanded to its nonzero()
+    for t in entries:
+        if t is None:
+            dim += 1
+            continue
+        if t._data.dtype == np.bool_ and not t.ndim:
+            continue  # a 0-dim mask (x[True]) adds a dim: nothing to check
+        if t._data.dtype == np.bool_:
+            covered = shape[dim:dim + t.ndim]
+            for j, (m, n) in enumerate(zip(t.shape, covered)):
+                if m != n:
+                    raise IndexError(f"The shape of the mask {list(t.shape)} at index {j} does "
+                                     f"not match the shape of the indexed tensor {list(shape)} "
+                                     f"at index {dim + j}")
+            arrays.extend((dim + j, a) for j, a in enumerate(np.nonzero(t._data)))
+            dim += t.ndim
+        else:
+            arrays.append((dim, t._data))
+            dim += 1
+    try:
+        indexed = np.broadcast_shapes(*[a.shape for _, a in arrays])
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(a.shape)) for _, a in arrays)) from None
+    kept = [n for d, n in enumerate(shape) if d not in {d for d, _ in arrays}]
+    empty = not (math.prod(indexed) and math.prod(kept))  # PyTorch's kernel never runs
+    for d, a in arrays:
+        if a.size and not shape[d]:
+            raise IndexError("index is out of bounds for dimension with size 0")
+    if empty or not bounds or not arrays:
+        return
+    # The kernel checks element by element (each element's indices in order): the first bad
+    # element, not the first bad dim, is reported.
+    bad = np.stack([np.broadcast_to((a >= shape[d]) | (a < -shape[d]), indexed).ravel()
+                    for d, a in arrays])
+    if bad.any():
+        element = int(np.argmax(bad.any(axis=0)))
+        position = int(np.argmax(bad[:, element]))
+        d, a = arrays[position]
+        raise IndexError(f"index {int(np.broadcast_to(a, indexed).flat[element])} is out of "
+                         f"bounds for dimension {position} with size {shape[d]}")

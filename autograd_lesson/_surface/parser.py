@@ -409,3 +409,55 @@ def _unpack_index(value):
             raise TypeError
         return int(value._data.reshape(()))
     return operator.index(value)  # (a bool is 1, as THPUtils_unpackIndex reads it)
+
+
+def _ints(args, function=False):
+    """``args`` as a tuple of ints when it is plain ints, or one tuple or list of them (a
+    ``Size`` too: the backward formulas expand to one; only that for a ``torch.`` function,
+    whose size is one argument); else None."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    elif function or not args:
+        return None
+    for s in args:
+        if type(s) is not int:
+            return None
+    return tuple(args)
+
+
+def int_list_argument(parser, name, x, args, kwargs, function=False):
+    """The int list ``name`` of ``x.op(*args, **kwargs)`` (``torch.op(x, *args, **kwargs)``
+    with ``function``), as ints: plain ints or one tuple or list of them skip the parser,
+    anything else goes to ``parser`` (an :class:`Overloads`, or an ArgParser for an op that
+    is only a method)."""
+    ints = None if kwargs else _ints(args, function)
+    if ints is not None:
+        return ints
+    if isinstance(parser, Overloads):
+        return parser.parse(x, args, kwargs, function)[1][name]
+    return parser.parse(args, kwargs)[1][name]
+
+
+class IntArguments:
+    """An op whose arguments after the tensor are ints or int lists: PyTorch's parser for its
+    method (``call(x, args, kwargs)``) and its ``torch.`` function (``.function``), then
+    ``op(x, *values)``. Plain ints, as many as a signature takes, skip the parser."""
+
+    def __init__(self, name, method, function, op):
+        self.overloads = Overloads(name, method, function)
+        signatures = self.overloads.method.signatures
+        self.arity = range(min(s.min_args for s in signatures),
+                           max(s.max_pos_args for s in signatures) + 1)
+        self.op = op
+        self.function = self.overloads.torch_function(self.call)
+        self.function.__doc__ = op.__doc__
+
+    def call(self, x, args, kwargs, function=False):
+        if not kwargs and len(args) in self.arity:
+            for a in args:
+                if type(a) is not int:
+                    break
+            else:
+                return self.op(x, *args)
+        _, values = self.overloads.parse(x, args, kwargs, function)
+        return self.op(x, *[v for k, v in values.items() if k != "input" and k != "out"])

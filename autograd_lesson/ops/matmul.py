@@ -253,7 +253,7 @@ def addmm(bias, x, w, *, beta=1, alpha=1):
 
 
 def _unsafe_view(t, shape):
-    from .shape import UnsafeViewBackward0
+    from .views import UnsafeViewBackward0
     return UnsafeViewBackward0.apply(t, tuple(shape))
 
 
@@ -292,7 +292,7 @@ def matmul(x, y):
     if dx == 2 and dy == 1:
         return MvBackward0.apply(x, y)
     if dx == 1 and dy == 2:
-        from .shape import SqueezeBackward4
+        from .views import SqueezeBackward4
         return SqueezeBackward4.apply(MmBackward0.apply(x.unsqueeze(0), y), 0)
     if dx == 2 and dy == 2:
         return MmBackward0.apply(x, y)

@@ -11,7 +11,7 @@ from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from .._fp_errors import quiet
 from ._op import Op
-from .._surface.parser import Overloads, common_dim, tensor_arguments
+from .._surface.parser import Overloads, common_dim
 from .._surface.checks import broadcast_shape, wrap_dim
 from .._surface.promotion import check_castable, result_type, torch_name
 

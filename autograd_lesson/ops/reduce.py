@@ -805,7 +805,8 @@ class CumprodBackward0(Op):
 def _cumprod_backward_zeros(grad, x, dim):
     """PyTorch's O(n^2) cumprod_backward (what it records under create_graph; the same values
     as its O(n) first-order path): for each k, grad[k:] times the products leaving x[k] out."""
-    from .shape import CatBackward0, narrow
+    from .shape import CatBackward0
+    from .._surface.views import narrow
     n = x.shape[dim]
     ones_shape = list(x.shape)
     ones_shape[dim] = 1
@@ -829,7 +830,8 @@ def _cumprod_backward_zeros(grad, x, dim):
 def _prod_safe_zeros_backward(grad, x, dim):
     """PyTorch's prod_safe_zeros_backward: grad times the product of every other element, as
     exclusive cumulative products from both ends (no division, so zeros are fine)."""
-    from .shape import CatBackward0, narrow
+    from .shape import CatBackward0
+    from .._surface.views import narrow
     if not x.numel():
         return grad.expand_as(x)
     n = x.shape[dim]
