@@ -305,7 +305,7 @@ class Tensor(TensorOps):
     def grad_fn(self):
         """The node that made this tensor; a view whose base changed in place gets a fresh one."""
         if self._base is not None and self._attr_version != (self._vc or self._version_counter).value:
-            _ops.inplace.regenerate_view_fn(self)
+            _surface.inplace.regenerate_view_fn(self)
         return self._grad_fn
 
     @grad_fn.setter
@@ -517,8 +517,8 @@ class Tensor(TensorOps):
         return (None, 0)
 
     # -- in-place ops (the rules live in ops/inplace.py) ------------------------------------------
-    def _inplace(self, compute, *others, **options):  # (options: see ops.inplace.apply)
-        return _ops.inplace.apply(self, compute, others, **options)
+    def _inplace(self, compute, *others, **options):  # (options: see _surface.inplace.apply)
+        return _surface.inplace.apply(self, compute, others, **options)
 
     @property
     def device(self):
@@ -577,7 +577,7 @@ class Tensor(TensorOps):
                              overlap=False)
 
     def copy_(self, src):
-        return self._inplace(lambda x: _ops.shape.copy_from(x, src), src)
+        return self._inplace(lambda x: _surface.shape.copy_from(x, src), src)
 
     def exp_(self):
         return self._inplace(TensorOps.exp)
@@ -627,7 +627,7 @@ class Tensor(TensorOps):
         return self._inplace(TensorOps.cos)
 
     def detach_(self):
-        return _ops.inplace.detach_(self)
+        return _surface.inplace.detach_(self)
 
     def uniform_(self, a=0.0, b=1.0):
         from ._random import generator
@@ -690,15 +690,15 @@ class Tensor(TensorOps):
         0-dim value filled in, as PyTorch's ``copy_to``)."""
         self._check_inference_inplace()
         value = self._setitem_value(value)
-        key = _ops.shape.sequence_key(key, stacklevel=2)
+        key = _surface.indexing.sequence_key(key, stacklevel=2)
         if isinstance(key, (bool, np.bool_)):  # PyTorch: x[False] = v writes nothing, and
             if not key:                         # x[True] = v writes through x.unsqueeze(0)
                 return
             key = None
-        if _ops.shape.is_advanced_key(key):
-            _ops.shape.index_put_(self, key, value)
+        if _surface.indexing.is_advanced_key(key):
+            _surface.indexing.index_put_(self, key, value)
             return
-        target = _ops.shape.setitem_target(self, key)  # x[...] = v, x[:] = v: x itself
+        target = _surface.indexing.setitem_target(self, key)  # x[...] = v, x[:] = v: x itself
         if not value.ndim and target.ndim:
             # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
             # FillBackward3 records whatever the dtype, so an int tensor can require grad
