@@ -24,7 +24,6 @@ from ._tensor_ops import _OPERANDS
 # (Tensor's methods reach these modules at call time)
 from .ops import elementwise as _ew, reduce as _red, shape as _shape_ops  # noqa: F401
 from ._surface import inplace as _inplace, shape as _sh, views as _views  # noqa: F401
-from .ops import inplace as _ops_inplace  # noqa: F401  (the core reads it, until the next commit)
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
 from ._surface.indexing import index_put
 from ._surface import parser as _parser, promotion as _promotion

@@ -165,10 +165,3 @@ class RollBackward0(Op):
 
     def backward(ctx, grad):
         return RollBackward0.apply(grad, [-s for s in reversed(ctx.shifts)], ctx.dims[::-1])
-
-
-def __getattr__(name):  # (what the core still reads here, until the next commit)
-    if name not in ("copy_from", "sequence_key", "is_advanced_key", "index_put_", "setitem_target"):
-        raise AttributeError(name)
-    from .._surface import indexing, shape
-    return getattr(indexing if hasattr(indexing, name) else shape, name)
