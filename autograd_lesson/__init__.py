@@ -22,8 +22,8 @@ from ._random import manual_seed
 from ._tensor import Size, Tensor
 from ._tensor_ops import _OPERANDS
 # (Tensor's methods reach these modules at call time)
-from .ops import elementwise as _ew, reduce as _red, shape as _shape_ops  # noqa: F401
-from ._surface import inplace as _inplace, shape as _sh, views as _views  # noqa: F401
+from .ops import elementwise as _ew, shape as _shape_ops  # noqa: F401
+from ._surface import inplace as _inplace, reduce as _reduce, shape as _sh, views as _views  # noqa: F401
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
 from ._surface.indexing import index_put
 from ._surface import parser as _parser, promotion as _promotion
@@ -207,20 +207,20 @@ def pow(x, exponent):
     return x.pow(exponent)
 
 
-sum = _red.SUM.torch_function(_red.sum)
-mean = _red.MEAN.torch_function(_red.mean)
-argmax = _red.ARGMAX.torch_function(_red.argmax)
-argmin = _red.ARGMIN.torch_function(_red.argmin)
+sum = _reduce.SUM.torch_function(_reduce.sum)
+mean = _reduce.MEAN.torch_function(_reduce.mean)
+argmax = _reduce.ARGMAX.torch_function(_reduce.argmax)
+argmin = _reduce.ARGMIN.torch_function(_reduce.argmin)
 softmax = _nnops.SOFTMAX.torch_function(_nnops.softmax)
 log_softmax = _nnops.LOG_SOFTMAX.torch_function(_nnops.log_softmax)
 
 
-max = _red.MAX.torch_function(_red.max)
-all = _red.ALL.torch_function(_red.all_)  # noqa: A001  (torch's names, shadowing the builtins)
-any = _red.ANY.torch_function(_red.any_)  # noqa: A001
+max = _reduce.MAX.torch_function(_reduce.max)
+all = _reduce.ALL.torch_function(_reduce.all_)  # noqa: A001  (torch's names, shadowing the builtins)
+any = _reduce.ANY.torch_function(_reduce.any_)  # noqa: A001
 
 
-norm = _red.norm
+norm = _reduce.norm
 
 
 def cat(*args, **kwargs):
@@ -305,9 +305,9 @@ def numel(x):
 
 
 # -- issue 12: ops a learner reaches for (min, maximum, sin, comparisons ...) -------------------
-min = _red.MIN.torch_function(_red.min)
-amax = _red.AMAX.torch_function(_red.amax)
-amin = _red.AMIN.torch_function(_red.amin)
+min = _reduce.MIN.torch_function(_reduce.min)
+amax = _reduce.AMAX.torch_function(_reduce.amax)
+amin = _reduce.AMIN.torch_function(_reduce.amin)
 
 
 from .ops.elementwise import maximum, minimum  # noqa: E402
@@ -344,20 +344,20 @@ def _comparison(name):
 eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
-var = _red.VAR.torch_function(_red.var)
-std = _red.STD.torch_function(_red.std)
+var = _reduce.VAR.torch_function(_reduce.var)
+std = _reduce.STD.torch_function(_reduce.std)
 
 
 from ._factories import empty, empty_like, full_like  # noqa: E402
 
 
-prod = _red.PROD.torch_function(_red.prod)
-cumsum = _red.CUMSUM.torch_function(_red.cumsum)
+prod = _reduce.PROD.torch_function(_reduce.prod)
+cumsum = _reduce.CUMSUM.torch_function(_reduce.cumsum)
 
 
 @_tensor_arguments("flip", "input")
 def flip(x, dims):
-    return _red.flip(x, dims, _function=True)
+    return _sh.flip(x, dims, _function=True)
 
 
 @_tensor_arguments("masked_fill", "input")

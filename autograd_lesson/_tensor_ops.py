@@ -282,41 +282,41 @@ class TensorOps:
     # reductions -------------------------------------------------------------------------------
     def sum(self, *args, **kwargs):
         """``sum(*, dtype=None)``, ``sum(dim, keepdim=False, *, dtype=None)``."""
-        return _ops.reduce.sum(self, args, kwargs)
+        return _surface.reduce.sum(self, args, kwargs)
 
     def mean(self, *args, **kwargs):
         """``mean(*, dtype=None)``, ``mean(dim, keepdim=False, *, dtype=None)``."""
-        return _ops.reduce.mean(self, args, kwargs)
+        return _surface.reduce.mean(self, args, kwargs)
 
     def max(self, *args, **kwargs):
         """``max()``, ``max(other)``, ``max(dim, keepdim=False)``."""
-        return _ops.reduce.max(self, args, kwargs)
+        return _surface.reduce.max(self, args, kwargs)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """See ``torch.norm``: any number p (None: 2.0), or "fro"."""
-        return _ops.reduce.norm(self, p, dim, keepdim, dtype=dtype)
+        return _surface.reduce.norm(self, p, dim, keepdim, dtype=dtype)
     norm.__qualname__ = "Tensor.norm"  # (Python's own argument errors name it so in PyTorch)
 
     def amax(self, *args, **kwargs):
         """``amax(dim=[], keepdim=False)``."""
-        return _ops.reduce.amax(self, args, kwargs)
+        return _surface.reduce.amax(self, args, kwargs)
 
     def amin(self, *args, **kwargs):
         """``amin(dim=[], keepdim=False)``."""
-        return _ops.reduce.amin(self, args, kwargs)
+        return _surface.reduce.amin(self, args, kwargs)
 
     def argmax(self, *args, **kwargs):
         """``argmax(dim=None, keepdim=False)``."""
-        return _ops.reduce.argmax(self, args, kwargs)
+        return _surface.reduce.argmax(self, args, kwargs)
 
     def argmin(self, *args, **kwargs):
         """``argmin(dim=None, keepdim=False)``."""
-        return _ops.reduce.argmin(self, args, kwargs)
+        return _surface.reduce.argmin(self, args, kwargs)
 
     # more elementwise functions and reductions ------------------------------------------------
     def min(self, *args, **kwargs):
         """``min()``, ``min(other)``, ``min(dim, keepdim=False)``."""
-        return _ops.reduce.min(self, args, kwargs)
+        return _surface.reduce.min(self, args, kwargs)
 
     def maximum(self, other):
         return _ops.elementwise.maximum.method(self, other)
@@ -335,10 +335,10 @@ class TensorOps:
 
     def var(self, *args, **kwargs):
         """``var(dim, unbiased, keepdim)``, ``var(dim, correction=, keepdim=)``, ``var(unbiased)``."""
-        return _ops.reduce.var(self, args, kwargs)
+        return _surface.reduce.var(self, args, kwargs)
 
     def std(self, *args, **kwargs):
-        return _ops.reduce.std(self, args, kwargs)
+        return _surface.reduce.std(self, args, kwargs)
 
     def view_as(self, other):
         return _surface.views.view(self, *_tensor_other("view_as", other).shape)
@@ -375,16 +375,16 @@ class TensorOps:
 
     def prod(self, *args, **kwargs):
         """``prod(*, dtype=None)``, ``prod(dim, keepdim=False, *, dtype=None)``."""
-        return _ops.reduce.prod(self, args, kwargs)
+        return _surface.reduce.prod(self, args, kwargs)
 
     def cumsum(self, *args, **kwargs):
         """``cumsum(dim, *, dtype=None)``."""
-        return _ops.reduce.cumsum(self, args, kwargs)
+        return _surface.reduce.cumsum(self, args, kwargs)
 
     def flip(self, *dims):
         if not dims:
             raise TypeError('flip() missing 1 required positional arguments: "dims"')
-        return _ops.reduce.flip(self, dims[0] if len(dims) == 1 and isinstance(
+        return _surface.shape.flip(self, dims[0] if len(dims) == 1 and isinstance(
             dims[0], (tuple, list)) else dims)
 
     def masked_fill(self, mask, value):
@@ -690,11 +690,11 @@ class TensorOps:
 
     def any(self, *args, **kwargs):
         """``any()``, ``any(dim, keepdim=False)`` (an int or a tuple of ints)."""
-        return _ops.reduce.any_(self, args, kwargs)
+        return _surface.reduce.any_(self, args, kwargs)
 
     def all(self, *args, **kwargs):
         """``all()``, ``all(dim, keepdim=False)`` (an int or a tuple of ints)."""
-        return _ops.reduce.all_(self, args, kwargs)
+        return _surface.reduce.all_(self, args, kwargs)
 
 
 _OPERANDS = (TensorOps, bool, int, float, complex, np.number)

@@ -5,7 +5,8 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.shape import CatBackward0, CloneBackward0, CopyBackwards, RepeatBackward0, RollBackward0
+from ..ops.shape import (CatBackward0, CloneBackward0, CopyBackwards, FlipBackward0, RepeatBackward0,
+                         RollBackward0)
 from ..ops.views import ExpandBackward0, UnsqueezeBackward0, ViewBackward0
 from .checks import check_scalar, check_tensor_list, wrap_dim
 from .parser import ArgParser, IntArguments, Overloads
@@ -157,3 +158,13 @@ REPEAT_INTERLEAVE = IntArguments(
      "Tensor repeats, *, SymInt? output_size=None",
      "Tensor input, SymInt repeats, int? dim=None, *, SymInt? output_size=None"),
     repeat_interleave)
+
+
+def flip(x, dims, _function=False):
+    """``flip(dims)`` (a tuple or list of ints; the method also takes ``flip(0, 1)``)."""
+    if isinstance(dims, (int, np.integer)) or not isinstance(dims, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        from .._dtype import typename
+        raise TypeError(f"flip(): argument 'dims' (position {2 if _function else 1}) must be "
+                        f"tuple of ints, not {typename(dims)}")
+    return FlipBackward0.apply(x, tuple(dims))

@@ -1,4 +1,4 @@
-"""Shape ops that copy: clone, dtype conversion, ``copy_``, cat/stack, repeat, roll.
+"""Shape ops that copy: clone, dtype conversion, ``copy_``, cat/stack, repeat, roll, flip.
 
 None of these saves a tensor.
 """
@@ -7,7 +7,7 @@ import numpy as np
 
 from ._op import Op
 from .formula import zeros
-from .._surface.checks import _check_cat, check_tensor_list, wrap_dim
+from .._surface.checks import _check_cat, check_tensor_list, normalize_dims, wrap_dim
 from .._surface.promotion import cast, result_type
 
 
@@ -165,3 +165,17 @@ class RollBackward0(Op):
 
     def backward(ctx, grad):
         return RollBackward0.apply(grad, [-s for s in reversed(ctx.shifts)], ctx.dims[::-1])
+
+
+class FlipBackward0(Op):
+    """out = self reversed along dims (a copy, not a view); d/dself = grad.flip(dims).
+    Saves dims (as given)."""
+
+    def forward(ctx, x, dims):
+        axes = normalize_dims(dims, x.ndim)
+        ctx.save_value("dims", list(dims))
+        ctx.dims = tuple(dims)
+        return np.flip(x._data, axis=axes).copy() if x.ndim else x._data.copy()
+
+    def backward(ctx, grad):
+        return FlipBackward0.apply(grad, ctx.dims)
