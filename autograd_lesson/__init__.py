@@ -310,7 +310,7 @@ amax = _reduce.AMAX.torch_function(_reduce.amax)
 amin = _reduce.AMIN.torch_function(_reduce.amin)
 
 
-from .ops.elementwise import maximum, minimum  # noqa: E402
+from ._surface.elementwise import maximum, minimum  # noqa: E402
 from ._surface import indexing as _ix  # noqa: E402
 
 

@@ -140,19 +140,19 @@ class TensorOps:
 
     # arithmetic -------------------------------------------------------------------------------
     def add(self, other, *, alpha=1):
-        return _ops.elementwise.add(self, _other("add", other), alpha=_alpha("add", alpha))
+        return _surface.elementwise.add(self, _other("add", other), alpha=_alpha("add", alpha))
 
     def sub(self, other, *, alpha=1):
-        return _ops.elementwise.sub(self, _other("sub", other), alpha=_alpha("sub", alpha))
+        return _surface.elementwise.sub(self, _other("sub", other), alpha=_alpha("sub", alpha))
 
     def mul(self, other):
-        return _ops.elementwise.mul(self, _other("mul", other))
+        return _surface.elementwise.mul(self, _other("mul", other))
 
     def div(self, other):
-        return _ops.elementwise.div(self, _other("div", other))
+        return _surface.elementwise.div(self, _other("div", other))
 
     def pow(self, exponent):
-        return _ops.elementwise.pow(self, exponent)
+        return _surface.elementwise.pow(self, exponent)
 
     def __add__(self, other):
         if not isinstance(other, _OPERANDS):
@@ -167,12 +167,12 @@ class TensorOps:
     def __sub__(self, other):
         if not _operand(self, other):
             return NotImplemented
-        return _ops.elementwise.sub(self, other)
+        return _surface.elementwise.sub(self, other)
 
     def __rsub__(self, other):
         if not _operand(self, other):
             return NotImplemented
-        return _ops.elementwise.rsub(self, other)
+        return _surface.elementwise.rsub(self, other)
 
     def __mul__(self, other):
         if not isinstance(other, _OPERANDS):
@@ -187,22 +187,22 @@ class TensorOps:
     def __truediv__(self, other):
         if not _operand(self, other):
             return NotImplemented
-        return _ops.elementwise.div(self, other)
+        return _surface.elementwise.div(self, other)
 
     def __rtruediv__(self, other):
         if not _operand(self, other):
             return NotImplemented
-        return _ops.elementwise.rdiv(self, other)
+        return _surface.elementwise.rdiv(self, other)
 
     def __pow__(self, exponent):
         if not _operand(self, exponent):
             return NotImplemented
-        return _ops.elementwise.pow(self, exponent)
+        return _surface.elementwise.pow(self, exponent)
 
     def __rpow__(self, base):
         if not _operand(self, base):
             return NotImplemented
-        return _ops.elementwise.rpow(self, base)
+        return _surface.elementwise.rpow(self, base)
 
     def __neg__(self):
         return _ops.elementwise.NegBackward0.apply(self)
@@ -319,10 +319,10 @@ class TensorOps:
         return _surface.reduce.min(self, args, kwargs)
 
     def maximum(self, other):
-        return _ops.elementwise.maximum.method(self, other)
+        return _surface.elementwise.maximum.method(self, other)
 
     def minimum(self, other):
-        return _ops.elementwise.minimum.method(self, other)
+        return _surface.elementwise.minimum.method(self, other)
 
     def square(self):
         return _ops.elementwise.PowBackward0.apply(self, 2)  # PyTorch's square is pow(self, 2)

@@ -174,10 +174,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
             raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
                                       f"'{torch_name(x._data.dtype)}'")
         if pos_weight is not None and pos_weight._data.dtype == np.bool_:  # pos_weight - 1
-            from .elementwise import _check_bool_sub
+            from .._surface.elementwise import _check_bool_sub
             _check_bool_sub(pos_weight, 1)
         if target._data.dtype == np.bool_:  # PyTorch's kernel computes 1 - target first
-            from .elementwise import _check_bool_sub
+            from .._surface.elementwise import _check_bool_sub
             _check_bool_sub(target, target)
         check_castable(result_type(x, target), target._data.dtype)
         ctx.reduction = _reduction(reduction)
