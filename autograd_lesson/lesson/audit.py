@@ -340,8 +340,8 @@ class _Engine:
         try:
             with contextlib.ExitStack() as stack:
                 if "torch" in sys.modules:
-                    from ..viz import _torch
-                    stack.enter_context(_torch.observe_backwards(torch_calls, _where))
+                    from ..viz import _record_torch
+                    stack.enter_context(_record_torch.observe_backwards(torch_calls, _where))
                 stack.enter_context(_observe_ours(ours_calls))
                 step(*args, **kwargs)
         except Exception as exc:  # the step's own error is a finding or one line

@@ -144,8 +144,8 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     import sys
     from .snapshot import _torch_passed
     if _torch_passed(list(roots or []), names):
-        from . import _torch  # only now: torch stays optional
-        return _torch.record(call, roots, names, frames, max_frames)
+        from . import _record_torch  # only now: torch stays optional
+        return _record_torch.record(call, roots, names, frames, max_frames)
     if not roots and not names and "torch" in sys.modules:
         return _either(call, frames, max_frames)  # nothing says which engine the call uses
     return _record(call, roots, names, frames, max_frames)
@@ -153,7 +153,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
 
 def _either(call, frames, max_frames):
     """Record ``call`` on both engines: torch's recording if it ran a torch backward."""
-    from . import _torch
+    from . import _record_torch
     ours = {}
 
     def inside():
@@ -161,7 +161,7 @@ def _either(call, frames, max_frames):
         if ours["recording"].error is not None:
             raise ours["recording"].error  # for torch's recording to see (and place) it
         return ours["recording"].result
-    theirs = _torch.record(inside, frames=frames, max_frames=max_frames)
+    theirs = _record_torch.record(inside, frames=frames, max_frames=max_frames)
     return theirs if theirs.calls else ours["recording"]
 
 
