@@ -22,11 +22,14 @@ from ._random import manual_seed
 from ._tensor import Tensor
 from ._tensor_base import Size
 from ._tensor_ops import _OPERANDS
-from .ops import elementwise as _ew, reduce as _red, shape as _sh, inplace as _inplace  # noqa: F401  (Tensor methods use them)
+# (Tensor's methods reach these modules at call time)
+from .ops import elementwise as _ew, shape as _shape_ops  # noqa: F401
+from ._surface import inplace as _inplace, reduce as _reduce, shape as _sh, views as _views  # noqa: F401
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
-from .ops.shape import index_put
-from .ops import _util as _ops_util
-from .ops._util import is_warn_always_enabled, set_warn_always, tensor_arguments as _tensor_arguments
+from ._surface.indexing import index_put
+from ._surface import parser as _parser, promotion as _promotion
+from ._surface.warn_once import is_warn_always_enabled, set_warn_always
+from ._surface.parser import tensor_arguments as _tensor_arguments
 from . import _dtype as _dtype_module
 from .ops import nnops as _nnops
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
@@ -92,7 +95,7 @@ def _operands(name, input, other):
             raise TypeError(f"{name}(): argument '{param}' (position {position}) must be Tensor, "
                             f"not {_dtype_module.typename(value)}")
     if not isinstance(input, Tensor):  # (a bool stays one: ``sub(True, x)`` is refused)
-        dtype = (_ops_util.result_type(input, other) if isinstance(other, Tensor)
+        dtype = (_promotion.result_type(input, other) if isinstance(other, Tensor)
                  and not isinstance(input, (_bi.bool, _np.bool_)) else None)
         input = tensor(input, dtype=None if dtype is None else _dtype_module.from_numpy(dtype))
     return input, other
@@ -125,17 +128,17 @@ def neg(x):
     return x.neg()
 
 
-reshape = _sh.RESHAPE.torch_function(
+reshape = _views.RESHAPE.torch_function(
     lambda x, args, kwargs, function: x.reshape(
-        _sh.int_list_argument(_sh.RESHAPE, "shape", x, args, kwargs, True)))
+        _parser.int_list_argument(_views.RESHAPE, "shape", x, args, kwargs, True)))
 
 
-flatten = _sh.FLATTEN.function
+flatten = _views.FLATTEN.function
 
 
-transpose = _sh.TRANSPOSE.function
-swapdims = _sh.SWAPDIMS.function
-swapaxes = _sh.SWAPAXES.function
+transpose = _views.TRANSPOSE.function
+swapdims = _views.SWAPDIMS.function
+swapaxes = _views.SWAPAXES.function
 
 
 @_tensor_arguments("t", "input")
@@ -143,21 +146,21 @@ def t(x):
     return x.t()
 
 
-permute = _sh.PERMUTE.torch_function(
+permute = _views.PERMUTE.torch_function(
     lambda x, args, kwargs, function: x.permute(
-        _sh.int_list_argument(_sh.PERMUTE, "dims", x, args, kwargs, True)))
+        _parser.int_list_argument(_views.PERMUTE, "dims", x, args, kwargs, True)))
 
 
-squeeze = _sh.SQUEEZE.function
+squeeze = _views.SQUEEZE.function
 
 
-unsqueeze = _sh.UNSQUEEZE.function
+unsqueeze = _views.UNSQUEEZE.function
 
 
-select = _sh.SELECT.function
+select = _views.SELECT.function
 
 
-narrow = _sh.NARROW.function
+narrow = _views.NARROW.function
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -205,63 +208,63 @@ def pow(x, exponent):
     return x.pow(exponent)
 
 
-sum = _red.SUM.torch_function(_red.sum)
-mean = _red.MEAN.torch_function(_red.mean)
-argmax = _red.ARGMAX.torch_function(_red.argmax)
-argmin = _red.ARGMIN.torch_function(_red.argmin)
+sum = _reduce.SUM.torch_function(_reduce.sum)
+mean = _reduce.MEAN.torch_function(_reduce.mean)
+argmax = _reduce.ARGMAX.torch_function(_reduce.argmax)
+argmin = _reduce.ARGMIN.torch_function(_reduce.argmin)
 softmax = _nnops.SOFTMAX.torch_function(_nnops.softmax)
 log_softmax = _nnops.LOG_SOFTMAX.torch_function(_nnops.log_softmax)
 
 
-max = _red.MAX.torch_function(_red.max)
-all = _red.ALL.torch_function(_red.all_)  # noqa: A001  (torch's names, shadowing the builtins)
-any = _red.ANY.torch_function(_red.any_)  # noqa: A001
+max = _reduce.MAX.torch_function(_reduce.max)
+all = _reduce.ALL.torch_function(_reduce.all_)  # noqa: A001  (torch's names, shadowing the builtins)
+any = _reduce.ANY.torch_function(_reduce.any_)  # noqa: A001
 
 
-norm = _red.norm
+norm = _reduce.norm
 
 
 def cat(*args, **kwargs):
-    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CAT, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CAT, args, kwargs))
 
 
 def stack(*args, **kwargs):
-    return _sh.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
+    return _shape_ops.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
 
 
 def concat(*args, **kwargs):
     """``torch.concat``: an alias of ``cat`` (``CatBackward0``)."""
-    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCAT, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCAT, args, kwargs))
 
 
 def concatenate(*args, **kwargs):
     """``torch.concatenate``: an alias of ``cat`` (``CatBackward0``)."""
-    return _sh.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCATENATE, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCATENATE, args, kwargs))
 
 
 hstack, vstack, dstack = _sh.hstack, _sh.vstack, _sh.dstack
 tile = _sh.TILE.torch_function(
     lambda x, args, kwargs, function: _sh.tile(
-        x, _sh.int_list_argument(_sh.TILE, "dims", x, args, kwargs, True)))
+        x, _parser.int_list_argument(_sh.TILE, "dims", x, args, kwargs, True)))
 roll = _sh.ROLL.torch_function(
     lambda x, args, kwargs, function: _sh.roll(x, *_sh.roll_arguments(x, args, kwargs, True)))
-unflatten = _sh.UNFLATTEN.torch_function(
-    lambda x, args, kwargs, function: _sh.unflatten(
-        x, *_sh.unflatten_arguments(x, args, kwargs, True)))
+unflatten = _views.UNFLATTEN.torch_function(
+    lambda x, args, kwargs, function: _views.unflatten(
+        x, *_views.unflatten_arguments(x, args, kwargs, True)))
 repeat_interleave = _sh.REPEAT_INTERLEAVE.function
-movedim = _sh.MOVEDIM.function
-moveaxis = _sh.MOVEAXIS.function
+movedim = _views.MOVEDIM.function
+moveaxis = _views.MOVEAXIS.function
 
 
 @_tensor_arguments("ravel", "input")
 def ravel(x):
-    return _sh.ravel(x)
+    return _views.ravel(x)
 
 
-chunk = _sh.CHUNK.function
+chunk = _views.CHUNK.function
 
 
-unbind = _sh.UNBIND.function
+unbind = _views.UNBIND.function
 
 
 @_tensor_arguments("is_floating_point", "input")
@@ -282,8 +285,8 @@ def result_type(tensor, other):
     numbers) computes in, by PyTorch's promotion rules."""
     numbers = (Tensor, _bi.bool, _bi.int, _bi.float, _bi.complex)
     if not (isinstance(tensor, numbers) and isinstance(other, numbers)):
-        raise _ops_util.invalid_arguments("result_type", (tensor, other), _RESULT_TYPE_SIGNATURES)
-    return _dtype_module.from_numpy(_ops_util.result_type(tensor, other))
+        raise _parser.invalid_arguments("result_type", (tensor, other), _RESULT_TYPE_SIGNATURES)
+    return _dtype_module.from_numpy(_promotion.result_type(tensor, other))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08):
@@ -303,13 +306,13 @@ def numel(x):
 
 
 # -- issue 12: ops a learner reaches for (min, maximum, sin, comparisons ...) -------------------
-min = _red.MIN.torch_function(_red.min)
-amax = _red.AMAX.torch_function(_red.amax)
-amin = _red.AMIN.torch_function(_red.amin)
+min = _reduce.MIN.torch_function(_reduce.min)
+amax = _reduce.AMAX.torch_function(_reduce.amax)
+amin = _reduce.AMIN.torch_function(_reduce.amin)
 
 
-from .ops.elementwise import maximum, minimum  # noqa: E402
-from .ops import indexing as _ix  # noqa: E402
+from ._surface.elementwise import maximum, minimum  # noqa: E402
+from ._surface import indexing as _ix  # noqa: E402
 
 
 @_tensor_arguments("square", "input")
@@ -333,7 +336,7 @@ def _comparison(name):
 
     def compare(input, other):
         if not (isinstance(input, Tensor) and isinstance(other, _OPERANDS)):
-            raise _ops_util.invalid_arguments(name, (input, other), signatures)
+            raise _parser.invalid_arguments(name, (input, other), signatures)
         return getattr(input, name)(other)
     compare.__name__ = compare.__qualname__ = name
     return compare
@@ -342,20 +345,20 @@ def _comparison(name):
 eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
-var = _red.VAR.torch_function(_red.var)
-std = _red.STD.torch_function(_red.std)
+var = _reduce.VAR.torch_function(_reduce.var)
+std = _reduce.STD.torch_function(_reduce.std)
 
 
 from ._factories import empty, empty_like, full_like  # noqa: E402
 
 
-prod = _red.PROD.torch_function(_red.prod)
-cumsum = _red.CUMSUM.torch_function(_red.cumsum)
+prod = _reduce.PROD.torch_function(_reduce.prod)
+cumsum = _reduce.CUMSUM.torch_function(_reduce.cumsum)
 
 
 @_tensor_arguments("flip", "input")
 def flip(x, dims):
-    return _red.flip(x, dims, _function=True)
+    return _sh.flip(x, dims, _function=True)
 
 
 @_tensor_arguments("masked_fill", "input")

@@ -311,7 +311,7 @@ _UNPROMOTED = ("uint16", "uint32", "uint64")
 def promote_types(type1, type2):
     """``torch.promote_types``: the smallest dtype both promote to (a float beats any int,
     whatever its size: ``promote_types(int64, float16)`` is float16)."""
-    from .ops._util import promote_types as promote
+    from ._surface.promotion import promote_types as promote
     found = []
     for position, value in enumerate((type1, type2), 1):
         d = as_dtype(value)
@@ -326,10 +326,11 @@ def promote_types(type1, type2):
             and "c" not in (a._kind + b._kind):
         raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
                            f"attempted to promote {a._scalar_name} and {b._scalar_name}")
-    if b is complex32:
+    half, chalf = BY_NAME["float16"], BY_NAME["complex32"]  # (globals set from BY_NAME above)
+    if b is chalf:
         a, b = b, a
-    if a is complex32:  # (no NumPy type: complex32 with a half or an integer stays complex32)
-        if b._kind in "biu" or b is float16:
-            return complex32
-        a = complex64
+    if a is chalf:  # (no NumPy type: complex32 with a half or an integer stays complex32)
+        if b._kind in "biu" or b is half:
+            return chalf
+        a = BY_NAME["complex64"]
     return FROM_NUMPY[promote(a._numpy, b._numpy)]

@@ -33,7 +33,7 @@ from ._node import GraphRoot
 from ._tensor import Tensor, make_tensor
 from .extensions import hooks as _hooks
 from .extensions.graph_task import GraphTask
-from .ops._util import is_expandable_to, sum_to
+from ._broadcast import is_expandable_to, sum_to
 
 
 def run_backward(roots, grad_roots, keep_graph, create_graph, targets=(), accumulate=True):

@@ -8,7 +8,9 @@ from ._dtype import checked, default_complex, default_float, not_implemented, nu
 from ._random import generator
 from ._tensor import Tensor, check_requires_grad
 from ._tensor_base import FLOAT_ONLY_FACTORY_ERROR, _infer_array
-from .ops._util import check_scalar, scalar_dtype, tensor_arguments
+from ._surface.checks import check_scalar
+from ._surface.promotion import scalar_dtype
+from ._surface.parser import tensor_arguments
 
 
 class device:

@@ -40,7 +40,7 @@ UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
 _FLOAT64 = np.dtype(np.float64)
 _new = object.__new__
-_inplace_self = None  # the tensor an in-place op is about to overwrite (see ops/inplace.py)
+_inplace_self = None  # the tensor an in-place op is about to overwrite (see _surface/inplace.py)
 
 
 def _type_string(tensor):

@@ -101,7 +101,7 @@ class Tensor(TensorBase):
     _retains_grad = False
     _hooks = None
     _accumulator_ref = None
-    _multi_view = _custom_view = False  # how a view was made (see ops/inplace.py's VIEW_KINDS)
+    _multi_view = _custom_view = False  # how a view was made (see _surface/inplace.py's VIEW_KINDS)
     _first_storage = None    # the storage before a first ``x.data = y`` (see ``_storage``)
     _post_accumulate_grad_hooks = ()
 
@@ -183,7 +183,8 @@ class Tensor(TensorBase):
     def grad_fn(self):
         """The node that made this tensor; a view whose base changed in place gets a fresh one."""
         if self._base is not None and self._attr_version != (self._vc or self._version_counter).value:
-            _ops.inplace.regenerate_view_fn(self)
+            from ._surface.inplace import regenerate_view_fn  # (rare: the surface's view rules)
+            regenerate_view_fn(self)
         return self._grad_fn
 
     @grad_fn.setter
@@ -235,8 +236,9 @@ class Tensor(TensorBase):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
             if value._data.dtype != self._data.dtype:
+                from ._surface.promotion import cpp_name  # (an error path only)
                 raise RuntimeError(GRAD_DTYPE_ERROR.format(
-                    _ops._util.cpp_name(value._data.dtype),
+                    cpp_name(value._data.dtype),
                     _SCALAR_TYPE.get(str(self._data.dtype), self._data.dtype)))
             if value is self:
                 raise RuntimeError("can't assign Variable as its own grad")

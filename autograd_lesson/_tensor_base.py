@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from . import _dtype, _grad_mode, _tensor, ops as _ops  # (_tensor imports this module: read it at call time)
+from . import _dtype, _grad_mode, _surface, _tensor, ops as _ops  # (_tensor imports this module: read it at call time)
 from ._tensor_ops import _OPERANDS, TensorOps, _alpha, _other
 
 # PyTorch words the float-only check three ways: the attribute setter (``_tensor``),
@@ -38,61 +38,6 @@ def check_requires_grad(dtype, message):
         _ops._op._refuse_complex()
     if not _is_float(dtype):
         raise RuntimeError(message)
-
-
-def _infer_array(data, dtype=None):
-    """``torch.tensor`` dtype inference: Python floats -> float32, ints -> int64, arrays keep theirs."""
-    if isinstance(data, Tensor):
-        array = data._data.copy()
-    elif isinstance(data, (np.ndarray, np.generic)):  # NumPy scalars keep their dtype too
-        array = np.array(data)
-    else:
-        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
-            data = _nested_values(data)
-        array = np.array(data)
-        if array.dtype in (np.uint64, np.float64, object) and any(
-                type(v) is int and not -2 ** 63 <= v < 2 ** 63
-                for v in (_flatten(data) if isinstance(data, (list, tuple)) else [data])):
-            # an int past int64 (NumPy made the array uint64, float64 or object)
-            if dtype is None or np.dtype(dtype).kind not in "fc":
-                raise ValueError("Overflow when unpacking long long")
-            array = np.array(data, dtype=np.float64)  # (PyTorch reads it as a double then)
-        if array.dtype.kind in "US":
-            raise TypeError("new(): invalid data type 'str'")
-        if array.dtype.kind not in "fbiuc":
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-        if dtype is None:  # Python floats are float32 (the default), ints int64, complex64
-            dtype = {"f": _dtype.default_float(), "c": _dtype.default_complex(),
-                     "i": np.int64, "u": np.int64}.get(array.dtype.kind)
-        elif array.size:
-            _check_conversion(array, np.dtype(dtype))
-    if dtype is not None:
-        with np.errstate(over="ignore", invalid="ignore"):  # 1e40 is inf in float32, silently
-            array = array.astype(dtype, copy=False)
-    return array
-
-
-def _check_conversion(values, dtype):
-    """``torch.tensor(values, dtype=...)`` converts each Python number itself: to an integer
-    type only in range (not nan), to a real type only without an imaginary part."""
-    if values.dtype.kind == "c" and dtype.kind not in "cb":
-        raise TypeError("must be real number, not complex")
-    if dtype.kind in "iu" and values.dtype.kind in "fiu":
-        if not _ops._util.int_fits(values, dtype).all():  # (nan fits nothing)
-            raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
-
-
-def _flatten(seq):
-    for v in seq:
-        if isinstance(v, (list, tuple)):
-            yield from _flatten(v)
-        else:
-            yield v
-
-
-def _nested_values(seq):
-    return [(_nested_values(v) if isinstance(v, (list, tuple))
-             else v.item() if isinstance(v, Tensor) else v) for v in seq]
 
 
 def _infer_array(data, dtype=None):
@@ -133,7 +78,7 @@ def _check_conversion(values, dtype):
     if values.dtype.kind == "c" and dtype.kind not in "cb":
         raise TypeError("must be real number, not complex")
     if dtype.kind in "iu" and values.dtype.kind in "fiu":
-        if not _ops._util.int_fits(values, dtype).all():  # (nan fits nothing)
+        if not _surface.checks.int_fits(values, dtype).all():  # (nan fits nothing)
             raise RuntimeError(f"value cannot be converted to type {dtype} without overflow")
 
 
@@ -153,7 +98,7 @@ def _nested_values(seq):
 @functools.cache
 def _requires_grad_parser():
     """``requires_grad_``'s argument parser (made on first use: ops imports this module)."""
-    return _ops._util.ArgParser("requires_grad_", "bool requires_grad=True")
+    return _surface.parser.ArgParser("requires_grad_", "bool requires_grad=True")
 
 
 class TensorBase(TensorOps):
@@ -186,7 +131,7 @@ class TensorBase(TensorOps):
     def _dim_index(self, method, dim):
         if not self.ndim and isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        return _ops._util.wrap_dim(dim, self.ndim, method)
+        return _surface.checks.wrap_dim(dim, self.ndim, method)
 
     @property
     def dtype(self):
@@ -293,8 +238,8 @@ class TensorBase(TensorOps):
     def __reduce_ex__(self, protocol):
         raise TypeError("autograd_lesson tensors cannot be pickled; use .detach().numpy()")
 
-    def _inplace(self, compute, *others, **options):  # (options: see ops.inplace.apply)
-        return _ops.inplace.apply(self, compute, others, **options)
+    def _inplace(self, compute, *others, **options):  # (options: see _surface.inplace.apply)
+        return _surface.inplace.apply(self, compute, others, **options)
 
     @property
     def device(self):
@@ -353,7 +298,7 @@ class TensorBase(TensorOps):
                              overlap=False)
 
     def copy_(self, src):
-        return self._inplace(lambda x: _ops.shape.copy_from(x, src), src)
+        return self._inplace(lambda x: _surface.shape.copy_from(x, src), src)
 
     def exp_(self):
         return self._inplace(TensorOps.exp)
@@ -403,7 +348,7 @@ class TensorBase(TensorOps):
         return self._inplace(TensorOps.cos)
 
     def detach_(self):
-        return _ops.inplace.detach_(self)
+        return _surface.inplace.detach_(self)
 
     def uniform_(self, a=0.0, b=1.0):
         from ._random import generator
@@ -447,17 +392,17 @@ class TensorBase(TensorOps):
             name = kind.__name__ if kind.__module__ == "builtins" else \
                 f"{kind.__module__}.{kind.__name__}"
             raise TypeError(f"can't assign a {name} to a "
-                            f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor")
+                            f"torch.{_surface.promotion.torch_name(self._data.dtype)}Tensor")
         if isinstance(value, (int, np.integer)) and not -2 ** 63 <= int(value) < 2 ** 63:
             raise ValueError("Overflow when unpacking long long")  # (THPUtils_unpackLong)
         dtype = self._data.dtype
         if dtype == np.float16:
             # PyTorch makes the number a double tensor, then copies it in: a double's checks
             # only, and past float16's range it rounds to inf (h[0] = 1e6 is inf; fill_ refuses)
-            number = _ops._util.check_scalar(value, np.float64)
+            number = _surface.checks.check_scalar(value, np.float64)
             with np.errstate(over="ignore"):
                 return _tensor.Tensor._make(np.asarray(number, np.float64).astype(dtype))
-        number = _ops._util.check_scalar(value, dtype)
+        number = _surface.checks.check_scalar(value, dtype)
         return _tensor.Tensor._make(np.asarray(number).astype(dtype))  # (-1 into uint8 wraps, as torch)
 
     def __setitem__(self, key, value):
@@ -466,15 +411,15 @@ class TensorBase(TensorOps):
         0-dim value filled in, as PyTorch's ``copy_to``)."""
         self._check_inference_inplace()
         value = self._setitem_value(value)
-        key = _ops.shape.sequence_key(key, stacklevel=2)
+        key = _surface.indexing.sequence_key(key, stacklevel=2)
         if isinstance(key, (bool, np.bool_)):  # PyTorch: x[False] = v writes nothing, and
             if not key:                         # x[True] = v writes through x.unsqueeze(0)
                 return
             key = None
-        if _ops.shape.is_advanced_key(key):
-            _ops.shape.index_put_(self, key, value)
+        if _surface.indexing.is_advanced_key(key):
+            _surface.indexing.index_put_(self, key, value)
             return
-        target = _ops.shape.setitem_target(self, key)  # x[...] = v, x[:] = v: x itself
+        target = _surface.indexing.setitem_target(self, key)  # x[...] = v, x[:] = v: x itself
         if not value.ndim and target.ndim:
             # PyTorch's copy_to fills with a 0-dim value (a 0-dim target is copied into):
             # FillBackward3 records whatever the dtype, so an int tensor can require grad
@@ -485,7 +430,7 @@ class TensorBase(TensorOps):
             shape = value.shape
             while shape and shape[0] == 1:
                 shape = shape[1:]  # PyTorch's copy_to: a view without the leading 1s ...
-            _ops._util.expand_shape(shape, target.shape, value._data.dtype)
+            _surface.checks.expand_shape(shape, target.shape, value._data.dtype)
             value = value.reshape(shape)  # (ViewBackward0, as PyTorch's even if none dropped)
             if shape != target.shape:
                 value = value.expand(target.shape)  # ... expanded to the target's shape

@@ -1,20 +1,14 @@
 """Tensor's op methods: one-liners that call the ops in ``autograd_lesson.ops``.
 
-The op modules are reached through the ``ops`` package at call time, so this module and
-``_tensor`` can be imported before the ops (which themselves import ``Tensor``).
+The op modules are reached through the ``ops`` and ``_surface`` packages at call time, so
+this module and ``_tensor`` can be imported before the ops (which themselves import ``Tensor``).
 """
 import math
 
 import numpy as np
 
-from . import _dtype, ops as _ops
-
-_MT_WARNED = [False]  # PyTorch's TORCH_WARN_ONCE, at this call site
-_T_WARNED, _T_0D_WARNED = [False], [False]
-_T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-              "deprecated and it will throw an error in a future release. Consider `x.mT` to "
-              "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
-              "reverse the dimensions of a tensor.")
+from . import _dtype, _surface, ops as _ops
+from ._tensor_shape_ops import TensorShapeOps
 
 
 class _NoArg:
@@ -33,12 +27,12 @@ _ORDERED = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equ
 
 def _compare(fn, x, y):
     from ._tensor import Tensor
-    _ops._util.check_broadcast(x, y)  # before NumPy: its clash is a ValueError
+    _surface.checks.check_broadcast(x, y)  # before NumPy: its clash is a ValueError
     if fn in _ORDERED:
-        dtype = _ops._util.result_type(x, y)
+        dtype = _surface.promotion.result_type(x, y)
         if dtype.kind == "c":
             raise NotImplementedError(f'"{_ORDERED[fn]}_cpu" not implemented for '
-                                      f"'{_ops._util.torch_name(dtype)}'")
+                                      f"'{_surface.promotion.torch_name(dtype)}'")
     return Tensor._make(np.asarray(fn(x._data, y._data if isinstance(y, Tensor) else y)))
 
 
@@ -46,17 +40,8 @@ def _compared(name, other):
     """The ``other`` of ``x.lt(other)`` and its kin: a Tensor or a number, else PyTorch's
     parser error for its two overloads."""
     if not isinstance(other, _OPERANDS):
-        raise _ops._util.invalid_arguments(name, (other,), ("Tensor other", "Number other"))
+        raise _surface.parser.invalid_arguments(name, (other,), ("Tensor other", "Number other"))
     return other
-
-
-# The hot shape methods take their usual arguments positionally (no tuple packed per call); any
-# other call goes to PyTorch's parser with the arguments as given.
-_NOT_GIVEN = object()
-
-
-def _given(*values):
-    return tuple(v for v in values if v is not _NOT_GIVEN)
 
 
 def _tensor_other(name, other):
@@ -101,11 +86,11 @@ def _bitwise(fn, name, x, y):
     from ._tensor import Tensor
     if not isinstance(y, (Tensor, bool, int, float, np.number)):
         return NotImplemented
-    _ops._util.check_broadcast(x, y)
-    dtype = _ops._util.result_type(x, y)
+    _surface.checks.check_broadcast(x, y)
+    dtype = _surface.promotion.result_type(x, y)
     if dtype.kind not in "biu":
         raise NotImplementedError(f'"{name}_cpu" not implemented for '
-                                  f"'{_ops._util.torch_name(dtype)}'")
+                                  f"'{_surface.promotion.torch_name(dtype)}'")
     other = y._data if isinstance(y, Tensor) else y
     return Tensor._make(np.asarray(fn(x._data.astype(dtype), np.asarray(other).astype(dtype))))
 
@@ -135,24 +120,24 @@ def parse_to(args, dtype=None, device=None):
     return target
 
 
-class TensorOps:
+class TensorOps(TensorShapeOps):
     __slots__ = ()
 
     # arithmetic -------------------------------------------------------------------------------
     def add(self, other, *, alpha=1):
-        return _ops.elementwise.add(self, _other("add", other), alpha=_alpha("add", alpha))
+        return _surface.elementwise.add(self, _other("add", other), alpha=_alpha("add", alpha))
 
     def sub(self, other, *, alpha=1):
-        return _ops.elementwise.sub(self, _other("sub", other), alpha=_alpha("sub", alpha))
+        return _surface.elementwise.sub(self, _other("sub", other), alpha=_alpha("sub", alpha))
 
     def mul(self, other):
-        return _ops.elementwise.mul(self, _other("mul", other))
+        return _surface.elementwise.mul(self, _other("mul", other))
 
     def div(self, other):
-        return _ops.elementwise.div(self, _other("div", other))
+        return _surface.elementwise.div(self, _other("div", other))
 
     def pow(self, exponent):
-        return _ops.elementwise.pow(self, exponent)
+        return _surface.elementwise.pow(self, exponent)
 
     def __add__(self, other):
         if not isinstance(other, _OPERANDS):
@@ -167,12 +152,12 @@ class TensorOps:
     def __sub__(self, other):
         if not _operand(self, other):
             return NotImplemented
-        return _ops.elementwise.sub(self, other)
+        return _surface.elementwise.sub(self, other)
 
     def __rsub__(self, other):
         if not _operand(self, other):
             return NotImplemented
-        return _ops.elementwise.rsub(self, other)
+        return _surface.elementwise.rsub(self, other)
 
     def __mul__(self, other):
         if not isinstance(other, _OPERANDS):
@@ -187,22 +172,22 @@ class TensorOps:
     def __truediv__(self, other):
         if not _operand(self, other):
             return NotImplemented
-        return _ops.elementwise.div(self, other)
+        return _surface.elementwise.div(self, other)
 
     def __rtruediv__(self, other):
         if not _operand(self, other):
             return NotImplemented
-        return _ops.elementwise.rdiv(self, other)
+        return _surface.elementwise.rdiv(self, other)
 
     def __pow__(self, exponent):
         if not _operand(self, exponent):
             return NotImplemented
-        return _ops.elementwise.pow(self, exponent)
+        return _surface.elementwise.pow(self, exponent)
 
     def __rpow__(self, base):
         if not _operand(self, base):
             return NotImplemented
-        return _ops.elementwise.rpow(self, base)
+        return _surface.elementwise.rpow(self, base)
 
     def __neg__(self):
         return _ops.elementwise.NegBackward0.apply(self)
@@ -282,47 +267,47 @@ class TensorOps:
     # reductions -------------------------------------------------------------------------------
     def sum(self, *args, **kwargs):
         """``sum(*, dtype=None)``, ``sum(dim, keepdim=False, *, dtype=None)``."""
-        return _ops.reduce.sum(self, args, kwargs)
+        return _surface.reduce.sum(self, args, kwargs)
 
     def mean(self, *args, **kwargs):
         """``mean(*, dtype=None)``, ``mean(dim, keepdim=False, *, dtype=None)``."""
-        return _ops.reduce.mean(self, args, kwargs)
+        return _surface.reduce.mean(self, args, kwargs)
 
     def max(self, *args, **kwargs):
         """``max()``, ``max(other)``, ``max(dim, keepdim=False)``."""
-        return _ops.reduce.max(self, args, kwargs)
+        return _surface.reduce.max(self, args, kwargs)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """See ``torch.norm``: any number p (None: 2.0), or "fro"."""
-        return _ops.reduce.norm(self, p, dim, keepdim, dtype=dtype)
+        return _surface.reduce.norm(self, p, dim, keepdim, dtype=dtype)
     norm.__qualname__ = "Tensor.norm"  # (Python's own argument errors name it so in PyTorch)
 
     def amax(self, *args, **kwargs):
         """``amax(dim=[], keepdim=False)``."""
-        return _ops.reduce.amax(self, args, kwargs)
+        return _surface.reduce.amax(self, args, kwargs)
 
     def amin(self, *args, **kwargs):
         """``amin(dim=[], keepdim=False)``."""
-        return _ops.reduce.amin(self, args, kwargs)
+        return _surface.reduce.amin(self, args, kwargs)
 
     def argmax(self, *args, **kwargs):
         """``argmax(dim=None, keepdim=False)``."""
-        return _ops.reduce.argmax(self, args, kwargs)
+        return _surface.reduce.argmax(self, args, kwargs)
 
     def argmin(self, *args, **kwargs):
         """``argmin(dim=None, keepdim=False)``."""
-        return _ops.reduce.argmin(self, args, kwargs)
+        return _surface.reduce.argmin(self, args, kwargs)
 
     # more elementwise functions and reductions ------------------------------------------------
     def min(self, *args, **kwargs):
         """``min()``, ``min(other)``, ``min(dim, keepdim=False)``."""
-        return _ops.reduce.min(self, args, kwargs)
+        return _surface.reduce.min(self, args, kwargs)
 
     def maximum(self, other):
-        return _ops.elementwise.maximum.method(self, other)
+        return _surface.elementwise.maximum.method(self, other)
 
     def minimum(self, other):
-        return _ops.elementwise.minimum.method(self, other)
+        return _surface.elementwise.minimum.method(self, other)
 
     def square(self):
         return _ops.elementwise.PowBackward0.apply(self, 2)  # PyTorch's square is pow(self, 2)
@@ -335,16 +320,16 @@ class TensorOps:
 
     def var(self, *args, **kwargs):
         """``var(dim, unbiased, keepdim)``, ``var(dim, correction=, keepdim=)``, ``var(unbiased)``."""
-        return _ops.reduce.var(self, args, kwargs)
+        return _surface.reduce.var(self, args, kwargs)
 
     def std(self, *args, **kwargs):
-        return _ops.reduce.std(self, args, kwargs)
+        return _surface.reduce.std(self, args, kwargs)
 
     def view_as(self, other):
-        return _ops.shape.view(self, *_tensor_other("view_as", other).shape)
+        return _surface.views.view(self, *_tensor_other("view_as", other).shape)
 
     def reshape_as(self, other):
-        return _ops.shape.reshape(self, *_tensor_other("reshape_as", other).shape)
+        return _surface.views.reshape(self, *_tensor_other("reshape_as", other).shape)
 
     def type_as(self, other):
         """``to(other.dtype)``: this tensor itself when the dtype is the same."""
@@ -375,178 +360,20 @@ class TensorOps:
 
     def prod(self, *args, **kwargs):
         """``prod(*, dtype=None)``, ``prod(dim, keepdim=False, *, dtype=None)``."""
-        return _ops.reduce.prod(self, args, kwargs)
+        return _surface.reduce.prod(self, args, kwargs)
 
     def cumsum(self, *args, **kwargs):
         """``cumsum(dim, *, dtype=None)``."""
-        return _ops.reduce.cumsum(self, args, kwargs)
-
-    def flip(self, *dims):
-        if not dims:
-            raise TypeError('flip() missing 1 required positional arguments: "dims"')
-        return _ops.reduce.flip(self, dims[0] if len(dims) == 1 and isinstance(
-            dims[0], (tuple, list)) else dims)
-
-    def masked_fill(self, mask, value):
-        return _ops.indexing.masked_fill(self, mask, value)
-
-    def masked_fill_(self, mask, value):
-        return _ops.indexing.masked_fill_(self, mask, value)
-
-    def gather(self, dim, index, *, sparse_grad=False):
-        return _ops.indexing.gather(self, dim, index, sparse_grad)
-
-    def index_select(self, dim, index):
-        return _ops.indexing.index_select(self, dim, index)
-
-    # shape ------------------------------------------------------------------------------------
-    def index_put_(self, indices, values, accumulate=False):
-        """``self[indices] = values`` (or ``+=`` with ``accumulate``) for a tuple of index
-        tensors, in place: ``IndexPutBackward0``; a duplicate index's last write wins."""
-        indices = _ops.shape.index_put_indices("index_put_", self, indices, values, accumulate)
-        return _ops.shape.index_put_(self, indices, values, accumulate, setitem=False)
-
-    def index_put(self, indices, values, accumulate=False):
-        return _ops.shape.index_put(self, indices, values, accumulate)
-
-    def reshape(self, *shape, **kwargs):
-        shape = _ops.shape.int_list_argument(_ops.shape.RESHAPE, "shape", self, shape, kwargs)
-        return _ops.shape.reshape(self, shape)
-
-    def view(self, *shape, **kwargs):
-        """``view(*sizes)`` (a view, ``ViewBackward0``) or ``view(dtype)`` (the memory reread)."""
-        shape = _ops.shape.view_arguments(self, shape, kwargs)
-        if type(shape) is not tuple:
-            return _ops.shape.view_dtype(self, shape)
-        return _ops.shape.view(self, shape)
-
-    def flatten(self, *args, **kwargs):
-        return _ops.shape.FLATTEN.call(self, args, kwargs)
-
-    def t(self):
-        return _ops.shape.TBackward0.apply(self)
-
-    @property
-    def T(self):
-        """All dims reversed; PyTorch warns (once per process) of it on anything but a matrix."""
-        if self._data.ndim != 2:
-            if self._data.ndim:
-                _ops._util.warn_once(_T_WARNED, _T_WARNING)
-            else:
-                _ops._util.warn_once(_T_0D_WARNED, "Tensor.T is deprecated on 0-D tensors. This "
-                                     "function is the identity in these cases.")
-        return _ops.shape.PermuteBackward0.apply(self, tuple(range(self.ndim - 1, -1, -1)))
-
-    @property
-    def mT(self):
-        """The last two dims swapped (``transpose(-2, -1)``), for a matrix or a batch of them."""
-        if not self.ndim:  # (PyTorch: deprecated, the identity; it warns once per process)
-            _ops._util.warn_once(_MT_WARNED, "Tensor.mT is deprecated on 0-D tensors. This "
-                                 "function is the identity in these cases.")
-            return self
-        if self.ndim < 2:
-            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
-                               f"Got {self.ndim}-D tensor.")
-        return _ops.shape.TransposeBackward0.apply(self, -2, -1)
-
-    def is_contiguous(self):
-        return self._data.flags.c_contiguous
-
-    def contiguous(self):
-        """``self`` if its memory is in C order, else a copy (``CloneBackward0``), as PyTorch."""
-        return self if self._data.flags.c_contiguous else _ops.shape.CloneBackward0.apply(self)
-
-    def permute(self, *dims, **kwargs):
-        return _ops.shape.PermuteBackward0.apply(
-            self, _ops.shape.int_list_argument(_ops.shape.PERMUTE, "dims", self, dims, kwargs))
-
-    def transpose(self, dim0=_NOT_GIVEN, dim1=_NOT_GIVEN, /, *args, **kwargs):
-        if type(dim0) is int and type(dim1) is int and not args and not kwargs:
-            return _ops.shape.TransposeBackward0.apply(self, dim0, dim1)
-        return _ops.shape.TRANSPOSE.call(self, _given(dim0, dim1) + args, kwargs)
-
-    def swapdims(self, *args, **kwargs):
-        return _ops.shape.SWAPDIMS.call(self, args, kwargs)
-
-    def swapaxes(self, *args, **kwargs):
-        return _ops.shape.SWAPAXES.call(self, args, kwargs)
-
-    def expand(self, *shape, **kwargs):
-        return _ops.shape.ExpandBackward0.apply(
-            self, _ops.shape.int_list_argument(_ops.shape.EXPAND, "size", self, shape, kwargs))
+        return _surface.reduce.cumsum(self, args, kwargs)
 
     def expand_as(self, other):
-        return _ops.shape.ExpandBackward0.apply(self, _tensor_other("expand_as", other).shape)
-
-    def unsqueeze(self, dim=_NOT_GIVEN, /, *args, **kwargs):
-        if type(dim) is int and not args and not kwargs:
-            return _ops.shape.UnsqueezeBackward0.apply(self, dim)
-        return _ops.shape.UNSQUEEZE.call(self, _given(dim) + args, kwargs)
-
-    def squeeze(self, dim=_NOT_GIVEN, /, *args, **kwargs):
-        """``squeeze()``, ``squeeze(d)`` or ``squeeze((d0, d1))`` / ``squeeze(d0, d1)``."""
-        if not args and not kwargs:
-            if dim is _NOT_GIVEN:
-                return _ops.shape.SqueezeBackward0.apply(self)
-            if type(dim) is int:
-                return _ops.shape.SqueezeBackward1.apply(self, dim)
-        return _ops.shape.SQUEEZE.call(self, _given(dim) + args, kwargs)
-
-    def select(self, *args, **kwargs):
-        return _ops.shape.SELECT.call(self, args, kwargs)
-
-    def narrow(self, *args, **kwargs):
-        return _ops.shape.NARROW.call(self, args, kwargs)
-
-    def chunk(self, *args, **kwargs):
-        return _ops.shape.CHUNK.call(self, args, kwargs)
-
-    def split(self, split_size, dim=0):
-        return _ops.shape.split(self, split_size, dim)
-
-    def unbind(self, *args, **kwargs):
-        return _ops.shape.UNBIND.call(self, args, kwargs)
-
-    def repeat(self, *repeats, **kwargs):
-        """``repeat(*repeats)``: ``RepeatBackward0``."""
-        repeats = _ops.shape.int_list_argument(_ops.shape.REPEAT, "repeats", self, repeats, kwargs)
-        return _ops.shape.repeat(self, repeats)
-
-    def tile(self, *dims, **kwargs):
-        """``tile(*dims)``: ``repeat`` with dims padded by leading 1s (``RepeatBackward0``)."""
-        return _ops.shape.tile(
-            self, _ops.shape.int_list_argument(_ops.shape.TILE, "dims", self, dims, kwargs))
-
-    def roll(self, *args, **kwargs):
-        """``roll(shifts, dims=())``: ``RollBackward0``."""
-        return _ops.shape.roll(self, *_ops.shape.roll_arguments(self, args, kwargs))
-
-    def repeat_interleave(self, *args, **kwargs):
-        """``repeat_interleave(repeats, dim=None, *, output_size=None)``, int repeats."""
-        return _ops.shape.REPEAT_INTERLEAVE.call(self, args, kwargs)
-
-    def movedim(self, *args, **kwargs):
-        return _ops.shape.MOVEDIM.call(self, args, kwargs)
-
-    def moveaxis(self, *args, **kwargs):
-        return _ops.shape.MOVEAXIS.call(self, args, kwargs)
-
-    def unflatten(self, dim, sizes):
-        return _ops.shape.unflatten_method(self, dim, sizes)
-
-    def ravel(self, *args):
-        if args:  # (PyTorch's method takes none, and says so as its C method does)
-            raise TypeError(f"TensorBase.ravel() takes no arguments ({len(args)} given)")
-        return _ops.shape.ravel(self)
+        return _ops.views.ExpandBackward0.apply(self, _tensor_other("expand_as", other).shape)
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
     def is_complex(self):
         return self._data.dtype.kind == "c"
-
-    def __getitem__(self, key):
-        return _ops.shape.index(self, key)
 
     def clone(self):
         return _ops.shape.CloneBackward0.apply(self)
@@ -567,7 +394,7 @@ class TensorOps:
         """``type()``: the legacy type name (``'torch.FloatTensor'``); ``type(dtype)`` or
         ``type('torch.DoubleTensor')``: ``to`` that dtype."""
         if dtype is None:
-            return f"torch.{_ops._util.torch_name(self._data.dtype)}Tensor"
+            return f"torch.{_surface.promotion.torch_name(self._data.dtype)}Tensor"
         if isinstance(dtype, str):
             found = _dtype.LEGACY_NAMES.get(dtype)
             if found is None:
@@ -683,11 +510,11 @@ class TensorOps:
 
     def any(self, *args, **kwargs):
         """``any()``, ``any(dim, keepdim=False)`` (an int or a tuple of ints)."""
-        return _ops.reduce.any_(self, args, kwargs)
+        return _surface.reduce.any_(self, args, kwargs)
 
     def all(self, *args, **kwargs):
         """``all()``, ``all(dim, keepdim=False)`` (an int or a tuple of ints)."""
-        return _ops.reduce.all_(self, args, kwargs)
+        return _surface.reduce.all_(self, args, kwargs)
 
 
 _OPERANDS = (TensorOps, bool, int, float, complex, np.number)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
-from autograd_lesson.ops import _util
+from autograd_lesson._surface import promotion
 from test_fuzz import compare
 
 pytestmark = pytest.mark.parity
@@ -321,7 +321,7 @@ def test_complex_to_real_casts_warn_once_as_torch_does(torch, monkeypatch):
             "print([(x.category.__name__, str(x.message).split(' (Triggered')[0]) for x in w])")
     theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout.strip()
-    monkeypatch.setattr(_util, "_complex_warned", [False])
+    monkeypatch.setattr(promotion, "_complex_warned", [False])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(3):
@@ -333,7 +333,7 @@ def test_complex_to_real_casts_warn_once_as_torch_does(torch, monkeypatch):
 def test_overlap_status_reads_memory_as_torch():
     """Full (same elements, same strides), partial, apart, or too hard (not dense): only
     partial (and full, for index_put_) is refused."""
-    from autograd_lesson.ops.shape import overlap_status
+    from autograd_lesson._surface.kernels import overlap_status
     a = np.arange(6.).reshape(2, 3)
     assert overlap_status(a, a) == "full"
     assert overlap_status(a, a.reshape(-1)) == "partial"

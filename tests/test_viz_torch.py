@@ -176,7 +176,8 @@ def test_the_package_alone_imports_no_torch():
             "print(lesson.audit(lambda: (x * 3).sum().backward(retain_graph=True)))\n"
             "print(viz.record(lambda: (x * 3).sum().backward()).executed_count)\n"
             "assert 'torch' not in sys.modules and 'autograd_lesson.viz.torch_graphs' not in "
-            "sys.modules, sorted(m for m in sys.modules if 'torch' in m)\n")
+            "sys.modules and 'autograd_lesson.viz.torch_recording' not in sys.modules, "
+            "sorted(m for m in sys.modules if 'torch' in m)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 

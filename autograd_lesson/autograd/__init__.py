@@ -8,7 +8,7 @@ import numpy as np
 from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .._tensor import Tensor
 from . import anomaly_mode, graph
-from ..ops import _util
+from .._surface.warn_once import is_warn_always_enabled
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 from .gradcheck import gradcheck, gradgradcheck  # (the functions shadow the module, as in torch)
@@ -139,7 +139,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     edges, grads, retain_graph, create_graph = _prepare(outputs, grad_tensors, retain_graph,
                                                         create_graph)
     global _create_graph_warned
-    if create_graph and (not _create_graph_warned or _util.is_warn_always_enabled()):
+    if create_graph and (not _create_graph_warned or is_warn_always_enabled()):
         # (PyTorch's TORCH_WARN_ONCE: once per process, unless set_warn_always(True))
         _create_graph_warned = True
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3 if _from_tensor_method else 2)

@@ -21,7 +21,7 @@ import warnings
 from .. import _grad_mode
 from .._node import Node
 from .._tensor import Tensor
-from ..ops._util import call_with_user_fp_errors
+from .._fp_errors import call_with_user_fp_errors
 
 
 class BackwardCFunction(Node):
@@ -110,7 +110,7 @@ DIRTY_VIEW_MULTI_OUTPUT = (
 def _mark_modified(tensor, node, nr, num_outputs):
     """An input the forward changed in place (``ctx.mark_dirty``) takes this node's history, as
     PyTorch's ``rebase_history``: a view's base gets a ``CopySlices`` around the node."""
-    from ..ops import inplace
+    from .._surface import inplace
     if tensor._grad_fn is None and tensor.requires_grad:  # (a view's is not regenerated here)
         raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                            "operation.")

@@ -45,7 +45,7 @@ def observe(callback):
 
 
 def _emit(event):
-    from ..ops._util import call_with_user_fp_errors  # (observers are user code)
+    from .._fp_errors import call_with_user_fp_errors  # (observers are user code)
     for callback in list(_observers):
         call_with_user_fp_errors(callback, event)
 
@@ -223,7 +223,7 @@ class _swap_with_cloned(saved_tensors_hooks):
 
 class _CloneArgBeforeMutateMode:
     """PyTorch's dispatch mode, as a hook the in-place paths call with the tensor they are
-    about to write (``ops.inplace.before_write``)."""
+    about to write (``_surface.inplace.before_write``)."""
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -239,12 +239,12 @@ class _CloneArgBeforeMutateMode:
             _moved_to(handle, clone)
 
     def __enter__(self):
-        from ..ops.inplace import _write_hooks
+        from .._surface.inplace import _write_hooks
         _write_hooks.append(self)
         return self
 
     def __exit__(self, *exc):
-        from ..ops.inplace import _write_hooks
+        from .._surface.inplace import _write_hooks
         _write_hooks.remove(self)
         return False
 
@@ -253,7 +253,7 @@ def _moved_to(handle, clone):
     """The slots that packed ``handle`` now keep the clone's memory, not the original's: the
     ledgers and ``live_saved_bytes`` show the copy (its own storage, held only by the graph; not
     stale: it has the values saved), memory meters are told."""
-    from .._node import _saved_listeners, all_saved
+    from ..extensions.saved_meters import all_saved, listeners as _saved_listeners
     for saved in all_saved():
         if saved.packed is handle and not saved.released:
             for listener in list(_saved_listeners):

@@ -19,7 +19,7 @@ import itertools
 from .. import _grad_mode
 from . import anomaly_mode as _anomaly_mode
 from .._node import AccumulateGrad
-from ..ops._util import ignore_fp_errors
+from .._fp_errors import ignore_fp_errors
 from ..autograd import graph
 
 _task_ids = itertools.count()

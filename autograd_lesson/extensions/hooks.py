@@ -12,7 +12,7 @@ What a hook returns is checked here, once for every kind of node; the messages a
 from .._dtype import typename
 from .._node import _type_string
 from .._tensor import Tensor
-from ..ops._util import call_with_user_fp_errors
+from .._fp_errors import call_with_user_fp_errors
 
 
 def _hook_name(hook):

@@ -23,12 +23,12 @@ def pack(saved, tensor, is_output):
     pack_hook, saved.unpack_hook = stack[-1]
     if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
         saved.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
-    from ..ops._util import call_with_user_fp_errors  # (user code, inside an op)
+    from .._fp_errors import call_with_user_fp_errors  # (user code, inside an op)
     _keep(saved, call_with_user_fp_errors(pack_hook, tensor))
 
 
 def unpack(saved, node):
-    from ..ops._util import call_with_user_fp_errors  # (user code, inside the engine)
+    from .._fp_errors import call_with_user_fp_errors  # (user code, inside the engine)
     result = call_with_user_fp_errors(saved.unpack_hook, saved.packed)
     if not isinstance(result, _tensor.Tensor):
         raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "

@@ -18,7 +18,7 @@ def released(saved):
 
 
 def _tell(what, saved):
-    from ..ops._util import call_with_user_fp_errors  # (the meters are user code)
+    from .._fp_errors import call_with_user_fp_errors  # (the meters are user code)
     for listener in list(listeners):
         call_with_user_fp_errors(getattr(listener, what), saved)
 

@@ -357,8 +357,8 @@ class _Engine:
         try:
             with contextlib.ExitStack() as stack:
                 if "torch" in sys.modules:
-                    from ..viz import torch_graphs
-                    stack.enter_context(torch_graphs.observe_backwards(torch_calls, _where))
+                    from ..viz import torch_recording
+                    stack.enter_context(torch_recording.observe_backwards(torch_calls, _where))
                 stack.enter_context(_observe_ours(ours_calls))
                 step(*args, **kwargs)
         except Exception as exc:  # the step's own error is a finding or one line

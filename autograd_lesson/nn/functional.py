@@ -6,8 +6,10 @@ import numpy as np
 from .._random import generator
 from .._tensor import Tensor
 from ..ops import elementwise as _ew, formula as _formula, matmul as _mm, nnops as _nn
-from ..ops._util import (ArgParser, broadcast_shape, enter_fp_ignore, exit_fp_ignore,
-                         is_number, tensor_arguments, torch_name)
+from .._fp_errors import enter_fp_ignore, exit_fp_ignore
+from .._surface.parser import ArgParser, is_number, tensor_arguments
+from .._surface.checks import broadcast_shape
+from .._surface.promotion import torch_name
 
 # The ATen functions PyTorch's Python wrappers call, every argument passed by position: their
 # parser's TypeErrors name the position even for an argument the learner gave by keyword

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._dtype import default_float, numpy_dtype
 from .._factories import _check_device, _leaf, _shape, zeros
-from ..ops._util import enter_fp_ignore, exit_fp_ignore
+from .._fp_errors import enter_fp_ignore, exit_fp_ignore
 from . import functional as F
 from . import init
 from .module import Module, Parameter, class_repr

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._grad_mode import no_grad
 from .._tensor import Tensor
-from ..ops.reduce import vector_norm
+from .._surface.reduce import vector_norm
 from ..ops.shape import StackBackward0
 
 

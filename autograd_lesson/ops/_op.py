@@ -17,13 +17,12 @@ import types
 
 import numpy as np
 
-from .. import _grad_mode, _node
+from .. import _fp_errors, _grad_mode, _node
 from ..extensions import saved_attributes
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
 from .._tensor import make_tensor as _make  # (Tensor._make, bound once)
-from . import _util
-from ._util import _extobj_contextvar, enter_fp_ignore, exit_fp_ignore
+from .._fp_errors import _extobj_contextvar, enter_fp_ignore, exit_fp_ignore
 
 _new = object.__new__
 
@@ -137,7 +136,7 @@ class Op(Node):
         # Every forward runs under NumPy's ignore-all error state: PyTorch never warns of an
         # inf or a nan (inf - inf, 0 * inf, exp(100.), 1 / 0j), so no op should. Inside an op
         # or the engine's walk it is on already (enter_fp_ignore's first check, inlined).
-        if _extobj_contextvar is not None and _extobj_contextvar.get() is _util._ignoring:
+        if _extobj_contextvar is not None and _extobj_contextvar.get() is _fp_errors._ignoring:
             result = cls.forward(ctx, *inputs, **params)
         else:
             token = enter_fp_ignore()

@@ -11,7 +11,7 @@ import numpy as np
 
 from .formula import AddBackward1, mul_scalar, zeros
 from ._op import Op
-from ._util import normalize_dims
+from .._surface.checks import normalize_dims
 
 
 class SigmoidBackwardBackward0(Op):

@@ -13,9 +13,9 @@ from . import double_backward as _db
 from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
                       scalar_tensor, zeros)
 from .formula import MaskedFillBackward0, div_scalar
-from ._util import (as_float, cast, check_alpha, check_broadcast, check_castable, check_scalar,
-                    result_type, torch_name, value)
-from ._util import ArgParser, tensor_arguments
+from .._surface.promotion import as_float, cast, check_castable, result_type, torch_name, value
+from .._surface.checks import check_alpha, check_broadcast, check_scalar
+from .._surface.parser import ArgParser
 
 
 def _binary(x, y, ufunc, alpha=1):
@@ -541,61 +541,6 @@ def _extremum(ctx, x, y, ufunc, name):
     return ufunc(x._data, y._data).astype(dtype, copy=False)
 
 
-# -- functional entry points -------------------------------------------------------------------
-def add(x, y, alpha=1):
-    return AddBackward0.apply(x, y, alpha=alpha)
-
-
-def sub(x, y, alpha=1):
-    _check_bool_sub(x, y)
-    return SubBackward0.apply(x, y, alpha=alpha)
-
-
-def _check_bool_sub(x, y):
-    bools = (_is_bool(x), _is_bool(y))
-    if not (bools[0] or bools[1]):
-        return
-    if all(bools):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
-    if any(bools):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
-
-
-def _is_bool(v):
-    return (v._data.dtype.kind == "b" if isinstance(v, Tensor)
-            else isinstance(v, (bool, np.bool_)))
-
-
-def rsub(x, scalar):
-    _check_bool_sub(x, scalar)
-    return RsubBackward1.apply(x, scalar)
-
-
-def mul(x, y):
-    return MulBackward0.apply(x, y)
-
-
-def div(x, y):
-    return DivBackward0.apply(x, y)
-
-
-def rdiv(x, scalar):
-    return ReciprocalBackward0.apply(x) * scalar
-
-
-def pow(x, exponent):
-    if isinstance(exponent, Tensor):
-        return PowBackward1.apply(x, exponent)
-    return PowBackward0.apply(x, exponent)
-
-
-def rpow(x, base):
-    return PowBackward2.apply(x, base)
-
-
 WHERE_SIGNATURES = ("Tensor condition",
                     "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
                     "Tensor condition, Number self, Tensor other",
@@ -603,26 +548,16 @@ WHERE_SIGNATURES = ("Tensor condition",
                     "Tensor condition, Number self, Number other")
 
 
-@tensor_arguments("maximum", "input", "other")
-def maximum(x, y):
-    return MaximumBackward0.apply(x, y)
-
-
-@tensor_arguments("minimum", "input", "other")
-def minimum(x, y):
-    return MinimumBackward0.apply(x, y)
-
-
 def where(condition, x, y):
     numbers = (Tensor, int, float, complex, np.number)  # (bool is an int)
     if not (isinstance(condition, Tensor) and isinstance(x, numbers) and isinstance(y, numbers)):
-        from ._util import invalid_arguments
+        from .._surface.parser import invalid_arguments
         raise invalid_arguments("where", (condition, x, y), WHERE_SIGNATURES)
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {torch_name(condition._data.dtype)}")
     shapes = [v.shape for v in (condition, x, y) if isinstance(v, Tensor)]
-    from ._util import broadcast_shape
+    from .._surface.checks import broadcast_shape
     shape = ()
     for s in shapes:
         shape = broadcast_shape(shape, s)

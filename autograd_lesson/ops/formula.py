@@ -11,7 +11,8 @@ import numpy as np
 from .._dtype import default_float
 from .._tensor import Tensor
 from ._op import Op
-from ._util import normalize_dims, result_type
+from .._surface.checks import normalize_dims
+from .._surface.promotion import result_type
 
 
 def zeros(shape, like):
@@ -334,7 +335,7 @@ class SliceBackwardBackward0(Op):
         return out
 
     def backward(ctx, grad):
-        from .shape import SliceBackward0
+        from .views import SliceBackward0
         return SliceBackward0.apply(grad, ctx.dim, ctx.key)
 
 
@@ -414,7 +415,8 @@ class IndexPutImplBackward0(SavedIndexList, Op):
         return out
 
     def backward(ctx, grad):
-        from .shape import CloneBackward0, IndexBackward0
+        from .shape import CloneBackward0
+        from .indexing import IndexBackward0
         indices = ctx.saved_indices()
         grad_x = CloneBackward0.apply(grad) if ctx.needs_input_grad[0] else None
         grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None

@@ -1,107 +1,20 @@
-"""Picking and filling by index or mask: ``masked_fill``, ``gather``, ``index_select``.
+"""Indexing nodes: ``x[key]`` with int lists or masks (``IndexBackward0``), writes at indices
+(``IndexPutBackward0``), ``index_select``.
 
-The nodes their backwards record (``ScatterAddBackward0``, ``IndexAddBackward0``,
-``MaskedSelectBackward0``) live in ``formula``; here are PyTorch's checks, in its order.
+The nodes their backwards record (``IndexPutImplBackward0``, ``IndexAddBackward0``...) live in
+``formula``; the entry points and PyTorch's checks in ``autograd_lesson._surface.indexing``.
 """
-import warnings
 
 import numpy as np
 
-from .. import _grad_mode, _node
+from .. import _node
 from .._tensor import Tensor
 from ._op import Op
-from ._util import (broadcast_shape, check_scalar, cpp_name, invalid_arguments, is_expandable_to,
-                    is_number, torch_name, wrap_dim)
-from .formula import GatherBackward0, IndexAddBackward0, MaskedFillBackward0, MaskedFillBackward1
-from .formula import zeros
-
-MASKED_FILL_SIGNATURES = (("Tensor mask, Tensor value", "Tensor mask, Number value"),
-                          ("Tensor input, Tensor mask, Tensor value",
-                           "Tensor input, Tensor mask, Number value"))
-
-
-def _masked_fill_arguments(name, x, mask, value, function, convert=True):
-    if not (isinstance(mask, Tensor) and (isinstance(value, Tensor) or is_number(value))):
-        raise invalid_arguments(name, (x, mask, value) if function else (mask, value),
-                                MASKED_FILL_SIGNATURES[function])
-    if isinstance(value, Tensor) and value.ndim:
-        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
-                           f"tensor with {value.ndim} dimension(s).")
-    if mask._data.dtype != np.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{cpp_name(mask._data.dtype)}")  # (the mask's C++ type)
-    if convert:
-        check_scalar(value.item() if isinstance(value, Tensor) else value, x._data.dtype)
-
-
-def masked_fill(x, mask, value, _function=False):
-    """``x`` with ``value`` where ``mask`` (broadcast together, mask first): a number gives
-    ``MaskedFillBackward0``, a 0-dim tensor ``MaskedFillBackward1`` (an edge to the value)."""
-    if isinstance(mask, Tensor):
-        broadcast_shape(mask.shape, x.shape)
-    _masked_fill_arguments("masked_fill", x, mask, value, _function)
-    if isinstance(value, Tensor):
-        if (x._data.dtype.kind not in "fc" and value.requires_grad and _grad_mode._enabled
-                and _node._inplace_self is not x):  # (in place, PyTorch records it anyway)
-            raise RuntimeError(f"Autograd not support dtype: {torch_name(x._data.dtype)}")
-        return MaskedFillBackward1.apply(x, mask, value)
-    return MaskedFillBackward0.apply(x, mask, value)
-
-
-def masked_fill_(x, mask, value):
-    """In place; on an expanded tensor PyTorch warns and writes where the mask is set."""
-    _masked_fill_arguments("masked_fill_", x, mask, value, False, convert=False)
-    if not is_expandable_to(mask.shape, x.shape):  # (x first, in place; then the value)
-        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
-                           f"{list(broadcast_shape(x.shape, mask.shape))}")
-    check_scalar(value.item() if isinstance(value, Tensor) else value, x._data.dtype)
-    from .inplace import has_internal_overlap
-    from .shape import EXPANDED_WARNING
-    written = None
-    if has_internal_overlap(x._data):
-        warnings.warn(EXPANDED_WARNING.format(op="masked_fill_", index="mask", value="scalar"),
-                      UserWarning, stacklevel=3)
-        written = np.broadcast_to(mask._data, x.shape) if mask.shape != x.shape else mask._data
-    others = (value,) if isinstance(value, Tensor) else ()
-    return x._inplace(lambda t: masked_fill(t, mask, value), *others, overlap=written is None,
-                      written=written)
-
-
-def _index_arguments(name, x, dim, index, position=1):
-    """PyTorch's parser, in its order: dim an int, index a Tensor; then dim's range."""
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        wrap_dim(dim, x.ndim, name, "dim", position)
-    if not isinstance(index, Tensor):
-        from .._dtype import typename
-        raise TypeError(f"{name}(): argument 'index' (position {position + 1}) must be Tensor, "
-                        f"not {typename(index)}")
-    return wrap_dim(dim, x.ndim, name, "dim", position)
-
-
-def gather(x, dim, index, sparse_grad=False, _function=False):
-    """out[i][j] = x[i][index[i][j]] along ``dim``; index may be smaller than x off ``dim``."""
-    first = 2 if _function else 1
-    given, dim = dim, _index_arguments("gather", x, dim, index, first)
-    if sparse_grad:
-        raise NotImplementedError("autograd_lesson has no sparse gradients: use "
-                                  "sparse_grad=False")
-    if index._data.dtype not in (np.int64, np.int32):
-        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    if index.numel():  # (an empty index is not checked at all: out has its shape)
-        if max(index.ndim, 1) != max(x.ndim, 1):
-            raise RuntimeError("Index tensor must have the same number of dimensions as input "
-                               "tensor")
-        for d, (n, m) in enumerate(zip(index.shape, x.shape)):
-            if d != dim and n > m:
-                raise RuntimeError(f"Size does not match at dimension {d} expected index "
-                                   f"{list(index.shape)} to be no larger than self "
-                                   f"{list(x.shape)} apart from dimension {dim}")
-        size = x.shape[dim] if x.ndim else 1
-        bad = (index._data < 0) | (index._data >= size)
-        if bad.any():
-            raise RuntimeError(f"index {int(index._data[bad].flat[0])} is out of bounds for "
-                               f"dimension {dim} with size {size}")
-    return GatherBackward0.apply(x, given, index, sparse_grad)  # (the dim saved as given)
+from .formula import (IndexAddBackward0, IndexPutImplBackward0, SavedIndexList, index_key,
+                      save_indices, zeros)
+from .._surface.checks import _check_entries, check_scalar
+from .._surface.kernels import put
+from .._surface.promotion import cast
 
 
 class IndexSelectBackward0(Op):
@@ -122,30 +35,69 @@ class IndexSelectBackward0(Op):
         return IndexAddBackward0.apply(zeros(ctx.shape, grad), ctx.dim, ctx.saved("index"), grad)
 
 
-def index_select(x, dim, index, _function=False):
-    """The slices of ``x`` at the int32/int64 vector (or 0-dim) ``index`` along ``dim``."""
-    first = 2 if _function else 1
-    given, dim = dim, _index_arguments("index_select", x, dim, index, first)
-    if index.ndim > 1:
-        raise IndexError("index_select(): Index is supposed to be a vector")
-    if index._data.dtype not in (np.int64, np.int32):
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    values = index._data.reshape(-1)
-    if not x.ndim and values.size != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
-                           f"{values.size} value(s)")
-    size = x.shape[dim] if x.ndim else 1
-    bad = (values < 0) | (values >= size)
-    if values.size and x.ndim > 1 and not x.numel() and not size:
-        raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    if bad.any():
-        # PyTorch's CPU kernels word it two ways: its dim-1 fast path (and an empty self)
-        # checks every index first, the general loop as it goes
-        if x.ndim > 1 and (dim == 1 or not x.numel()):
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(values[bad][0])} "
-                               f"axis_dim={size}")
-        raise IndexError("index out of range in self")
-    return IndexSelectBackward0.apply(x, given, index)
+class IndexBackward0(SavedIndexList, Op):
+    """out = self[indices] (advanced indexing: int lists or bool masks; a copy, not a view).
+    Saves indices (a new int64 tensor for a list; the mask itself for a bool mask; a tuple of
+    them, None for a dim a slice kept), which PyTorch exposes as a tuple
+    (``_saved_indices == (mask,)``) and gives no edge."""
+
+    non_differentiable = (1,)
+
+    def forward(ctx, x, index):
+        ctx.input_shape = x.shape
+        ctx.save_value("self_sym_sizes", list(x.shape))
+        if isinstance(index, tuple):  # from index(): already checked, one entry per dim
+            save_indices(ctx, index)
+            return np.array(x._data[index_key(index, x.shape)], order="C")
+        if not isinstance(index, Tensor):  # an int list becomes a new int64 tensor
+            array = np.asarray(index)
+            index = Tensor._make(array if array.dtype == bool else array.astype(np.int64))
+        ctx.save("indices", index)
+        key = index._data
+        if not x.ndim and key.dtype != bool:
+            raise IndexError("too many indices for tensor of dimension 0")
+        if isinstance(key, np.ndarray) and key.dtype == bool and key.ndim > x.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+        if isinstance(key, np.ndarray) and key.dtype == bool and key.shape != x.shape[:key.ndim]:
+            _check_entries(x.shape, (index,))  # raises, naming the first dim that differs
+        try:
+            return np.array(x._data[index_key(index, x.shape)], order="C")
+        except IndexError as e:
+            raise IndexError(str(e)) from None
+
+    def backward(ctx, grad):
+        return IndexPutImplBackward0.apply(zeros(ctx.input_shape, grad), ctx.saved_indices(), grad)
 
 
-__all__ = ["masked_fill", "masked_fill_", "gather", "index_select"]
+class IndexPutBackward0(SavedIndexList, Op):
+    """out = self with values written at indices (``x[mask] = 0``, ``c[[1, 2]] = v``,
+    ``index_put_``), or added there with ``accumulate``. d/dself = grad (accumulate) or grad
+    with zeros at indices, d/dvalues = grad[indices] (every duplicate gets its gradient, even
+    one overwritten by a later write, as PyTorch). Saves indices (a tuple, as
+    ``IndexPutImplBackward0``); no edge for them."""
+
+    non_differentiable = (1,)
+    scalar_edges = (2,)
+    _indices_container = tuple
+    any_dtype = True  # (x[mask] = v of an integer x with v requiring grad: as PyTorch)
+
+    def forward(ctx, x, indices, values, accumulate=False):
+        save_indices(ctx, indices)
+        ctx.save_value("accumulate", accumulate)
+        ctx.accumulate = accumulate
+        if isinstance(values, Tensor):
+            values = cast(values._data, x._data.dtype)
+            if values.size == 1 and values.ndim:  # (one value of any shape: masked_fill_'s)
+                values = values.reshape(())
+        else:
+            values = check_scalar(values, x._data.dtype)
+        in_place = x is _node._inplace_self  # (only a write in place sees shared memory)
+        return put(x._data, index_key(indices, x.shape), values, accumulate, in_place)
+
+    def backward(ctx, grad):
+        indices = ctx.saved_indices()
+        grad_x = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad if ctx.accumulate else IndexPutBackward0.apply(grad, indices, 0.0)
+        grad_values = IndexBackward0.apply(grad, indices) if ctx.needs_input_grad[1] else None
+        return grad_x, grad_values

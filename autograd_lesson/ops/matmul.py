@@ -9,8 +9,9 @@ import numpy as np
 
 from ._op import Op
 from .formula import maybe_multiply
-from ._util import (broadcast_shape, cpp_name, expand_shape, result_type, tensor_arguments,
-                    torch_name)
+from .._surface.checks import broadcast_shape, expand_shape
+from .._surface.promotion import cpp_name, result_type, torch_name
+from .._surface.parser import tensor_arguments
 
 
 def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
@@ -252,7 +253,7 @@ def addmm(bias, x, w, *, beta=1, alpha=1):
 
 
 def _unsafe_view(t, shape):
-    from .shape import UnsafeViewBackward0
+    from .views import UnsafeViewBackward0
     return UnsafeViewBackward0.apply(t, tuple(shape))
 
 
@@ -291,7 +292,7 @@ def matmul(x, y):
     if dx == 2 and dy == 1:
         return MvBackward0.apply(x, y)
     if dx == 1 and dy == 2:
-        from .shape import SqueezeBackward4
+        from .views import SqueezeBackward4
         return SqueezeBackward4.apply(MmBackward0.apply(x.unsqueeze(0), y), 0)
     if dx == 2 and dy == 2:
         return MmBackward0.apply(x, y)

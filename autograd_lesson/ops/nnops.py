@@ -9,9 +9,11 @@ from .._dtype import numpy_dtype
 from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
+from .._fp_errors import quiet
 from ._op import Op
-from ._util import (Overloads, broadcast_shape, check_castable, common_dim, quiet,
-                    result_type, tensor_arguments, torch_name, wrap_dim)
+from .._surface.parser import Overloads, common_dim
+from .._surface.checks import broadcast_shape, wrap_dim
+from .._surface.promotion import check_castable, result_type, torch_name
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -172,10 +174,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
             raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for '
                                       f"'{torch_name(x._data.dtype)}'")
         if pos_weight is not None and pos_weight._data.dtype == np.bool_:  # pos_weight - 1
-            from .elementwise import _check_bool_sub
+            from .._surface.elementwise import _check_bool_sub
             _check_bool_sub(pos_weight, 1)
         if target._data.dtype == np.bool_:  # PyTorch's kernel computes 1 - target first
-            from .elementwise import _check_bool_sub
+            from .._surface.elementwise import _check_bool_sub
             _check_bool_sub(target, target)
         check_castable(result_type(x, target), target._data.dtype)
         ctx.reduction = _reduction(reduction)

@@ -12,7 +12,7 @@ from .._node import _type_string
 from ..utils.hooks import RemovableHandle
 from .._tensor import Tensor
 from ..nn.module import class_repr, typename
-from ..ops.inplace import before_write
+from .._surface.inplace import before_write
 
 
 def _with_step_hooks(step):

@@ -152,8 +152,8 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     import sys
     from .snapshot import _torch_passed
     if _torch_passed(list(roots or []), names):
-        from . import torch_graphs  # only now: torch stays optional
-        return torch_graphs.record(call, roots, names, frames, max_frames)
+        from . import torch_recording  # only now: torch stays optional
+        return torch_recording.record(call, roots, names, frames, max_frames)
     if not roots and not names and "torch" in sys.modules:
         return _either(call, frames, max_frames)  # nothing says which engine the call uses
     return _record(call, roots, names, frames, max_frames)
@@ -161,7 +161,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
 
 def _either(call, frames, max_frames):
     """Record ``call`` on both engines: torch's recording if it ran a torch backward."""
-    from . import torch_graphs
+    from . import torch_recording
     ours = {}
 
     def inside():
@@ -169,7 +169,7 @@ def _either(call, frames, max_frames):
         if ours["recording"].error is not None:
             raise ours["recording"].error  # for torch's recording to see (and place) it
         return ours["recording"].result
-    theirs = torch_graphs.record(inside, frames=frames, max_frames=max_frames)
+    theirs = torch_recording.record(inside, frames=frames, max_frames=max_frames)
     return theirs if theirs.calls else ours["recording"]
 
 

@@ -20,8 +20,10 @@ import numpy as np
 from .. import _grad_mode, _node
 from .._node import FREED_MESSAGE, Node
 from .._tensor import Tensor
-from ._op import Op
-from ._util import broadcast_shape, check_alpha, check_castable, result_type
+from ..ops.views import AsStridedBackward0, _as_strided_node
+from .checks import broadcast_shape, check_alpha
+from .kernels import _offsets, check_overlap, has_internal_overlap
+from .promotion import check_castable, result_type
 
 NO_GRAD_VIEW_INPLACE = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
@@ -101,11 +103,6 @@ def before_write(tensor):
         hook(tensor)
 
 
-def has_internal_overlap(array):
-    """PyTorch's ``has_internal_overlap`` == YES: a dim of size > 1 with stride 0 (expand)."""
-    return array.size and any(s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
-
-
 def apply(x, compute, others=(), overlap=True, written=None, alpha=1):
     """``x.op_()``: ``compute(x)`` is the out-of-place op; its values and node go into ``x``.
 
@@ -120,7 +117,6 @@ def apply(x, compute, others=(), overlap=True, written=None, alpha=1):
         if has_internal_overlap(x._data):
             raise RuntimeError(OVERLAP_ERROR)
     if overlap is True:
-        from .shape import check_overlap
         for other in others:
             if isinstance(other, Tensor):
                 check_overlap(x, other, partial_only=True)
@@ -184,17 +180,6 @@ def detach_(x):
     return x
 
 
-# -- views: where a view sits in its base ---------------------------------------------------------
-def _offsets(array):
-    """The memory offset, in elements, of each element of ``array`` from its first one."""
-    out = np.zeros(array.shape, dtype=np.int64)
-    for axis, (n, stride) in enumerate(zip(array.shape, array.strides)):
-        shape = [1] * array.ndim
-        shape[axis] = n
-        out = out + (np.arange(n, dtype=np.int64) * (stride // array.itemsize)).reshape(shape)
-    return out
-
-
 def view_geometry(view, base):
     """PyTorch's as_strided arguments for ``view`` (sizes, strides, storage offset), and the
     flat index into ``base`` of each of its elements."""
@@ -218,33 +203,6 @@ def _affine(index):
     strides = tuple(int(index[(0,) * k + (1,) + (0,) * (index.ndim - k - 1)]) - offset
                     if n > 1 else 0 for k, n in enumerate(index.shape))
     return strides, offset
-
-
-def _as_strided_node(node, base, size, stride, storage_offset, index):
-    for name, v in (("size", size), ("stride", stride), ("storage_offset", storage_offset)):
-        node.save_value(name, v)
-    node.index = Tensor._make(index.reshape(-1))
-    node.base_shape, node.base_numel = base.shape, base.numel()
-
-
-class AsStridedBackward0(Op):
-    """``x.as_strided(size, stride, storage_offset)`` (a view), and the regenerated
-    ``grad_fn`` of a view whose base changed in place: the view's elements picked out of the
-    base; the gradient is added back at those places. Saves no tensor."""
-
-    is_view = True
-
-    def forward(ctx, x, size, stride, storage_offset):
-        flat = x._data.reshape(-1)  # x is contiguous here: a view of its memory
-        array = np.lib.stride_tricks.as_strided(flat[storage_offset:], size,
-                                                [s * flat.itemsize for s in stride])
-        _as_strided_node(ctx, x, size, stride, storage_offset, _offsets(array) + storage_offset)
-        return array
-
-    def backward(ctx, grad):
-        from .formula import IndexPutImplBackward0
-        flat = Tensor._make(np.zeros(ctx.base_numel, dtype=grad._data.dtype))
-        return IndexPutImplBackward0.apply(flat, ctx.index, grad.reshape(-1)).view(ctx.base_shape)
 
 
 def regenerate_view_fn(view):

@@ -1,0 +1,301 @@
+"""Recording a real PyTorch backward for the view: which nodes ran (``record``, with frames for a
+step-through) and what each saved slot held (``observe_backwards``, for ``lesson.audit``).
+
+Imported only when torch is in use (``viz.record`` given a ``torch.Tensor``, or a call that ran
+torch's backward; ``lesson.audit`` with torch imported); it reads graphs with ``viz.torch_graphs``.
+The node hooks a recording registers are removed before :func:`record` returns.
+"""
+import sys
+
+from .torch_graphs import (_MAX_MEMO, _custom_items, _is_accumulate, _is_custom,
+                           _is_wrapped_scalar, _read, _readable, _retained, _slots, key,
+                           node_name, reachable, take_snapshot)
+from .snapshot import _short
+
+
+class Recording:
+    """What one recorded call did on a torch graph, as plain keys (no node, no tensor)."""
+
+    def __init__(self):
+        self.executed = set()
+        self.failed = None
+        self.error = None
+        self.result = None
+        self.frames = []
+        self.calls = 0
+
+    @property
+    def executed_count(self):
+        return len(self.executed)
+
+
+def _tensors_in(value):
+    torch = sys.modules["torch"]
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors_in(v)]
+    return []
+
+
+def record(call, roots=None, names=None, frames=False, max_frames=200):
+    """Run ``call()`` with a pre and a post hook on every node a backward inside it can reach
+    (the roots' graph, and any graph a ``backward()`` / ``autograd.grad()`` call starts from),
+    all removed before returning; exceptions are caught into ``.error``."""
+    torch = sys.modules["torch"]
+    from torch.overrides import TorchFunctionMode
+    recording = Recording()
+    started, ran, hooked, handles = {}, [], {}, []
+    steps = _Steps(recording, list(roots or []), dict(names or {}), max_frames) \
+        if frames else None
+
+    def pre(node):
+        def hook(grad_outputs):
+            if steps:
+                steps.finish()  # the previous node has released its buffers by now
+            started[key(node)] = node
+        return hook
+
+    def post(node):
+        def hook(grad_inputs, grad_outputs):
+            started.pop(key(node), None)
+            recording.executed.add(key(node))
+            ran.append(node)
+            if steps:
+                steps.pending = (node, grad_outputs)
+        return hook
+
+    def hook_graph(tensors):
+        nodes, _ = reachable([t for t in tensors if t.grad_fn is not None])
+        take_snapshot(nodes, {})  # remembers what each saved slot holds, before it is freed
+        for node in nodes:
+            if id(node) not in hooked:
+                hooked[id(node)] = node  # held only during the call: ids stay unique
+                handles.append(node.register_prehook(pre(node)))
+                handles.append(node.register_hook(post(node)))
+
+    backward_calls = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
+
+    class _SeeBackward(TorchFunctionMode):
+        """Hooks the graph a backward starts from (it may be made inside ``call``)."""
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func in backward_calls:
+                recording.calls += 1
+                tensors = _tensors_in(list(args) + list(kwargs.values()))
+                hook_graph(tensors)
+                if steps:
+                    steps.start(tensors)
+                    try:
+                        return func(*args, **kwargs)
+                    finally:
+                        steps.finish()
+            return func(*args, **kwargs)
+
+    try:
+        hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())))
+        with _SeeBackward():
+            try:
+                recording.result = call()
+            except Exception as error:  # the lesson shows it as one line, not a traceback
+                recording.error = error.with_traceback(None)
+                error.__context__ = error.__cause__ = None
+    finally:
+        for handle in handles:
+            handle.remove()
+        handles.clear()
+        hooked.clear()
+    if len(_retained) > _MAX_MEMO:
+        _retained.clear()
+    for node in ran:  # post hooks run before torch releases a node's buffers
+        if not _is_accumulate(node) and _readable(node):
+            _retained.add(key(node))
+    ran.clear()
+    if recording.error is not None and started:
+        recording.failed = next(reversed(started))
+        if steps:
+            steps.failed(started[recording.failed], recording.error)
+    started.clear()
+    if steps:
+        steps.close()
+    return recording
+
+
+class _Steps:
+    """Frames for a step-through: a snapshot when a backward starts, then per node that ran
+    its buffer states (read when the next node starts, after torch released them)."""
+
+    def __init__(self, recording, roots, names, max_frames):
+        self.recording, self.roots, self.names = recording, roots, names
+        self.max_frames = max_frames
+        self.pending = None
+        self.ids = None      # id(node) -> snapshot id, nodes held only during the call
+        self.timeline = None
+
+    def start(self, tensors):
+        from .record import _Timeline
+        torch = sys.modules["torch"]
+        new = [t for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None
+               and (self.ids is None or id(t.grad_fn) not in self.ids)]
+        if self.ids is None or new:
+            self.roots.extend(t for t in new if not any(t is r for r in self.roots))
+            nodes, _ = reachable(self.roots)
+            self.ids = {id(n): (i, n) for i, n in enumerate(nodes)}
+            self.timeline = _Timeline(take_snapshot(self.roots, self.names, title="start"))
+
+    def finish(self):
+        if self.pending is None or self.timeline is None:
+            self.pending = None
+            return
+        from .record import UNNAMED_LEAF, Frame
+        node, grad_outputs = self.pending
+        self.pending = None
+        frames = self.recording.frames
+        if len(frames) >= self.max_frames:
+            return
+        node_id = self.ids.get(id(node), (-1, None))[0]
+        base = {b.slot: b.state for b in self.timeline.base.buffers if b.node_id == node_id}
+        states, released = [], []
+        for b in self.timeline.base.buffers:
+            if b.node_id != node_id:
+                continue
+            now = _state_now(node, b.slot)
+            states.append(now)
+            if now[0] == "freed" and base.get(b.slot) != "freed":
+                released.append(b.slot)
+        grad, accumulated, name = None, "", node_name(node)
+        if _is_accumulate(node):
+            label = next((n for n, t in self.names.items() if t is node.variable), None)
+            if label:
+                name = f"AccumulateGrad ({label})"
+            accumulated = f"{label}.grad" if label else UNNAMED_LEAF
+            if node.variable.grad is not None:
+                grad = _short(node.variable.grad.detach().cpu().numpy())
+        self.timeline.updates.append((node_id, tuple(states), grad))
+        shown = ", ".join(_short(g.detach().cpu().numpy()) for g in grad_outputs
+                          if g is not None)
+        frames.append(Frame(len(frames) + 1, node_id, name, shown, tuple(released),
+                            accumulated, self.timeline, len(self.timeline.updates)))
+
+    def failed(self, node, error):
+        from .record import Frame, verdict
+        if self.timeline is None or len(self.recording.frames) >= self.max_frames:
+            return
+        node_id = self.ids.get(id(node), (-1, None))[0]
+        frames = self.recording.frames
+        frames.append(Frame(len(frames) + 1, node_id, node_name(node), "", (), "",
+                            self.timeline, len(self.timeline.updates),
+                            failed=verdict(error)))
+
+    def close(self):
+        self.ids = None  # drop the nodes: the frames keep plain data only
+
+
+def _state_now(node, slot):
+    """(state, current version) of one saved slot, as a frame records it."""
+    if slot.startswith("saved_tensors["):
+        items = {name: (state, value) for name, state, value in _custom_items(node, key(node))}
+        state, value = items.get(slot, ("freed", None))
+    else:
+        state, value = _read(node, slot)
+    if state == "freed":
+        return ("freed", None)
+    if state == "stale":
+        return ("stale", value[1])
+    if state in ("alive", "list"):
+        version = value._version if state == "alive" else None
+        return ("retained" if key(node) in _retained else "alive", version)
+    return (state, None)
+
+
+class observe_backwards:
+    """``with observe_backwards(calls, where):`` appends ``[retain_graph, create_graph, nodes,
+    error, where(), accumulate, ran]`` for every torch backward (``accumulate``) or
+    autograd.grad inside the block: ``nodes`` maps each node with saved tensors that ran to
+    ``(name, bytes)``, ``ran`` every node that ran but AccumulateGrad to its name, and
+    ``where()`` says which line called it. Hooks and the mode last only the block."""
+
+    def __init__(self, calls, where=lambda: ""):
+        self.calls, self.where = calls, where
+
+    def __enter__(self):
+        torch = sys.modules["torch"]
+        from torch.overrides import TorchFunctionMode
+        calls, hooked, handles, where = self.calls, {}, [], self.where
+        self.hooked, self.handles = hooked, handles
+        backward_calls = {torch.Tensor.backward: 2, torch.autograd.backward: 2,
+                          torch.autograd.grad: 3}
+
+        def seen(node):
+            if calls:
+                calls[-1][6][key(node)] = node.name()
+                size = _saved_bytes(node)
+                if size is not None:
+                    calls[-1][2][key(node)] = (node.name(), size)
+
+        def post(node):
+            def hook(grad_inputs, grad_outputs):
+                seen(node)
+            return hook
+
+        def pre(node):
+            def hook(grad_outputs):
+                seen(node)
+            return hook
+
+        class _Backwards(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if func not in backward_calls:
+                    return func(*args, **kwargs)
+                position = backward_calls[func]
+                create = bool(kwargs.get("create_graph", args[position + 1]
+                                         if len(args) > position + 1 else False))
+                retain = kwargs.get("retain_graph", args[position] if len(args) > position
+                                    else None)
+                record = [bool(create if retain is None else retain), create, {}, None, where(),
+                          func is not torch.autograd.grad, {}]
+                calls.append(record)
+                nodes, _ = reachable([t for t in _tensors_in(list(args) + list(kwargs.values()))
+                                      if t.grad_fn is not None])
+                for node in nodes:
+                    if id(node) not in hooked and not _is_accumulate(node):
+                        hooked[id(node)] = node
+                        handles.append(node.register_prehook(pre(node)))
+                        handles.append(node.register_hook(post(node)))
+                try:
+                    return func(*args, **kwargs)
+                except Exception as error:
+                    record[3] = error
+                    raise
+
+        self.mode = _Backwards()
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.mode.__exit__(*exc)
+        for handle in self.handles:
+            handle.remove()
+        self.handles.clear()
+        self.hooked.clear()
+        return False
+
+
+def _saved_bytes(node):
+    """Bytes of a node's readable saved tensors (None when it saved nothing)."""
+    slots = _slots(node)
+    if not slots:
+        return None
+    total = 0
+    for slot in slots:
+        try:
+            items = _custom_items(node, key(node)) if _is_custom(node) else \
+                [(slot,) + _read(node, slot)]
+        except RuntimeError:
+            continue
+        for _, state, value in items:
+            if state == "alive" and not _is_wrapped_scalar(value, set()):
+                total += value.numel() * value.element_size()
+    return total
