@@ -253,7 +253,7 @@ def _moved_to(handle, clone):
     """The slots that packed ``handle`` now keep the clone's memory, not the original's: the
     ledgers and ``live_saved_bytes`` show the copy (its own storage, held only by the graph; not
     stale: it has the values saved), memory meters are told."""
-    from .._node import _saved_listeners, all_saved
+    from ..extensions.saved_meters import all_saved, listeners as _saved_listeners
     for saved in all_saved():
         if saved.packed is handle and not saved.released:
             for listener in list(_saved_listeners):
