@@ -11,7 +11,6 @@ from .._engine import _typename
 from .._grad_mode import enable_grad
 from .._node import _RemovableHandle, _type_string
 from .._tensor import Tensor
-from ..ops.inplace import before_write
 
 
 def _with_step_hooks(step):
@@ -283,6 +282,7 @@ class Optimizer:
         """(param, grad array) for each param of the group that has a grad; -grad if maximize.
         Each param it yields is written next (``_write``): allow_mutation_on_saved_tensors
         clones a saved one first, as PyTorch's dispatch mode does for every step (fused too)."""
+        from ..ops.inplace import before_write
         for p in group["params"]:
             if p._grad is not None:
                 before_write(p)
