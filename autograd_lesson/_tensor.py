@@ -296,10 +296,6 @@ class Tensor(TensorOps):
     def element_size(self):
         return self._data.itemsize
 
-    @property
-    def nbytes(self):
-        return self._data.nbytes
-
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")

@@ -29,7 +29,7 @@ with {AMST}() as ctx:
     out = (b ** 2).sum()
     b.sin_()
     counts = (len(ctx.cloned), len(ctx.original), len(ctx.tid_to_weakhandle), len(ctx.sid_to_tid),
-              [t.nbytes for t in ctx.cloned.values()])
+              [t.numel() * t.element_size() for t in ctx.cloned.values()])
     out.backward()
     after = (len(ctx.cloned), len(ctx.original), len(ctx.tid_to_weakhandle))
 out = (a.grad, b, b._version, counts, after, b.grad_fn.name())
@@ -284,7 +284,7 @@ def test_the_clone_is_what_the_slot_holds_now():
             assert buffer.state == "alive"  # the copy has the saved values: not stale
             assert "4,000 B only in the graph, 0 B shared" in ledger_text(out, b)
             assert meter.current == meter.start == 4000  # the same size, now the copy's
-            assert sum(t.nbytes for t in ctx.cloned.values()) == 4000
+            assert sum(t.numel() * t.element_size() for t in ctx.cloned.values()) == 4000
             del b
             gc.collect()
             assert live_saved_bytes() == 4000  # the copy lives on while the graph does
