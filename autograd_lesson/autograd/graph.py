@@ -251,7 +251,7 @@ def _moved_to(handle, clone):
     """The slots that packed ``handle`` now keep the clone's memory, not the original's: the
     ledgers and ``live_saved_bytes`` show the copy (its own storage, held only by the graph; not
     stale: it has the values saved), memory meters are told."""
-    from .._node import _saved_listeners, all_saved
+    from ..viz.timeline import _saved_listeners, all_saved  # (the meters' registry and listeners)
     for saved in all_saved():
         if saved.packed is handle and not saved.released:
             for listener in list(_saved_listeners):
