@@ -65,13 +65,15 @@ def _loop_lines():
 
 # -- one backward, line by line -------------------------------------------------------------------
 class _Spy:
-    """The real three steps, called through the pluggable names, remembering what they did."""
+    """The engine's steps as they are now (the real ones, or what ``plug`` put in), remembering
+    what they did."""
 
     def __init__(self, roots):
         self.roots, self.counts, self.ids, self.pushed = roots, None, {}, []
+        self.now = {name: getattr(_engine, name) for name in PIECES}
 
     def count_dependencies(self, root):
-        self.counts = _REAL["count_dependencies"](root)  # the dict the engine then counts down
+        self.counts = self.now["count_dependencies"](root)  # the dict the engine counts down
         starts = [n for n, _ in root.next_functions] if root.name() == \
             "torch::autograd::GraphRoot" else [root]
         self.ids = node_ids(list(self.roots) + [n for n in starts if n is not None])
@@ -80,7 +82,7 @@ class _Spy:
         return self.counts
 
     def ready_key(self, node):
-        key = _REAL["ready_key"](node)
+        key = self.now["ready_key"](node)
         self.pushed.append((key, node))
         return key
 
@@ -443,7 +445,11 @@ def check_order(prediction, code, exercise=None, hint="", **names):
     unknown = [p for p in prediction if p not in names]
     if unknown:
         return _malformed(t("order.unknown", name=unknown[0], choices=choices))
-    call, label = _as_call(code, _caller_namespace())
+    if isinstance(code, str):  # the names given here first: the graph to check is theirs
+        namespace = _caller_namespace()
+        call, label = (lambda: exec(code, {**namespace()[0], **namespace()[1], **names})), code
+    else:
+        call, label = _as_call(code, None)
     from ..autograd.graph import get_gradient_edge, observe
     by_node = {get_gradient_edge(tensor).node: name for name, tensor in names.items()
                if tensor.requires_grad}  # a leaf's edge is its AccumulateGrad
