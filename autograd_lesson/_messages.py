@@ -439,10 +439,10 @@ MESSAGES = {
     "order.unknown": ('✗ "{name}" is not one of the names: {choices}.',
                       '✗ 없는 이름입니다: "{name}". 이름은 {choices} 중에서 고르세요.'),
     "order.right": ("the nodes ran in the order {order}.", "노드가 실행된 순서: {order}."),
-    "order.count": ("the backward runs {n} of these nodes, and you listed {given}",
-                    "이 역전파는 이 노드 중 {n}개를 실행하는데, 여러분은 {given}개를 적었습니다"),
-    "order.wrong": ("the order first differs at position {n} of {total}",
-                    "{total}개 중 {n}번째 자리에서 처음으로 순서가 다릅니다"),
+    "order.count": ("the backward runs {n} of these nodes, and you listed {given}.",
+                    "이 역전파는 이 노드 중 {n}개를 실행하는데, 여러분은 {given}개를 적었습니다."),
+    "order.wrong": ("the order first differs at position {n} of {total}.",
+                    "{total}개 중 {n}번째 자리에서 처음으로 순서가 다릅니다."),
 }
 
 # Exercise id -> (title, hint) in Korean; the English ones live in lesson/catalogue.py.

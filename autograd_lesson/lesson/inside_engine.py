@@ -135,6 +135,20 @@ def step_through_engine(code, **names):
         print(problem)
         return
     call, label = _as_call(code, _caller_namespace())
+    engine, recording = engine_steps(call, label, names)
+    if engine is None:
+        print(t("steps.nothing", label=label))
+    else:
+        try:
+            engine.display(key=label)
+        except ImportError:  # plain Python: the text twin is all there is
+            print(engine.text)
+    if recording.error:
+        print(verdict(recording.error))
+
+
+def engine_steps(call, label, names):
+    """(EngineSteps of the backward ``call()`` runs, or None if it ran none; its recording)."""
     roots = _roots(names)
     spy, lines, steps = _Spy(roots), _loop_lines(), []
     released = {}
@@ -142,6 +156,9 @@ def step_through_engine(code, **names):
 
     def node_label(node):
         return f"#{spy.ids.get(node, '?')} {_name(node, names)}"
+
+    def popped(node, queue):
+        return f"pops {node_label(node)} from [{_ready_listing(queue, node_label)}]"
 
     from ..autograd.graph import observe
     order = []
@@ -172,17 +189,14 @@ def step_through_engine(code, **names):
         with observe(start), observe(watch):
             recording = record(call, roots=roots, names=names, frames=True)
     if not recording.frames or spy.counts is None:
-        print(t("steps.nothing", label=label))
-        if recording.error:
-            print(verdict(recording.error))
-        return
+        return None, recording
     counts = ", ".join(f"{node_label(n)} {c}" for n, c in
                        sorted(spy.initial.items(), key=lambda nc: spy.ids.get(nc[0], 1e9)))
     header = [(lines["1."], f"# 1. count_dependencies: {counts}"),
               (lines["2."], f"# 2. ready queue: [{node_label(spy.root)}]")]
     for node, before, children, *after in order:
         if not after:  # the node that raised
-            steps.append([(lines["pop"], f"pops {node_label(node)} from [{_ready_listing(before, node_label)}]"),
+            steps.append([(lines["pop"], popped(node, before)),
                           (lines["3."], f"# 3. {node_label(node)} raised")])
             continue
         counts_after, ready = after
@@ -196,19 +210,13 @@ def step_through_engine(code, **names):
         freed = ", ".join(f"_saved_{s}" for s in slots) if slots else \
             f"kept {', '.join(kept)} (retain_graph=True)" if kept else \
             "nothing saved" if not buffers else "nothing"
-        steps.append([(lines["pop"], f"pops {node_label(node)} from [{_ready_listing(before, node_label)}]"),
+        steps.append([(lines["pop"], popped(node, before)),
                       (lines["3."], f"# 3. runs {node_label(node)}"),
                       (lines["4."], "# 4. " + ("; ".join(routed) if routed else "no edges")),
                       (lines["5."], f"# 5. release_saved: {freed}")])
     steps = steps[:len(recording.frames)]
-    engine = EngineSteps(recording.frames, t("engine.steps_title", label=label,
-                                               n=len(recording.frames)), header, steps)
-    try:
-        engine.display(key=label)
-    except ImportError:  # plain Python: the text twin is all there is
-        print(engine.text)
-    if recording.error:
-        print(verdict(recording.error))
+    return EngineSteps(recording.frames, t("engine.steps_title", label=label,
+                                           n=len(recording.frames)), header, steps), recording
 
 
 # -- the learner's piece, plugged in ---------------------------------------------------------------
