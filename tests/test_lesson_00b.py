@@ -408,3 +408,20 @@ def test_the_lesson_shows_the_engine_through_its_source():
     for name in ("run_backward", "count_dependencies", "ready_key", "release_saved",
                  "call_function", "Node._release_variables", "SavedTensor.release"):
         assert f"lesson.show_code({name}" in code, name
+
+
+@pytest.mark.parametrize("path", [NOTEBOOK, ROOT / "notebooks" / "ko" / NOTEBOOK.name],
+                         ids=["en", "ko"])
+def test_nothing_before_exercise_2_shows_the_count_it_asks_for(path):
+    """The engine's own count_dependencies is printed only by its def line and docstring; its
+    body would be the answer to exercise 2."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    seen = ""
+    for cell in cells:
+        if cell["id"] == "00b-count-answer":
+            break
+        seen += "".join(cell["source"]) + "".join(
+            "".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+            for o in cell.get("outputs", []))
+    assert "count_dependencies, \"def\", \"chain\")" in seen
+    assert "dependencies[child] += 1" not in seen and "stack.append(child)" not in seen
