@@ -55,6 +55,8 @@ def _wrong_value(value):
         return not value
     if isinstance(value, (int, float)):
         return value + 1
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return value[::-1]  # an order (00b): the same names, reversed
     if isinstance(value, list):
         return [value[0] + 1] + value[1:]
     if isinstance(value, set):
