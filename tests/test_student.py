@@ -59,8 +59,10 @@ def check_indices(nb):
 
 
 def lesson_id(nb):
-    """The NN of the lesson's ``lesson.progress("NN")`` cell (an optional section may follow it)."""
-    return next(c.source for c in nb.cells if c.source.startswith("lesson.progress("))[17:19]
+    """The NN (or 00b) of the lesson's ``lesson.progress("NN")`` cell (an optional section may
+    follow it)."""
+    source = next(c.source for c in nb.cells if c.source.startswith("lesson.progress("))
+    return re.match(r'lesson\.progress\("([^"]+)"\)', source)[1]
 
 
 def text_of(cell):

@@ -354,6 +354,104 @@ MESSAGES = {
     "step_audit.right": (
         "the same parameters as the reference after one step, and audit finds nothing.",
         "한 스텝 뒤의 매개변수가 기준 스텝과 같고, audit이 아무것도 찾지 못합니다."),
+    # -- inside the engine (lesson/inside_engine.py): line numbers count from run_backward's
+    # def; node names and code stay English --------------------------------------------------
+    "engine.steps_title": ("{label}: {n} steps of run_backward's loop",
+                           "{label}: run_backward 반복문의 {n}단계"),
+    "engine.no_count": (
+        "your count_dependencies(root) gave no count for {node}, a node this backward reaches",
+        "여러분의 count_dependencies(root)가 이 역전파가 닿는 노드 {node}의 개수를 주지 "
+        "않았습니다"),
+    "engine.raised": ("your {piece} raised {type}: {message}",
+                      "여러분의 {piece}에서 {type} 발생: {message}"),
+    "engine.count_form": (
+        "your count_dependencies(root) returned {type}; it must return a dict: node -> the "
+        "number of edges pointing at it",
+        "여러분의 count_dependencies(root)가 {type}을(를) 반환했습니다. 노드 -> 그 노드를 "
+        "가리키는 간선 수의 dict를 반환해야 합니다"),
+    "engine.count_value": (
+        "your count_dependencies(root) gave the count {value}; every count must be an int",
+        "여러분의 count_dependencies(root)가 개수로 {value}을(를) 주었습니다. 개수는 모두 int여야 "
+        "합니다"),
+    "engine.key_form": (
+        "your ready_key(node) returned {type}; it must return a number (the smallest runs "
+        "first)",
+        "여러분의 ready_key(node)가 {type}을(를) 반환했습니다. 숫자를 반환해야 합니다(가장 작은 "
+        "것이 먼저 실행됩니다)"),
+    "engine.release_form": (
+        "your release_saved(node, keep_graph) returned {type}; it must return the slots it "
+        "released (what node._release_variables() returns), or () when the graph is kept",
+        "여러분의 release_saved(node, keep_graph)가 {type}을(를) 반환했습니다. 해제한 "
+        "슬롯들(node._release_variables()가 돌려주는 것)을, 그래프를 유지할 때는 ()를 반환해야 "
+        "합니다"),
+    "engine.plug_names": ("✗ name the piece to plug in: {names} (got {name}).",
+                          "✗ 끼워 넣을 부분의 이름을 쓰세요: {names} (받은 것: {name})."),
+    "engine.not_a_function": ("✗ {piece} must be a function (def ...:), not a {type}.",
+                              "✗ {piece}는 {type}이(가) 아니라 함수(def ...:)여야 합니다."),
+    "engine.ran": ("it ran without error", "에러 없이 실행되었습니다."),
+    "engine.raised_error": ("it raised {type}: {message}", "{type} 발생: {message}"),
+    "engine.early": ("the real engine runs it only at step {step}, once every gradient for it "
+                     "has arrived",
+                     "실제 엔진은 그 노드로 갈 변화도가 모두 도착한 뒤인 {step}단계에서야 그 노드를 "
+                     "실행합니다"),
+    "engine.again": ("it had already run", "이미 실행된 노드입니다"),
+    "engine.never": ("the real engine does not run it in this call",
+                     "실제 엔진은 이 호출에서 그 노드를 실행하지 않습니다"),
+    "engine.order": ("step {step}: the real engine ran {real}, yours ran {theirs} ({why})",
+                     "{step}단계: 실제 엔진은 {real}을(를) 실행했고, 여러분의 엔진은 {theirs}을(를) "
+                     "실행했습니다({why})"),
+    "engine.freed": (
+        "step {step}: after {node} ran, the real engine had freed {real}, yours {theirs}",
+        "{step}단계: {node}이(가) 실행된 뒤 실제 엔진이 해제한 것은 {real}, 여러분의 엔진이 해제한 "
+        "것은 {theirs}입니다"),
+    "engine.stopped": (
+        "yours stopped after step {n}, where the real engine goes on with {node}: in yours it "
+        "never became ready (its count never reached 0)",
+        "여러분의 엔진은 {n}단계 뒤에 멈췄지만 실제 엔진은 이어서 {node}을(를) 실행합니다. 여러분의 "
+        "엔진에서는 그 노드가 준비되지 않았습니다(개수가 0이 되지 않았습니다)"),
+    "engine.extra": ("the real engine had finished after step {n}, but yours went on with {node}",
+                     "실제 엔진은 {n}단계에서 끝났지만 여러분의 엔진은 이어서 {node}을(를) "
+                     "실행했습니다"),
+    "engine.outcome": ("in the real engine {real}; in yours {theirs}",
+                       "실제 엔진에서는 {real} 여러분의 엔진에서는 {theirs}"),
+    "engine.grad": ("{name}.grad differs from the real engine's",
+                    "{name}.grad가 실제 엔진의 값과 다릅니다"),
+    "engine.graph": ("after the call, a saved slot of the graph is in another state than in the "
+                     "real engine",
+                     "호출이 끝난 뒤 그래프의 저장된 슬롯 하나의 상태가 실제 엔진과 다릅니다"),
+    "engine.note": ("{where}, “{note}”: the result differs from the real engine's.",
+                    "{where}, “{note}”: 결과가 실제 엔진과 다릅니다."),
+    "engine.in_call": ("{where}, call “{call}”, {text}.", "{where}, 호출 “{call}”, {text}."),
+    "engine.calls": ("{where}: the real engine's run made {real} calls, yours {theirs}.",
+                     "{where}: 실제 엔진에서는 호출이 {real}번, 여러분의 엔진에서는 {theirs}번이었습니다."),
+    "engine.crashed": ("{where}: the scenario's own code then failed: {error}.",
+                       "{where}: 그다음 시나리오 코드 자체가 실패했습니다: {error}"),
+    "engine.same": (
+        "the seven scenarios ran with your {pieces} as with the real engine: {calls} calls of "
+        "backward or autograd.grad, {steps} node runs in the same order, the same slots freed "
+        "after each, the same errors and .grad values.",
+        "일곱 가지 시나리오가 여러분의 {pieces}로도 실제 엔진과 똑같이 실행되었습니다: backward나 "
+        "autograd.grad 호출 {calls}번, 같은 순서로 노드 실행 {steps}번, 노드마다 같은 슬롯 해제, "
+        "같은 에러와 .grad 값."),
+    "scenario.multi_loss": ("the multiple-losses scenario", "여러 개의 손실 시나리오"),
+    "scenario.gan": ("the GAN scenario", "GAN 시나리오"),
+    "scenario.shared_backbone": ("the shared-backbone scenario", "공유 백본 시나리오"),
+    "scenario.rnn": ("the RNN scenario", "RNN 시나리오"),
+    "scenario.wgan_gp": ("the WGAN-GP scenario", "WGAN-GP 시나리오"),
+    "scenario.sequential": ("the sequential-optimization scenario", "순차적 최적화 시나리오"),
+    "scenario.conditional": ("the conditional-paths scenario", "조건부 경로 시나리오"),
+    "order.form": (
+        '✗ answer with a list of the names, in the order their nodes run, such as ["loss", '
+        '...]; the names are {choices}.',
+        '✗ ["loss", ...]처럼 노드가 실행되는 순서대로 이름의 리스트로 답하세요. 이름은 {choices}'
+        '입니다.'),
+    "order.unknown": ('✗ "{name}" is not one of the names: {choices}.',
+                      '✗ 없는 이름입니다: "{name}". 이름은 {choices} 중에서 고르세요.'),
+    "order.right": ("the nodes ran in the order {order}.", "노드가 실행된 순서: {order}."),
+    "order.count": ("the backward runs {n} of these nodes, and you listed {given}.",
+                    "이 역전파는 이 노드 중 {n}개를 실행하는데, 여러분은 {given}개를 적었습니다."),
+    "order.wrong": ("the order first differs at position {n} of {total}.",
+                    "{total}개 중 {n}번째 자리에서 처음으로 순서가 다릅니다."),
 }
 
 # Exercise id -> (title, hint) in Korean; the English ones live in lesson/catalogue.py.
@@ -478,6 +576,13 @@ EXERCISES_KO = {
     "10-block": ("잔차 블록 고치기",
                  "broken_forward에 show_anomaly를 실행해 보세요. 그것이 가리키는 노드는 출력을 "
                  "저장했습니다. 나중에 그 출력을 제자리에서 덮어쓰는 줄은 어디입니까?"),
+    "00b-order": ("준비 큐(ready queue)가 노드를 실행하는 순서",
+                  "준비된 노드 중에서는 가장 나중에 만들어진 노드(시퀀스 번호가 가장 큰 노드)가 먼저 "
+                  "실행되고, AccumulateGrad는 준비되는 즉시 실행됩니다. 노드마다 언제 개수가 0이 되는지 "
+                  "따라가 보세요."),
+    "00b-count": ("count_dependencies(root) 작성하기",
+                  "개수는 노드가 아니라 간선마다 하나씩 셉니다. 노드 하나가 같은 자식을 두 번 가리킬 "
+                  "수도 있습니다. 그리고 각 노드의 자식은 처음 만났을 때 한 번만 살펴보세요."),
     # -- lesson 11 (on real PyTorch) -------------------------------------------------------------
     "11-kinds": ("첫 번째 backward() 호출에만 retain을 줄 때 audit이 보고하는 것",
                  "retain_graph=True가 불필요한 것은, 유지한 노드를 그 스텝의 뒤따르는 어떤 역전파도 "
