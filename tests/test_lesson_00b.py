@@ -158,10 +158,10 @@ def test_the_first_difference_in_korean(capsys):
     lesson.set_language("ko")
     lesson.check_engine(count_dependencies=per_node, exercise="00b-count")
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == ("✗ 아쉽지만 틀렸습니다(첫 번째 시도): RNN 시나리오, 호출 “per-step t=1”, 9단계: "
-                      "실제 엔진은 TBackward0을(를) 실행했고, 여러분의 엔진은 AccumulateGrad을(를) "
-                      "실행했습니다(실제 엔진은 그 노드로 갈 변화도가 모두 도착한 뒤인 15단계에서야 "
-                      "그 노드를 실행합니다).")
+    assert out[0] == ("✗ 아쉽지만 틀렸습니다(첫 번째 시도): RNN 시나리오, 호출 “per-step t=1”, "
+                      "9번째 노드 실행: 실제 엔진이 실행한 노드는 TBackward0, 여러분의 엔진이 실행한 "
+                      "노드는 AccumulateGrad입니다(실제 엔진은 그 노드로 갈 변화도가 모두 도착한 뒤, "
+                      "15번째 노드 실행에서야 그 노드를 실행합니다).")
     assert out[1].startswith("힌트: ")
 
 

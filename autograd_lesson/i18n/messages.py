@@ -357,7 +357,7 @@ MESSAGES = {
     # -- inside the engine (lesson/inside_engine.py): line numbers count from run_backward's
     # def; node names and code stay English --------------------------------------------------
     "engine.steps_title": ("{label}: {n} steps of run_backward's loop",
-                           "{label}: run_backward 반복문의 {n}단계"),
+                           "{label}: run_backward 반복문의 프레임 {n}개"),
     "engine.no_count": (
         "your count_dependencies(root) gave no count for {node}, a node this backward reaches",
         "여러분의 count_dependencies(root)가 이 역전파가 닿는 노드 {node}의 개수를 주지 "
@@ -365,53 +365,41 @@ MESSAGES = {
     "engine.raised": ("your {piece} raised {type}: {message}",
                       "여러분의 {piece}에서 {type} 발생: {message}"),
     "engine.count_form": (
-        "your count_dependencies(root) returned {type}; it must return a dict: node -> the "
-        "number of edges pointing at it",
-        "여러분의 count_dependencies(root)가 {type}을(를) 반환했습니다. 노드 -> 그 노드를 "
-        "가리키는 간선 수의 dict를 반환해야 합니다"),
+        "your count_dependencies(root) returned {type}; it must return a dict: node -> the number of edges pointing at it",
+        "여러분의 count_dependencies(root)가 반환한 값의 형식은 {type}입니다. 노드 -> 그 노드를 가리키는 간선 수의 dict를 반환해야 합니다"),
     "engine.count_value": (
         "your count_dependencies(root) gave the count {value}; every count must be an int",
-        "여러분의 count_dependencies(root)가 개수로 {value}을(를) 주었습니다. 개수는 모두 int여야 "
-        "합니다"),
+        "여러분의 count_dependencies(root)가 준 개수 중에 int가 아닌 값이 있습니다: {value}. 개수는 모두 int여야 합니다"),
     "engine.key_form": (
-        "your ready_key(node) returned {type}; it must return a number (the smallest runs "
-        "first)",
-        "여러분의 ready_key(node)가 {type}을(를) 반환했습니다. 숫자를 반환해야 합니다(가장 작은 "
-        "것이 먼저 실행됩니다)"),
+        "your ready_key(node) returned {type}; it must return a number (the smallest runs first)",
+        "여러분의 ready_key(node)가 반환한 값의 형식은 {type}입니다. 숫자를 반환해야 합니다(가장 작은 것이 먼저 실행됩니다)"),
     "engine.release_form": (
-        "your release_saved(node, keep_graph) returned {type}; it must return the slots it "
-        "released (what node._release_variables() returns), or () when the graph is kept",
-        "여러분의 release_saved(node, keep_graph)가 {type}을(를) 반환했습니다. 해제한 "
-        "슬롯들(node._release_variables()가 돌려주는 것)을, 그래프를 유지할 때는 ()를 반환해야 "
-        "합니다"),
+        "your release_saved(node, keep_graph) returned {type}; it must return the slots it released (what node._release_variables() returns), or () when the graph is kept",
+        "여러분의 release_saved(node, keep_graph)가 반환한 값의 형식은 {type}입니다. 해제한 슬롯들(node._release_variables()가 돌려주는 것)을, 그래프를 유지할 때는 ()를 반환해야 합니다"),
     "engine.plug_names": ("✗ name the piece to plug in: {names} (got {name}).",
                           "✗ 끼워 넣을 부분의 이름을 쓰세요: {names} (받은 것: {name})."),
     "engine.not_a_function": ("✗ {piece} must be a function (def ...:), not a {type}.",
-                              "✗ {piece}는 {type}이(가) 아니라 함수(def ...:)여야 합니다."),
-    "engine.ran": ("it ran without error", "에러 없이 실행되었습니다."),
+                              "✗ {piece}에는 함수(def ...:)가 와야 합니다. 받은 것의 형식: {type}."),
+    "engine.ran": ("it ran without error", "오류 없이 실행되었습니다."),
     "engine.raised_error": ("it raised {type}: {message}", "{type} 발생: {message}"),
-    "engine.early": ("the real engine runs it only at step {step}, once every gradient for it "
-                     "has arrived",
-                     "실제 엔진은 그 노드로 갈 변화도가 모두 도착한 뒤인 {step}단계에서야 그 노드를 "
-                     "실행합니다"),
+    "engine.early": (
+        "the real engine runs it only at step {step}, once every gradient for it has arrived",
+        "실제 엔진은 그 노드로 갈 변화도가 모두 도착한 뒤, {step}번째 노드 실행에서야 그 노드를 실행합니다"),
     "engine.again": ("it had already run", "이미 실행된 노드입니다"),
     "engine.never": ("the real engine does not run it in this call",
                      "실제 엔진은 이 호출에서 그 노드를 실행하지 않습니다"),
-    "engine.order": ("step {step}: the real engine ran {real}, yours ran {theirs} ({why})",
-                     "{step}단계: 실제 엔진은 {real}을(를) 실행했고, 여러분의 엔진은 {theirs}을(를) "
-                     "실행했습니다({why})"),
+    "engine.order": (
+        "step {step}: the real engine ran {real}, yours ran {theirs} ({why})",
+        "{step}번째 노드 실행: 실제 엔진이 실행한 노드는 {real}, 여러분의 엔진이 실행한 노드는 {theirs}입니다({why})"),
     "engine.freed": (
         "step {step}: after {node} ran, the real engine had freed {real}, yours {theirs}",
-        "{step}단계: {node}이(가) 실행된 뒤 실제 엔진이 해제한 것은 {real}, 여러분의 엔진이 해제한 "
-        "것은 {theirs}입니다"),
+        "{step}번째 노드 실행: 노드 {node} 실행 뒤 실제 엔진이 해제한 것은 {real}, 여러분의 엔진이 해제한 것은 {theirs}입니다"),
     "engine.stopped": (
-        "yours stopped after step {n}, where the real engine goes on with {node}: in yours it "
-        "never became ready (its count never reached 0)",
-        "여러분의 엔진은 {n}단계 뒤에 멈췄지만 실제 엔진은 이어서 {node}을(를) 실행합니다. 여러분의 "
-        "엔진에서는 그 노드가 준비되지 않았습니다(개수가 0이 되지 않았습니다)"),
-    "engine.extra": ("the real engine had finished after step {n}, but yours went on with {node}",
-                     "실제 엔진은 {n}단계에서 끝났지만 여러분의 엔진은 이어서 {node}을(를) "
-                     "실행했습니다"),
+        "yours stopped after step {n}, where the real engine goes on with {node}: in yours it never became ready (its count never reached 0)",
+        "여러분의 엔진은 노드 실행 {n}번 뒤에 멈췄지만 실제 엔진은 이어서 노드 {node}를 실행합니다. 여러분의 엔진에서는 그 노드가 준비되지 않았습니다(개수가 0이 되지 않았습니다)"),
+    "engine.extra": (
+        "the real engine had finished after step {n}, but yours went on with {node}",
+        "실제 엔진은 노드 실행 {n}번으로 끝났지만 여러분의 엔진은 이어서 노드 {node}를 실행했습니다"),
     "engine.outcome": ("in the real engine {real}; in yours {theirs}",
                        "실제 엔진에서는 {real} 여러분의 엔진에서는 {theirs}"),
     "engine.grad": ("{name}.grad differs from the real engine's",
@@ -427,12 +415,8 @@ MESSAGES = {
     "engine.crashed": ("{where}: the scenario's own code then failed: {error}.",
                        "{where}: 그다음 시나리오 코드 자체가 실패했습니다: {error}"),
     "engine.same": (
-        "the seven scenarios ran with your {pieces} as with the real engine: {calls} calls of "
-        "backward or autograd.grad, {steps} node runs in the same order, the same slots freed "
-        "after each, the same errors and .grad values.",
-        "일곱 가지 시나리오가 여러분의 {pieces}로도 실제 엔진과 똑같이 실행되었습니다: backward나 "
-        "autograd.grad 호출 {calls}번, 같은 순서로 노드 실행 {steps}번, 노드마다 같은 슬롯 해제, "
-        "같은 에러와 .grad 값."),
+        "the seven scenarios ran with your {pieces} as with the real engine: {calls} calls of backward or autograd.grad, {steps} node runs in the same order, the same slots freed after each, the same errors and .grad values.",
+        "일곱 가지 시나리오가 여러분의 {pieces}로도 실제 엔진과 똑같이 실행되었습니다: `backward()`나 autograd.grad 호출 {calls}번, 같은 순서로 노드 실행 {steps}번, 노드마다 같은 슬롯 해제, 같은 오류와 .grad 값."),
     "scenario.multi_loss": ("the multiple-losses scenario", "여러 개의 손실 시나리오"),
     "scenario.gan": ("the GAN scenario", "GAN 시나리오"),
     "scenario.shared_backbone": ("the shared-backbone scenario", "공유 백본 시나리오"),
@@ -596,12 +580,12 @@ EXERCISES_KO = {
                  "실행되고, 훅이 돌려준 값이 다음 노드로 흘러갑니다."),
     "12-segments": ("checkpoint_sequential에서 블록마다 실행 횟수",
                     "조각 하나에 모듈이 몇 개씩 들어가고, 남는 모듈은 어느 조각이 가져갑니까? "
-                    "backward에서 다시 실행되는 것은 체크포인팅한 조각뿐입니다."),
+                    "역전파에서 다시 실행되는 것은 체크포인팅한 조각뿐입니다."),
     "12-eval": ("그래프를 남기는 평가",
                 "함수마다, out을 계산할 때 기록이 켜져 있었는지 보세요. 그것을 정하는 것은 eval()이 "
                 "아니라 가장 안쪽의 변화도 모드 스위치입니다."),
     "12-function": ("사용자 정의 Function으로 만드는 softplus",
-                    "backward에 필요한 x를 2절이 권하는 방법으로 간직하고, grad에 log(1 + e^x)의 "
+                    "`backward`에 필요한 x를 2절이 권하는 방법으로 보관하고, grad에 log(1 + e^x)의 "
                     "도함수를 곱해 돌려주세요."),
 }
 
@@ -609,6 +593,9 @@ EXERCISES_KO = {
 # same in both editions), and their Korean forms: lesson.check_value's ``what``, lesson.report's
 # lines, plot_timeline's title and axis labels. i18n.localize() looks them up.
 LABELS_KO = {
+    "values, gradcheck, the version check and the freeing all pass.":
+        "값, gradcheck, 버전 검사, 해제가 모두 통과합니다.",
+    "w.grad": "w의 변화도(w.grad)",
     "x.grad after the three calls": "세 번 호출한 뒤의 x.grad",
     "[nodes run by the two calls, nodes run by one call on the sum]":
         "[두 번 호출할 때 실행되는 노드 수, 합에 한 번 호출할 때 실행되는 노드 수]",

@@ -20,11 +20,11 @@ import inspect
 
 from .. import _engine, _random
 from ..i18n import t
-from ..viz.record import _name, first_sentence, record, verdict
+from ..viz.record import display_name, first_sentence, record, verdict
 from ..viz.snapshot import node_ids
 from ..viz.steps import StepThrough
-from .checking import _exercise, _malformed, _not_done, _unwritten, _verdict
-from .showing import _as_call, _bad_input, _caller_namespace, _roots
+from .checking import exercise_and_hint, give_verdict, not_an_attempt, not_done, unwritten
+from .showing import as_call, bad_input, caller_namespace, graph_roots
 
 PIECES = ("count_dependencies", "ready_key", "release_saved")
 _REAL = {name: getattr(_engine, name) for name in PIECES}  # the engine's own, as imported
@@ -130,11 +130,11 @@ def _ready_listing(queue, label):
 def step_through_engine(code, **names):
     """Run ``code`` (a backward) and show it one node per frame, each with the lines of
     ``run_backward`` that ran for it: a slider in JupyterLab, and the same as text."""
-    problem = _bad_input("step_through_engine", names, code)
+    problem = bad_input("step_through_engine", names, code)
     if problem:
         print(problem)
         return
-    call, label = _as_call(code, _caller_namespace())
+    call, label = as_call(code, caller_namespace())
     engine, recording = engine_steps(call, label, names)
     if engine is None:
         print(t("steps.nothing", label=label))
@@ -149,13 +149,13 @@ def step_through_engine(code, **names):
 
 def engine_steps(call, label, names):
     """(EngineSteps of the backward ``call()`` runs, or None if it ran none; its recording)."""
-    roots = _roots(names)
+    roots = graph_roots(names)
     spy, lines, steps = _Spy(roots), _loop_lines(), []
     released = {}
     queue = []
 
     def node_label(node):
-        return f"#{spy.ids.get(node, '?')} {_name(node, names)}"
+        return f"#{spy.ids.get(node, '?')} {display_name(node, names)}"
 
     def popped(node, queue):
         return f"pops {node_label(node)} from [{_ready_listing(queue, node_label)}]"
@@ -229,7 +229,7 @@ class _Counts(dict):
     """The learner's counts: a node they left out is their error, not a bare KeyError."""
 
     def __missing__(self, node):
-        raise PieceError(t("engine.no_count", node=_name(node, None)))
+        raise PieceError(t("engine.no_count", node=display_name(node, None)))
 
 
 def _guard(piece, fn):
@@ -417,16 +417,16 @@ def check_engine(exercise=None, hint="", **pieces):
     exercise="00b-count")``: the seven scenarios run with it plugged in and with the real
     engine must run the same nodes in the same order, free the same slots after each, raise the
     same errors and leave the same ``.grad`` values."""
-    exercise, hint = _exercise(exercise, hint)
+    exercise, hint = exercise_and_hint(exercise, hint)
     unknown = sorted(set(pieces) - set(PIECES))
     if unknown or not pieces:
-        return _malformed(t("engine.plug_names", name=unknown[0] if unknown else "nothing",
+        return not_an_attempt(t("engine.plug_names", name=unknown[0] if unknown else "nothing",
                             names=", ".join(PIECES)))
     for name, fn in pieces.items():
-        if fn is ... or (callable(fn) and _unwritten(fn)):
-            return _not_done(exercise)
+        if fn is ... or (callable(fn) and unwritten(fn)):
+            return not_done()
         if not callable(fn):
-            return _malformed(t("engine.not_a_function", piece=name, type=type(fn).__name__))
+            return not_an_attempt(t("engine.not_a_function", piece=name, type=type(fn).__name__))
     if not _reference:
         _reference.append(_run_all())
     reference, theirs = _reference[0], _run_all(pieces)
@@ -435,7 +435,7 @@ def check_engine(exercise=None, hint="", **pieces):
     calls = sum("trace" in e for _, rec in reference for e in rec.entries)
     key = tuple((n, f.__code__.co_code, repr(f.__code__.co_consts)) for n, f in
                 sorted(pieces.items()) if hasattr(f, "__code__"))
-    _verdict(exercise, hint, key, difference is None,
+    give_verdict(exercise, hint, key, difference is None,
              t("engine.same", pieces=", ".join(pieces), calls=calls, steps=steps), difference)
 
 
@@ -444,20 +444,20 @@ def check_order(prediction, code, exercise=None, hint="", **names):
     """Predict-then-check: the order in which ``code``'s backward runs the nodes, as a list of
     the names given here (a tensor's name stands for its ``grad_fn``; a leaf's for its
     AccumulateGrad, which writes its ``.grad``)."""
-    exercise, hint = _exercise(exercise, hint)
+    exercise, hint = exercise_and_hint(exercise, hint)
     if prediction is ...:
-        return _not_done(exercise)
+        return not_done()
     choices = ", ".join(f'"{n}"' for n in names)
     if not isinstance(prediction, (list, tuple)) or not all(isinstance(p, str) for p in prediction):
-        return _malformed(t("order.form", choices=choices))
+        return not_an_attempt(t("order.form", choices=choices))
     unknown = [p for p in prediction if p not in names]
     if unknown:
-        return _malformed(t("order.unknown", name=unknown[0], choices=choices))
+        return not_an_attempt(t("order.unknown", name=unknown[0], choices=choices))
     if isinstance(code, str):  # the names given here first: the graph to check is theirs
-        namespace = _caller_namespace()
+        namespace = caller_namespace()
         call, label = (lambda: exec(code, {**namespace()[0], **namespace()[1], **names})), code
     else:
-        call, label = _as_call(code, None)
+        call, label = as_call(code, None)
     from ..autograd.graph import get_gradient_edge, observe
     by_node = {get_gradient_edge(tensor).node: name for name, tensor in names.items()
                if tensor.requires_grad}  # a leaf's edge is its AccumulateGrad
@@ -467,11 +467,11 @@ def check_order(prediction, code, exercise=None, hint="", **names):
         if type(event).__name__ == "NodeStarted" and event.node in by_node:
             order.append(by_node[event.node])
     with observe(watch):
-        recording = record(call, roots=_roots(names), names=names)
+        recording = record(call, roots=graph_roots(names), names=names)
     correct = list(prediction) == order
     wrong = next((i for i, (p, o) in enumerate(zip(prediction, order)) if p != o), None)
     ran = f"{label}: {verdict(recording.error) if recording.error else t('freed.ran')}"
-    _verdict(exercise, hint, tuple(prediction), correct,
+    give_verdict(exercise, hint, tuple(prediction), correct,
              t("order.right", order=", ".join(order)),
              t("order.wrong", n=wrong + 1, total=len(order)) if wrong is not None else
              t("order.count", n=len(order), given=len(prediction)),
