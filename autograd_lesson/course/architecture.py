@@ -23,8 +23,9 @@ LAYERS = [
     ("extensions", "plugged into the core at named points: hooks, partial backward, anomaly, "
      "observers, saved-tensor hooks, memory meters", ["extensions/"]),
     ("formulas", "node classes, one family per file", ["ops/"]),
-    ("helpers", "NumPy error state and broadcasting, which the core may use",
-     ["_fp_errors.py", "_broadcast.py", "_grad_mode.py"]),
+    ("helpers", "grad mode, hook handles, NumPy error state and broadcasting, which the core "
+     "may use",
+     ["_fp_errors.py", "_broadcast.py", "_grad_mode.py", "utils/hooks.py"]),
     ("surface", "the PyTorch surface: torch.*, Tensor's other methods, parsing, promotion, "
      "messages, in-place and view machinery, autograd.*, utils.*",
      ["_surface/", "_tensor_base.py", "_tensor_ops.py", "_tensor_shape_ops.py", "_dtype.py",
@@ -68,7 +69,10 @@ def imports(relative, dotted_names):
             base = package.split(".")
             base = base[:len(base) - node.level + 1] if node.level else []
             module = ".".join(base + ([node.module] if node.module else []))
-            names = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            known = set(dotted_names.values())
+            # ``from . import _tensor`` imports the module _tensor, not the package's __init__
+            names = [f"{module}.{a.name}" if f"{module}.{a.name}" in known else module
+                     for a in node.names]
         elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         else:
