@@ -135,6 +135,7 @@ test: install-test dot
 
 figures: install dot
 	$(VPY) -m autograd_lesson.course.figures
+	$(VPY) -m autograd_lesson.course.architecture
 
 student: install
 	$(VPY) -m autograd_lesson.course.student notebooks $(STUDENT) $(if $(FORCE),--force) $(LESSON)

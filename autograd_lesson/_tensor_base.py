@@ -27,19 +27,6 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
-def _is_float(dtype):
-    return np.issubdtype(dtype, np.floating)
-
-
-def check_requires_grad(dtype, message):
-    """Only a floating point (in PyTorch also a complex) tensor can require grad: ``message``
-    is PyTorch's wording at the call site; complex is the package's documented limit."""
-    if dtype.kind == "c":
-        _ops._op._refuse_complex()
-    if not _is_float(dtype):
-        raise RuntimeError(message)
-
-
 def _infer_array(data, dtype=None):
     """``torch.tensor`` dtype inference: Python floats -> float32, ints -> int64, arrays keep theirs."""
     if isinstance(data, _tensor.Tensor):

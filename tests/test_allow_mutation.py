@@ -29,7 +29,7 @@ with {AMST}() as ctx:
     out = (b ** 2).sum()
     b.sin_()
     counts = (len(ctx.cloned), len(ctx.original), len(ctx.tid_to_weakhandle), len(ctx.sid_to_tid),
-              [t.nbytes for t in ctx.cloned.values()])
+              [t.numel() * t.element_size() for t in ctx.cloned.values()])
     out.backward()
     after = (len(ctx.cloned), len(ctx.original), len(ctx.tid_to_weakhandle))
 out = (a.grad, b, b._version, counts, after, b.grad_fn.name())

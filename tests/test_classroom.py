@@ -35,7 +35,8 @@ from fast_pictures import FAST_RUN
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-KOREAN_SAMPLE = sorted((ROOT / "notebooks" / "ko").glob("*.ipynb"))[:2]
+KOREAN_SAMPLE = [p for p in sorted((ROOT / "notebooks" / "ko").glob("*.ipynb"))
+                 if p.stem in ("00_how_backward_works", "01_multiple_losses")]
 # (assignment, lesson notebook): every English lesson, and the Korean sample
 ASSIGNMENTS = [(p.stem, p) for p in NOTEBOOKS] + [(f"ko-{p.stem}", p) for p in KOREAN_SAMPLE]
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*$",
@@ -54,6 +55,8 @@ def _wrong_value(value):
         return not value
     if isinstance(value, (int, float)):
         return value + 1
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return value[::-1]  # an order (00b): the same names, reversed
     if isinstance(value, list):
         return [value[0] + 1] + value[1:]
     if isinstance(value, set):

@@ -15,7 +15,7 @@ import pytest
 
 import autograd_lesson as torch
 from autograd_lesson import i18n, lesson, viz
-from autograd_lesson.i18n import messages
+from autograd_lesson.i18n import korean_texts, messages
 from autograd_lesson.lesson import attempts, catalogue
 from autograd_lesson.viz.dot import CJK_FONT, FONT, HANGUL
 
@@ -53,8 +53,8 @@ def test_every_message_has_a_korean_text_with_no_field_the_english_lacks():
 
 
 def test_every_exercise_has_a_korean_title_and_hint():
-    assert set(messages.EXERCISES_KO) == set(catalogue.EXERCISES)
-    for exercise_id, (title, hint) in messages.EXERCISES_KO.items():
+    assert set(korean_texts.EXERCISES_KO) == set(catalogue.EXERCISES)
+    for exercise_id, (title, hint) in korean_texts.EXERCISES_KO.items():
         assert HANGUL.search(title) and HANGUL.search(hint), exercise_id
 
 
@@ -82,7 +82,7 @@ def test_the_completeness_checks_can_fail(monkeypatch):
     monkeypatch.setitem(messages.MESSAGES, "x.y", ("done", "done"))
     with pytest.raises(AssertionError):
         test_every_message_has_a_korean_text_with_no_field_the_english_lacks()
-    monkeypatch.delitem(messages.EXERCISES_KO, "00-freed")
+    monkeypatch.delitem(korean_texts.EXERCISES_KO, "00-freed")
     with pytest.raises(AssertionError):
         test_every_exercise_has_a_korean_title_and_hint()
 
@@ -119,7 +119,7 @@ def test_checker_feedback_and_hint_in_korean(capsys):
     lesson.set_language("ko")
     assert freed(capsys, {"ExpBackward0.result"}).splitlines() == [
         "✗ 아쉽지만 틀렸습니다(첫 번째 시도): 해제되는 버퍼 2개가 답에서 빠졌습니다.",
-        "힌트: " + messages.EXERCISES_KO["00-freed"][1]]
+        "힌트: " + korean_texts.EXERCISES_KO["00-freed"][1]]
     assert freed(capsys, {"ExpBackward0.result", "MulBackward0.self",
                           "MulBackward0.other"}).splitlines() == [
         "✓ 정답입니다 (두 번째 시도): 해제된 버퍼: ExpBackward0.result, MulBackward0.other, "
@@ -467,4 +467,4 @@ def test_the_audit_checkers_speak_korean(torch, capsys):
     on_torch.check_findings({"unused-retain"}, step, exercise="11-kinds")
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "✗ 아쉽지만 틀렸습니다(첫 번째 시도): 빠졌거나 더 들어간 종류가 있습니다."
-    assert out[1] == "힌트: " + messages.EXERCISES_KO["11-kinds"][1]
+    assert out[1] == "힌트: " + korean_texts.EXERCISES_KO["11-kinds"][1]

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from autograd_lesson import i18n
-from autograd_lesson.i18n import messages as _messages
+from autograd_lesson.i18n import korean_texts as _korean, messages as _messages
 from autograd_lesson.lesson.attempts import nth_ko
 from autograd_lesson.viz.dot import HANGUL
 
@@ -98,11 +98,11 @@ def readme_findings(path):
 def korean_messages():
     """(key, Korean text) of everything the helpers say in Korean."""
     yield from ((key, korean) for key, (_, korean) in _messages.MESSAGES.items())
-    for key, (title, hint) in _messages.EXERCISES_KO.items():
+    for key, (title, hint) in _korean.EXERCISES_KO.items():
         yield f"{key} title", title
         yield f"{key} hint", hint
-    yield from _messages.LABELS_KO.items()
-    yield from ((pattern, korean) for pattern, korean in _messages.FEEDBACK_KO)
+    yield from _korean.LABELS_KO.items()
+    yield from ((pattern, korean) for pattern, korean in _korean.FEEDBACK_KO)
 
 
 @pytest.mark.parametrize("path", KOREAN_NOTEBOOKS, ids=lambda p: p.name)

@@ -407,7 +407,7 @@ def test_every_character_of_the_korean_messages_has_a_glyph():
     import matplotlib
     from fontTools.ttLib import TTCollection, TTFont
 
-    from autograd_lesson.i18n import messages
+    from autograd_lesson.i18n import korean_texts, messages
     from autograd_lesson.viz.dot import CJK_FONT
 
     mono = TTFont(pathlib.Path(matplotlib.get_data_path()) / "fonts" / "ttf" /
@@ -419,7 +419,7 @@ def test_every_character_of_the_korean_messages_has_a_glyph():
     cjk = (TTCollection(found[0]).fonts[int(found[1] or 0)] if found[0].endswith(".ttc")
            else TTFont(found[0])).getBestCmap()
     korean = "".join(ko for _, ko in messages.MESSAGES.values())
-    korean += "".join(title + hint for title, hint in messages.EXERCISES_KO.values())
+    korean += "".join(title + hint for title, hint in korean_texts.EXERCISES_KO.values())
     assert sum(map(_hangul, korean)) > 1000
     missing = sorted({ch for ch in korean if ord(ch) > 0x7F and ord(ch) not in mono
                       and ord(ch) not in cjk})

@@ -9,8 +9,8 @@ import nbformat
 import pytest
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
-ENGLISH = sorted(NOTEBOOKS.glob("[01][0-9]_*.ipynb"))
-KOREAN = sorted((NOTEBOOKS / "ko").glob("[01][0-9]_*.ipynb"))
+ENGLISH = sorted(NOTEBOOKS.glob("[01][0-9]*_*.ipynb"))  # 00, 00b, 01 ...
+KOREAN = sorted((NOTEBOOKS / "ko").glob("[01][0-9]*_*.ipynb"))
 TITLES = ("[PYTORCH] retain_graph=True 옵션이 필요한 3가지 시나리오와 연산 그래프 에러 해결 방법 7가지",
           "Pytorch - backward(retain_graph=True) (1)",
           "[PYTORCH] loss.backward() 호출 시 내부 동작 3단계와 그래디언트 에러 해결 방법 7가지")

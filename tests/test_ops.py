@@ -229,7 +229,7 @@ def test_each_op_class_applies_as_itself():
 
 
 def test_a_subclass_of_an_op_exposes_its_own_saves():
-    """Saved names are installed per class (``_node._expose``): a subclass of an op that has
+    """Saved names are installed per class (``saved_attributes.expose``): a subclass of an op that has
     saved before gets its own record, and its nodes read their saves as the base's do."""
     from autograd_lesson.ops.elementwise import MulBackward0
 

@@ -18,7 +18,7 @@ import re
 import nbformat
 import pytest
 
-from autograd_lesson.i18n import messages
+from autograd_lesson.i18n import korean_texts, messages
 from autograd_lesson.lesson import EXERCISES, exercises_of
 from autograd_lesson.course.student import main, student_notebook
 from autograd_lesson.course.translations import LANG_LINE
@@ -59,8 +59,10 @@ def check_indices(nb):
 
 
 def lesson_id(nb):
-    """The NN of the lesson's ``lesson.progress("NN")`` cell (an optional section may follow it)."""
-    return next(c.source for c in nb.cells if c.source.startswith("lesson.progress("))[17:19]
+    """The NN (or 00b) of the lesson's ``lesson.progress("NN")`` cell (an optional section may
+    follow it)."""
+    source = next(c.source for c in nb.cells if c.source.startswith("lesson.progress("))
+    return re.match(r'lesson\.progress\("([^"]+)"\)', source)[1]
 
 
 def text_of(cell):
@@ -171,7 +173,7 @@ def test_exercises_are_nbgrader_cells_and_every_catalogue_entry_is_used(notebook
 def test_no_hint_text_in_any_student_visible_cell(notebook):
     _, student, _ = notebook
     hints = [e.hint for e in EXERCISES.values()] + \
-        [hint for _, hint in messages.EXERCISES_KO.values()]
+        [hint for _, hint in korean_texts.EXERCISES_KO.values()]
     for i, cell in enumerate(student.cells):
         assert "hint=" not in cell.source, f"cell {i}: hints belong in lesson/catalogue.py"
         seen = cell.source + text_of(cell)

@@ -43,7 +43,7 @@ def localize(text):
     ``text`` unchanged (a learner's own label, or English)."""
     if not korean() or not isinstance(text, str):
         return text
-    from .messages import FEEDBACK_KO, LABELS_KO
+    from .korean_texts import FEEDBACK_KO, LABELS_KO
     if text in LABELS_KO:
         return LABELS_KO[text]
     for pattern, template in FEEDBACK_KO:
@@ -56,6 +56,6 @@ def localize(text):
 def exercise_text(exercise):
     """(title, hint) of a catalogue entry in the current language."""
     if korean():
-        from .messages import EXERCISES_KO
+        from .korean_texts import EXERCISES_KO
         return EXERCISES_KO[exercise.id]
     return exercise.title, exercise.hint

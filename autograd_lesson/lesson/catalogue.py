@@ -9,8 +9,10 @@ answer itself. ``kind`` says how the exercise is checked (see notebooks/INSTRUCT
 - ``which-raise``: the set of the calls (by name) that raise;
 - ``value``: a number or list of numbers, compared with the engine's result;
 - ``findings``: the set of kinds of finding ``lesson.audit`` reports for a torch step;
+- ``order``: a list of names, compared with the order in which the engine runs their nodes;
 - ``code``: a function the learner writes, run and checked by behaviour (its gradients and, from
-  the engine's event stream, how they were obtained).
+  the engine's event stream, how they were obtained; in 00b, a piece of the engine, held to the
+  real engine on the seven scenarios).
 """
 from dataclasses import dataclass
 
@@ -37,6 +39,13 @@ _ALL = [
     Exercise("00-grad-sum", "value", "x.grad after three calls",
              "for backward, x.detach() is a constant; and .grad adds up over calls instead of "
              "being replaced."),
+    # 00b inside the engine
+    Exercise("00b-order", "order", "the order the ready queue runs the nodes in",
+             "of the ready nodes the newest one (the highest sequence number) runs first, and an "
+             "AccumulateGrad as soon as it is ready: follow when each node's count reaches 0."),
+    Exercise("00b-count", "code", "write count_dependencies(root)",
+             "count one per edge, not one per node: a node may point at the same child twice; "
+             "and look at a node's children only the first time you meet it."),
     # 01 multiple losses
     Exercise("01-freed", "freed", "what loss1.backward() frees",
              "list the nodes on the path from loss1 to the leaves, and what each of them saved."),

@@ -41,7 +41,7 @@ def as_call(code, namespace):
 _NO_CODE = object()
 
 
-def _bad_input(where, names, code=_NO_CODE):
+def bad_input(where, names, code=_NO_CODE):
     """The one line that says what to pass instead, or None when the input can be drawn."""
     if code is not _NO_CODE and not (callable(code) or isinstance(code, str)):
         return t("show.not_code", where=where, type=type(code).__name__)
@@ -65,7 +65,7 @@ def graph_roots(names):
 def show_graph(title="", **names):
     """Draw the graph behind the named tensors and print its buffer ledger."""
     checks.title(title, "show_graph")
-    problem = _bad_input("show_graph", names)
+    problem = bad_input("show_graph", names)
     if problem:
         print(problem)
         return
@@ -81,7 +81,7 @@ def show_backward(code, **names):
     If the call raises, the 'after' panel marks the node where it failed and one line gives
     the exception instead of a traceback.
     """
-    problem = _bad_input("show_backward", names, code)
+    problem = bad_input("show_backward", names, code)
     if problem:
         print(problem)
         return
@@ -126,7 +126,7 @@ def expect_error(code):
 
 def step_through(code, **names):
     """Record ``code``'s backward node by node and show it as a slider (and a strip)."""
-    problem = _bad_input("step_through", names, code)
+    problem = bad_input("step_through", names, code)
     if problem:
         print(problem)
         return None

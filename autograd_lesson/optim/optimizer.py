@@ -12,7 +12,6 @@ from .._node import _type_string
 from ..utils.hooks import RemovableHandle
 from .._tensor import Tensor
 from ..nn.module import class_repr, typename
-from .._surface.inplace import before_write
 
 
 def _with_step_hooks(step):
@@ -273,9 +272,13 @@ class Optimizer:
 
     @staticmethod
     def _grads(group):
-        """(param, grad array) for each param of the group that has a grad; -grad if maximize."""
+        """(param, grad array) for each param of the group that has a grad; -grad if maximize.
+        Each param it yields is written next (``_write``): allow_mutation_on_saved_tensors
+        clones a saved one first, as PyTorch's dispatch mode does for every step (fused too)."""
+        from .._surface.inplace import before_write
         for p in group["params"]:
             if p._grad is not None:
+                before_write(p)
                 yield p, (-p._grad._data if group["maximize"] else p._grad._data)
 
     @staticmethod
@@ -287,7 +290,6 @@ class Optimizer:
         ``p`` (or its view ``p.t()``) refuses to backward afterwards. The ``fused`` kernels write
         the memory directly, like ``p.data.add_``: the values change, the version does not, and an
         old graph silently computes with the new values."""
-        before_write(p)  # (allow_mutation_on_saved_tensors clones a saved p first, fused too)
         p._data[...] = values
         if not group["fused"]:
             p._version_counter.value += 1

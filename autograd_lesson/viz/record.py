@@ -208,7 +208,7 @@ def _record(call, roots, names, frames, max_frames):
                 timeline.updates.append((node_id, tuple(
                     (b.state, b.current_version) for b in node.saved_buffers()), grad))
                 recording.frames.append(Frame(
-                    len(recording.frames) + 1, node_id, _name(node, names),
+                    len(recording.frames) + 1, node_id, display_name(node, names),
                     _summary(event.grad_outputs), pending.pop("released", ()),
                     pending.pop("accumulated", ""), timeline, len(timeline.updates)))
         elif isinstance(event, BuffersReleased):
@@ -224,7 +224,7 @@ def _record(call, roots, names, frames, max_frames):
                     timeline = state["timeline"]
                     recording.frames.append(Frame(
                         len(recording.frames) + 1, state["ids"].get(event.failed_node, -1),
-                        _name(event.failed_node, names), "", (), "", timeline,
+                        display_name(event.failed_node, names), "", (), "", timeline,
                         len(timeline.updates), failed=verdict(event.error)))
 
     with observe(on_event):
@@ -238,7 +238,7 @@ def _record(call, roots, names, frames, max_frames):
     return recording
 
 
-def _name(node, names):
+def display_name(node, names):
     from .snapshot import _node_name
     if isinstance(node, AccumulateGrad):
         label = next((n for n, t in (names or {}).items() if t is node.variable), None)

@@ -216,6 +216,10 @@ class StepThrough:
                        extra={"autograd-lesson-frame-height-px": str(height)})
 
     # -- notebook display ---------------------------------------------------------------------
+    def side_html(self, index):
+        """HTML shown beside frame ``index``'s picture in the slider (None: nothing)."""
+        return None
+
     def widget(self):
         """A slider over the frames, the caption of the chosen one, and its picture; a toggle
         draws the whole graph instead of the folded one."""
@@ -236,10 +240,16 @@ class StepThrough:
             index = slider.value - 1
             picture.value = steps.frame_svg(index, fold=not whole.value)
             caption.value = f"<b>{html.escape(steps.frames[index].text)}</b>"
+            if side is not None:
+                side.value = steps.side_html(index)
 
         slider.observe(show, names="value")
         whole.observe(show, names="value")
-        box = _slider_class()([widgets.HBox([slider, whole]), legend, caption, picture])
+        first = self.side_html(0)
+        side = None if first is None else widgets.HTML(first)
+        shown = picture if side is None else widgets.HBox(
+            [side, picture], layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start"))
+        box = _slider_class()([widgets.HBox([slider, whole]), legend, caption, shown])
         box._count = len(self.frames)
         box._steps = self  # the widget keeps its StepThrough; closing it lets both go
         return box
