@@ -247,8 +247,9 @@ class StepThrough:
         whole.observe(show, names="value")
         first = self.side_html(0)
         side = None if first is None else widgets.HTML(first)
-        shown = picture if side is None else widgets.HBox(
-            [side, picture], layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start"))
+        # The code above the picture, not beside it: the picture keeps the output's full width
+        # (beside the code it was cut off at 1366 px).
+        shown = picture if side is None else widgets.VBox([side, picture])
         box = _slider_class()([widgets.HBox([slider, whole]), legend, caption, shown])
         box._count = len(self.frames)
         box._steps = self  # the widget keeps its StepThrough; closing it lets both go
