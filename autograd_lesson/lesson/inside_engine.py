@@ -119,8 +119,10 @@ class EngineSteps(StepThrough):
                             f'<span style="color:#8a3b00"> ◀ {note}</span>')
             else:
                 rows.append(f"{i:3} {code}")
-        return ('<pre style="font-size:11px;line-height:1.3;margin:0;white-space:pre">'
-                + "\n".join(rows) + "</pre>")
+        # (wrapped, and never wider than the output: a wide panel would push the picture out)
+        return ('<div style="max-width:100%;overflow-x:auto"><pre style="font-size:12px;'
+                'line-height:1.3;margin:0;white-space:pre-wrap">' + "\n".join(rows)
+                + "</pre></div>")
 
 
 def _ready_listing(queue, label):
