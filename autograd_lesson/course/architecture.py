@@ -94,15 +94,6 @@ def edges():
     return counted
 
 
-def line_counts():
-    """{layer: lines of its modules}."""
-    counts = Counter()
-    for relative in modules():
-        counts[layer_of(relative)] += len((PACKAGE / relative).read_text(encoding="utf-8")
-                                          .splitlines())
-    return counts
-
-
 # Bottom to top: a layer may import the layers below it. An arrow that runs up is drawn dashed,
 # outside the layout: a place where the layering is not clean yet (most are imports made inside
 # a function to break a cycle).
@@ -111,14 +102,15 @@ ORDER = ["helpers", "core", "extensions", "formulas", "surface", "nn / optim", "
 
 
 def dot_source():
-    lines = line_counts()
+    """The picture's DOT: the layers and the arrows between them (no line counts, so that an
+    edit inside a layer leaves the picture as it is; README's "Read the engine" has the core's)."""
     out = ["digraph architecture {", '  rankdir=BT; nodesep=0.3; ranksep=0.35; newrank=true;',
            '  node [shape=box, style="rounded,filled", fontname="DejaVu Sans", fontsize=12,'
            ' fillcolor="#f4f4f4", color="#888888", margin="0.15,0.06"];',
            '  edge [color="#9a9a9a", fontname="DejaVu Sans", fontsize=10, arrowsize=0.7];']
     for name, what, _ in LAYERS:
         fill = ', fillcolor="#fde8c8", color="#c07a1c", penwidth=2' if name == "core" else ""
-        out.append(f'  "{name}" [label=<<b>{name}</b> · {lines[name]:,} lines<br/>'
+        out.append(f'  "{name}" [label=<<b>{name}</b><br/>'
                    f'<font point-size="10">{_wrap(what)}</font>>{fill}];')
     for lower, upper in zip(ORDER, ORDER[1:]):  # one layer per row, the core at the bottom
         out.append(f'  "{lower}" -> "{upper}" [style=invis];')
