@@ -30,7 +30,7 @@ import warnings
 import weakref
 from collections import defaultdict
 
-from .. import _grad_mode, _node, _random
+from .. import _grad_mode, _random
 from ..extensions.graph_task import current_graph_task
 from .._node import SavedTensor
 from ..extensions import saved_hooks
