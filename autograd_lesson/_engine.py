@@ -19,12 +19,14 @@ engine (``torch/csrc/autograd/engine.cpp``) does on one CPU thread:
 
 A failure stops the walk where it is: what already ran stays run, as in PyTorch.
 
-The rest plugs in at three named points, each in a file of its own:
-- ``node._tensor_pre_hooks`` / ``_pre_hooks`` / ``_post_hooks``: ``autograd/_hooks.py``
-  (``register_hook``, ``retain_grad``, node hooks) and the checks of what a hook returns;
-- ``task.extended``: ``autograd/_graph_task.py``, for partial backward (``inputs=``,
-  ``autograd.grad``'s captures), anomaly mode and the observers of the event stream;
-- the ``GraphTask`` itself: the stack of running backwards that checkpoint reads.
+The rest plugs in at named points, each in a file of its own under ``extensions/``:
+- ``node._tensor_pre_hooks`` / ``_pre_hooks`` / ``_post_hooks``: ``hooks.py`` runs tensor hooks,
+  ``retain_grad()`` and node hooks, and checks what a hook returns;
+- ``task.extended``: ``graph_task.py``, for partial backward (``inputs=``, ``autograd.grad``'s
+  captures), anomaly mode and the observers of the event stream; the ``GraphTask`` itself is the
+  stack of running backwards that checkpoint reads;
+- ``count_dependencies``, ``ready_key`` and ``release_saved`` are module functions, so that a
+  lesson can plug in its own (``lesson/inside_engine.py``).
 """
 import heapq
 import itertools

@@ -6,7 +6,8 @@ import numpy as np
 
 from ._dtype import checked, default_complex, default_float, not_implemented, numpy_dtype, typename
 from ._random import generator
-from ._tensor import Tensor, check_requires_grad
+from ._surface.checks import check_requires_grad
+from ._tensor import Tensor
 from ._tensor_base import FLOAT_ONLY_FACTORY_ERROR, _infer_array
 from ._surface.checks import check_scalar
 from ._surface.promotion import scalar_dtype

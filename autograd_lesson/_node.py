@@ -16,46 +16,19 @@ names), ``anomaly_mode`` (where a node was made), ``hooks`` (a leaf's post-accum
 and ``_inplace_self`` below (an in-place op saves a copy of the values it overwrites).
 """
 import itertools
-import re
 import weakref
 from types import MappingProxyType
 
 import numpy as np
 
 from . import _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
-from .extensions import anomaly_mode, saved_attributes, saved_hooks, saved_meters
+from ._autograd_errors import FREED_MESSAGE, version_message
+from .extensions import anomaly_mode, saved_hooks, saved_meters
+from .extensions.node_api import NodeAPI
 
-FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after "
-    "they have already been freed). Saved intermediate values of the graph are freed when you call "
-    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-    "graph a second time or if you need to access saved tensors after calling backward."
-)
-HINT = ("enable anomaly detection to find the operation that failed to compute its gradient, "
-        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
-ANOMALY_HINT = ("the backtrace further above shows the operation that failed to compute its "
-                "gradient. The variable in question was changed in there or anywhere later. "
-                "Good luck!")
 UINT64_MAX = 2**64 - 1
 _creation_counter = itertools.count()
-_FLOAT64 = np.dtype(np.float64)
-_new = object.__new__
 _inplace_self = None  # the tensor an in-place op is about to overwrite (see _surface/inplace.py)
-
-
-def _type_string(tensor):
-    name = str(tensor.dtype).removeprefix("torch.")  # (a Tensor's dtype, or a SavedTensor's)
-    if name == "bool":
-        return "CPUBoolType"  # what PyTorch's in-place message really prints for a bool tensor
-    kind = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-    return f"torch.{kind.get(name, 'Float')}Tensor"
-
-
-def _op_name(node):
-    """The op as PyTorch's messages name it: ``Mul`` for MulBackward0, ``Max1`` for
-    MaxBackward1."""
-    return re.sub(r"Backward(\d*)$", lambda m: m[1].lstrip("0"), node.name())
 
 
 class SavedTensor:
@@ -68,7 +41,7 @@ class SavedTensor:
 
     __slots__ = ("tensor", "packed", "unpack_hook", "is_output", "output_nr", "array",
                  "storage", "version_counter", "saved_version", "requires_grad",
-                 "is_wrapped_scalar", "released", "shape", "dtype", "nbytes", "ref", "origin", "scalar",
+                 "released", "shape", "dtype", "nbytes", "ref", "origin", "scalar", "is_wrapped_scalar",
                  "placeholder", "grad_edge", "view_fn", "__weakref__")
 
     def __init__(self, tensor, is_output=False):
@@ -77,8 +50,8 @@ class SavedTensor:
             raise RuntimeError(_grad_mode.INFERENCE_SAVE_ERROR)
         data, base = tensor._data, tensor._base
         self.is_output = is_output
-        self.is_wrapped_scalar = self.released = self.placeholder = False
-        self.view_fn = self.grad_edge = self.scalar = None
+        self.released = self.placeholder = self.is_wrapped_scalar = False
+        self.view_fn = self.grad_edge = self.scalar = None  # (a Python scalar: saved_scalars.py)
         self.shape, self.dtype, self.nbytes = data.shape, data.dtype, data.nbytes
         self.version_counter = counter = tensor._vc or tensor._version_counter
         self.saved_version = counter.value
@@ -101,30 +74,6 @@ class SavedTensor:
             self.tensor = tensor
         saved_meters.register(self)
 
-    @classmethod
-    def wrapped_scalar(cls, value):
-        """A Python scalar operand, saved as PyTorch does (a 0-dim int64/float64/complex128
-        tensor); the tensor itself is made only when a backward unpacks it. Pack hooks never
-        see it."""
-        self = object.__new__(cls)
-        if type(value) is float:
-            array = None
-            self.scalar, self.dtype = value, _FLOAT64
-        else:
-            array = _tensor.Tensor._wrap_scalar(value)._data
-            self.scalar, self.dtype = array.item(), array.dtype
-        self.is_wrapped_scalar, self.is_output, self.released, self.placeholder = True, False, False, False
-        self.view_fn = self.grad_edge = self.ref = self.origin = None
-        self.packed = self.unpack_hook = self.tensor = self.array = None
-        self.shape, self.nbytes = (), self.dtype.itemsize
-        self.storage = storage = _new(_tensor.Storage)  # (no __init__ frames: a save per op)
-        storage.nbytes, storage.inference = self.nbytes, False  # (inference mode saves none)
-        self.version_counter = counter = _new(_tensor.VersionCounter)
-        counter.value = self.saved_version = 0
-        self.output_nr, self.requires_grad = 0, False
-        saved_meters.register(self)
-        return self
-
     def unpack(self, node):
         """The saved tensor, as the backward formula of ``node`` needs it."""
         if self.released:
@@ -133,7 +82,7 @@ class SavedTensor:
             return saved_hooks.unpack(self, node)
         current = self.version_counter.value
         if current != self.saved_version:
-            raise RuntimeError(self._version_message(node, current))
+            raise RuntimeError(version_message(self, node, current, anomaly_mode._enabled))
         if self.is_output:
             return _tensor.make_tensor(self.array, requires_grad=self.requires_grad, grad_fn=node,
                                         output_nr=self.output_nr, storage=self.storage,
@@ -150,24 +99,9 @@ class SavedTensor:
         self.tensor = self.array = self.packed = self.storage = self.unpack_hook = None
         self.grad_edge = None
 
-    def _version_message(self, node, current):
-        if self.is_output:
-            # An in-place op on a view saved the view: its grad_fn then, if that still lives.
-            fn = self.view_fn() if self.view_fn is not None else None
-            name = _op_name(fn if fn is not None else node)
-            clause = f", which is output {self.output_nr} of {name},"
-        else:
-            fn = self.tensor.grad_fn  # a view whose base changed reads AsStridedBackward0 here
-            clause = "" if fn is None else f", which is output {self.tensor._output_nr} of {_op_name(fn)},"
-        shape = list(self.shape)
-        return (f"one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{_type_string(self)} {shape}]{clause} is at version "
-                f"{current}; expected version {self.saved_version} instead. Hint: "
-                + (ANOMALY_HINT if anomaly_mode._enabled else HINT))
-
     def scalar_tensor(self):
         return _tensor.make_tensor(np.asarray(self.scalar, dtype=self.dtype),
-                                    storage=self.storage, version_counter=self.version_counter)
+                                   storage=self.storage, version_counter=self.version_counter)
 
     def register_hooks(self, pack_hook, unpack_hook):
         saved_hooks.register_hooks(self, pack_hook, unpack_hook)
@@ -177,10 +111,7 @@ class SavedTensor:
         return self.tensor
 
 
-_wrapped_scalar = SavedTensor.wrapped_scalar  # (bound once: a classmethod is bound per call)
-
-
-class Node:
+class Node(NodeAPI):
     """A backward function: one per differentiable op, named like PyTorch's (``MulBackward0``).
 
     ``next_functions`` is a tuple of ``(node, output_nr)`` edges, ``None`` for inputs that need
@@ -233,14 +164,7 @@ class Node:
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
-        if slot not in type(self)._exposed[1] or type(self)._exposed[0] is not type(self):
-            saved_attributes.expose(type(self), slot, "_raw_saved_", "_saved_")
-
-    def save_scalar(self, slot, value):
-        """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
-        self._saved_slots[slot] = _wrapped_scalar(value)
-        if slot not in type(self)._exposed[1] or type(self)._exposed[0] is not type(self):
-            saved_attributes.expose(type(self), slot, "_raw_saved_", "_saved_")
+        self._expose(slot, "_raw_saved_", "_saved_")
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""
@@ -271,55 +195,6 @@ class Node:
         """Run this node's backward formula by hand, as ``y.grad_fn(grad)`` does in PyTorch."""
         grads = self._backward(list(grad_outputs))
         return tuple(grads) if len(grads) != 1 else grads[0]
-
-    # -- extensions: hooks, PyTorch's attribute names, metadata --------------------------------
-    def register_prehook(self, hook):
-        """``hook(grad_outputs) -> new grad_outputs or None``, called before the node runs."""
-        from .utils.hooks import RemovableHandle
-        hooks = self._own("_pre_hooks", list)
-        hooks.append(hook)
-        return RemovableHandle(hooks, hook)
-
-    def register_hook(self, hook):
-        """``hook(grad_inputs, grad_outputs) -> new grad_inputs or None``, called after it runs."""
-        from .utils.hooks import RemovableHandle
-        hooks = self._own("_post_hooks", list)
-        hooks.append(hook)
-        return RemovableHandle(hooks, hook)
-
-    def _own(self, name, factory=dict):
-        """This node's own hook list or dict ``name``, created on first use. (Not through
-        ``self.__dict__``: reading it makes CPython give the instance a real dict in place of
-        its inline attribute values, and every later attribute read of that node is slower.)"""
-        mine = getattr(self, name, None)
-        if mine is None or mine is getattr(type(self), name, None):  # (the class's default)
-            mine = factory()
-            setattr(self, name, mine)
-        return mine
-
-    def _lookup_saved(self, attr):
-        return saved_attributes.lookup(self, attr)
-
-    def __dir__(self):
-        """The saves are listed as PyTorch's nodes list them, the bookkeeping behind them is not;
-        a list's entries (``indices[0]``) are read whole."""
-        hidden = {"_saved_slots", "_saved_values", "_lookup_saved"}
-        names = (set(super().__dir__()) - hidden) | saved_attributes.names(self)
-        return sorted(name for name in names if "[" not in name)
-
-    def saved_buffers(self):
-        """This node's saved tensor slots as read-only records (weak references only)."""
-        return [saved_attributes.SavedBuffer(self, slot, saved)
-                for slot, saved in self._saved_slots.items() if saved is not None]
-
-    def saved_values(self):
-        """The non-tensor saves (``dim``, ``alpha``, ``self_sym_sizes`` ...), always readable."""
-        return dict(self._saved_values)
-
-    @property
-    def metadata(self):
-        """A dict for anything attached to the node (anomaly mode keeps ``traceback_`` here)."""
-        return self.__dict__.setdefault("_metadata", {})
 
 
 class AccumulateGrad(Node):

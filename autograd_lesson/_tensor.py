@@ -17,32 +17,13 @@ import weakref
 
 import numpy as np
 
-from . import _dtype, _grad_mode, ops as _ops
+from . import _dtype, _grad_mode
+from ._autograd_errors import NON_LEAF_GRAD_WARNING
 from ._node import AccumulateGrad
 from ._tensor_base import TensorBase
+from .extensions.tensor_hooks import TensorHooks
 
 DEFAULT_DTYPE = np.dtype(np.float32)  # (the initial default: set_default_dtype changes _dtype's)
-
-NON_LEAF_GRAD_WARNING = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
-    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
-    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
-    "github.com/pytorch/pytorch/pull/30531 for more information."
-)
-GRAD_DTYPE_ERROR = (
-    "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype '{}'. The "
-    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
-    "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
-    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
-    "downstream systems that assume they match.")
-# how that message names dtypes: the C++ type of the value (cpp_name), the tensor's ScalarType
-_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-REQUIRES_GRAD_LEAF_ERROR = "you can only change requires_grad flags of leaf variables."
-REQUIRES_GRAD_DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't "
-                             "require differentiation use var_no_grad = var.detach().")
-FLOAT_ONLY_ERROR = "only Tensors of floating point and complex dtype can require gradients"
 
 
 class Storage:
@@ -70,23 +51,7 @@ class VersionCounter:
 _new = object.__new__
 
 
-_new = object.__new__
-
-
-def _is_float(dtype):
-    return np.issubdtype(dtype, np.floating)
-
-
-def check_requires_grad(dtype, message):
-    """Only a floating point (in PyTorch also a complex) tensor can require grad: ``message``
-    is PyTorch's wording at the call site; complex is the package's documented limit."""
-    if dtype.kind == "c":
-        _ops._op._refuse_complex()
-    if not _is_float(dtype):
-        raise RuntimeError(message)
-
-
-class Tensor(TensorBase):
+class Tensor(TensorHooks, TensorBase):
     """A multi-dimensional array that can record the ops applied to it."""
 
     # ``_st`` / ``_vc``: the Storage and VersionCounter, None until first read (most results
@@ -173,18 +138,11 @@ class Tensor(TensorBase):
             self._vc = counter
         return counter
 
-    @classmethod
-    def _wrap_scalar(cls, value):
-        dtype = (np.float64 if isinstance(value, float) else np.complex128
-                 if isinstance(value, complex) else np.int64)
-        return cls._make(np.asarray(value, dtype=dtype))
-
     @property
     def grad_fn(self):
         """The node that made this tensor; a view whose base changed in place gets a fresh one."""
         if self._base is not None and self._attr_version != (self._vc or self._version_counter).value:
-            from ._surface.inplace import regenerate_view_fn  # (rare: the surface's view rules)
-            regenerate_view_fn(self)
+            self._regenerate_grad_fn()  # (rare: the surface's view rules, _surface/inplace.py)
         return self._grad_fn
 
     @grad_fn.setter
@@ -211,15 +169,8 @@ class Tensor(TensorBase):
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if type(value) is not bool:  # (PyTorch checks this before anything else)
-            raise RuntimeError("requires_grad must be a bool")
-        if not self.is_leaf:
-            raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
-        if value:
-            check_requires_grad(self._data.dtype, FLOAT_ONLY_ERROR)
-        if value and self._storage.inference and not _grad_mode._inference:
-            raise RuntimeError(_grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
-        self._requires_grad = bool(value)
+        self._check_requires_grad_flag(value)  # (PyTorch's checks: _surface/checks.py)
+        self._requires_grad = value
 
     @property
     def grad(self):
@@ -230,22 +181,8 @@ class Tensor(TensorBase):
 
     @grad.setter
     def grad(self, value):
-        """PyTorch's checks, in its order: a Tensor, of this dtype, not itself, of this size."""
         if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
-                                f"type {type(value).__name__}")
-            if value._data.dtype != self._data.dtype:
-                from ._surface.promotion import cpp_name  # (an error path only)
-                raise RuntimeError(GRAD_DTYPE_ERROR.format(
-                    cpp_name(value._data.dtype),
-                    _SCALAR_TYPE.get(str(self._data.dtype), self._data.dtype)))
-            if value is self:
-                raise RuntimeError("can't assign Variable as its own grad")
-            if value.shape != self.shape:
-                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' "
-                                   f"to a tensor of size '{list(self.shape)}'. Please ensure that "
-                                   f"the gradient and the tensor are the same size")
+            self._check_new_grad(value)  # (a Tensor of this dtype and size: _surface/checks.py)
         self._grad = value
 
     @grad.deleter
@@ -274,40 +211,6 @@ class Tensor(TensorBase):
         from .autograd import backward
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
                  inputs=inputs, _from_tensor_method=True)
-
-    def retain_grad(self):
-        if not self.requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.is_leaf or self._retains_grad:
-            return
-        self._retains_grad = True
-        self.grad_fn._own("_retain_grad_refs")[self._output_nr] = weakref.ref(self)
-
-    def register_hook(self, hook):
-        """``hook(grad) -> new grad or None``, called with this tensor's gradient during backward."""
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.is_leaf:
-            if self._hooks is None:
-                self._hooks = []
-            hooks = self._hooks
-        else:
-            hooks = self.grad_fn._own("_tensor_pre_hooks").setdefault(self._output_nr, [])
-        hooks.append(hook)
-        from .utils.hooks import RemovableHandle  # (utils imports this module)
-        return RemovableHandle(hooks, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """``hook(tensor) -> None``, called once a backward has accumulated into ``.grad``."""
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if not self.is_leaf:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
-                               "tensors")
-        hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", [])
-        hooks.append(hook)
-        from .utils.hooks import RemovableHandle  # (utils imports this module)
-        return RemovableHandle(hooks, hook)
 
     def _grad_accumulator(self):
         node = self._accumulator_ref() if self._accumulator_ref is not None else None

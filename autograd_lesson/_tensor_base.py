@@ -158,6 +158,18 @@ class TensorBase(TensorOps):
         """True for tensors made in ``inference_mode`` and their views: autograd can't save them."""
         return self._storage.inference
 
+    # The checks behind Tensor's autograd fields (``_tensor.py`` calls these): PyTorch's surface.
+    def _check_requires_grad_flag(self, value):
+        _surface.checks.check_requires_grad_flag(self, value)
+
+    def _check_new_grad(self, value):
+        _surface.checks.check_new_grad(self, value)
+
+    def _regenerate_grad_fn(self):
+        """A view whose base changed in place gets a fresh grad_fn (PyTorch's view rules)."""
+        from ._surface.inplace import regenerate_view_fn
+        regenerate_view_fn(self)
+
     def requires_grad_(self, *args, **kwargs):
         if not args and not kwargs:
             requires_grad = True
@@ -169,9 +181,10 @@ class TensorBase(TensorOps):
         # is neither regenerated nor refused here, as it is by the is_leaf property
         leaf = self._grad_fn is None
         if not leaf and not requires_grad:
-            raise RuntimeError(_tensor.REQUIRES_GRAD_LEAF_ERROR + _tensor.REQUIRES_GRAD_DETACH_HINT)
+            raise RuntimeError(_surface.checks.REQUIRES_GRAD_LEAF_ERROR
+                               + _surface.checks.REQUIRES_GRAD_DETACH_HINT)
         if requires_grad:
-            _tensor.check_requires_grad(self._data.dtype, FLOAT_ONLY_METHOD_ERROR)
+            _surface.checks.check_requires_grad(self._data.dtype, FLOAT_ONLY_METHOD_ERROR)
         if leaf:
             self.requires_grad = requires_grad
         return self

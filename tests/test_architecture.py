@@ -10,13 +10,12 @@ CORE = ["_tensor.py", "_node.py", "ops/_op.py", "_engine.py"]
 
 # What the core still imports from the PyTorch surface (issue 24: "the core does not import the
 # surface"): this set may only shrink. Tensor inherits TensorBase, as PyTorch's Tensor inherits
-# the C++ TensorBase; Tensor.backward() calls autograd.backward; dtypes are the surface's objects.
-# A view whose base changed in place regenerates its grad_fn (_surface.inplace), and the .grad
-# setter's message names a dtype as C++ does (_surface.promotion): both imported lazily.
+# the C++ TensorBase (the checks behind the autograd fields' setters and a stale view's fresh
+# grad_fn are TensorBase methods, so the core reaches them without importing them); Tensor.backward()
+# calls autograd.backward; dtypes are the surface's objects (an error message names one).
 ALLOWED = {
     ("_engine.py", "_dtype"), ("_tensor.py", "_dtype"), ("_tensor.py", "_tensor_base"),
-    ("_tensor.py", "autograd"), ("_tensor.py", "_surface.inplace"),
-    ("_tensor.py", "_surface.promotion"),
+    ("_tensor.py", "autograd"),
 }
 
 

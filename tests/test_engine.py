@@ -10,7 +10,7 @@ import autograd_lesson as al
 from autograd_lesson import autograd
 from autograd_lesson.autograd import Function
 from autograd_lesson.autograd import graph as G
-from autograd_lesson._node import FREED_MESSAGE
+from autograd_lesson._autograd_errors import FREED_MESSAGE
 
 
 def leaf(values, dtype=np.float64):

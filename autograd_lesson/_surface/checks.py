@@ -4,8 +4,10 @@ import math
 
 import numpy as np
 
+from .. import _grad_mode
+from .._autograd_errors import SCALAR_TYPES
 from .._tensor import Tensor
-from .promotion import torch_name
+from .promotion import cpp_name, torch_name
 
 
 # c10's names of the C++ types in "value cannot be converted to type ... without overflow"
@@ -246,3 +248,57 @@ def _check_entries(shape, entries, bounds=True):
         d, a = arrays[position]
         raise IndexError(f"index {int(np.broadcast_to(a, indexed).flat[element])} is out of "
                          f"bounds for dimension {position} with size {shape[d]}")
+
+
+# --- what Tensor's autograd fields accept (``x.requires_grad = ...``, ``x.grad = ...``) -------
+REQUIRES_GRAD_LEAF_ERROR = "you can only change requires_grad flags of leaf variables."
+REQUIRES_GRAD_DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't "
+                             "require differentiation use var_no_grad = var.detach().")
+FLOAT_ONLY_ERROR = "only Tensors of floating point and complex dtype can require gradients"
+GRAD_DTYPE_ERROR = (
+    "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype '{}'. The "
+    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+    "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+    "downstream systems that assume they match.")
+
+
+def check_requires_grad(dtype, message):
+    """Only a floating point (in PyTorch also a complex) tensor can require grad: ``message``
+    is PyTorch's wording at the call site; complex is the package's documented limit."""
+    if dtype.kind == "c":
+        from ..ops._op import _refuse_complex
+        _refuse_complex()
+    if not np.issubdtype(dtype, np.floating):
+        raise RuntimeError(message)
+
+
+def check_requires_grad_flag(tensor, value):
+    """``tensor.requires_grad = value``: a bool, on a leaf, of a floating dtype, and not an
+    inference tensor outside inference mode (PyTorch's checks, in its order)."""
+    if type(value) is not bool:
+        raise RuntimeError("requires_grad must be a bool")
+    if not tensor.is_leaf:
+        raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
+    if value:
+        check_requires_grad(tensor._data.dtype, FLOAT_ONLY_ERROR)
+    if value and tensor._storage.inference and not _grad_mode._inference:
+        raise RuntimeError(_grad_mode.INFERENCE_REQUIRES_GRAD_ERROR)
+
+
+def check_new_grad(tensor, value):
+    """``tensor.grad = value``: PyTorch's checks, in its order: a Tensor, of this dtype, not the
+    tensor itself, of this size."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                        f"type {type(value).__name__}")
+    if value._data.dtype != tensor._data.dtype:
+        dtype = tensor._data.dtype
+        raise RuntimeError(GRAD_DTYPE_ERROR.format(cpp_name(value._data.dtype),
+                                                   SCALAR_TYPES.get(str(dtype), dtype)))
+    if value is tensor:
+        raise RuntimeError("can't assign Variable as its own grad")
+    if value.shape != tensor.shape:
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' "
+                           f"to a tensor of size '{list(tensor.shape)}'. Please ensure that "
+                           f"the gradient and the tensor are the same size")

@@ -18,7 +18,8 @@ import weakref
 import numpy as np
 
 from .. import _grad_mode, _node
-from .._node import FREED_MESSAGE, Node
+from .._autograd_errors import FREED_MESSAGE, op_name
+from .._node import Node
 from .._tensor import Tensor
 from ..ops.views import AsStridedBackward0, _as_strided_node
 from .checks import broadcast_shape, check_alpha
@@ -61,9 +62,9 @@ def view_error(view, indirect=False):
     if fn is None:
         head = f"A view was created in no_grad mode and {modified} with grad mode enabled."
     elif multi or custom:
-        head = f"Output {view._output_nr} of {_node._op_name(fn)} is a view and {modified}."
+        head = f"Output {view._output_nr} of {op_name(fn)} is a view and {modified}."
     else:
-        head = (f"Output {view._output_nr} of {_node._op_name(fn)} is a view of a view which was "
+        head = (f"Output {view._output_nr} of {op_name(fn)} is a view of a view which was "
                 f"created in no_grad mode and {modified} with grad mode enabled.")
     return head + (MULTI_VIEW_TAIL if multi else CUSTOM_VIEW_TAIL if custom else
                    NO_GRAD_VIEW_TAIL)

@@ -23,9 +23,9 @@ LAYERS = [
     ("extensions", "plugged into the core at named points: hooks, partial backward, anomaly, "
      "observers, saved-tensor hooks, memory meters", ["extensions/"]),
     ("formulas", "node classes, one family per file", ["ops/"]),
-    ("helpers", "grad mode, hook handles, NumPy error state and broadcasting, which the core "
-     "may use",
-     ["_fp_errors.py", "_broadcast.py", "_grad_mode.py", "utils/hooks.py"]),
+    ("helpers", "grad mode, hook handles, NumPy error state, broadcasting and the texts of "
+     "autograd's errors, which the core may use",
+     ["_fp_errors.py", "_broadcast.py", "_grad_mode.py", "_autograd_errors.py", "utils/hooks.py"]),
     ("surface", "the PyTorch surface: torch.*, Tensor's other methods, parsing, promotion, "
      "messages, in-place and view machinery, autograd.*, utils.*",
      ["_surface/", "_tensor_base.py", "_tensor_ops.py", "_tensor_shape_ops.py", "_dtype.py",

@@ -10,7 +10,7 @@ node that has some).
 What a hook returns is checked here, once for every kind of node; the messages are PyTorch's.
 """
 from .._dtype import typename
-from .._node import _type_string
+from .._autograd_errors import type_string as _type_string
 from .._tensor import Tensor
 from .._fp_errors import call_with_user_fp_errors
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _fp_errors, _grad_mode, _node
 from ..extensions import saved_attributes
+from ..extensions.saved_scalars import saved_scalar
 from .._node import Node
 from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
 from .._tensor import make_tensor as _make  # (Tensor._make, bound once)
@@ -39,20 +40,10 @@ class _Unrecorded:
             self._needs = _edge_inputs(self._cls, self._inputs)[1]
         return self._needs
 
-    def save(self, slot, tensor, is_output=False):
+    def _drop(*args, **kwargs):
         pass
 
-    def save_scalar(self, slot, value):
-        pass
-
-    def save_output(self, slot, output_nr=0):
-        pass
-
-    def save_value(self, name, value):
-        pass
-
-    def save_values(self, **values):
-        pass
+    save = save_scalar = save_output = save_value = save_values = _drop
 
 
 def _edge_inputs(cls, inputs):
@@ -104,22 +95,21 @@ class Op(Node):
         """Save this op's own output (PyTorch's ``result``) once it exists."""
         self._output_saves += ((slot, output_nr),)
 
+    def save_scalar(self, slot, value):
+        """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
+        self._saved_slots[slot] = saved_scalar(value)
+        self._expose(slot, "_raw_saved_", "_saved_")
+
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
-        cls = type(self)
-        owner, names = cls._exposed  # (this class's own, or a base's: see saved_attributes.expose)
-        if owner is not cls or name not in names:
-            saved_attributes.expose(cls, name, "_saved_")
+        self._expose(name, "_saved_")
 
     def save_values(self, **values):
         """Several non-tensor saves at once, in PyTorch's order."""
         self._own("_saved_values").update(values)
-        cls = type(self)
-        owner, exposed = cls._exposed
         for name in values:
-            if owner is not cls or name not in exposed:
-                saved_attributes.expose(cls, name, "_saved_")
+            self._expose(name, "_saved_")
 
     @classmethod
     def apply(cls, *inputs, **params):

@@ -367,7 +367,7 @@ class SavedIndexList:
                                                       for j, used in enumerate(pattern)]
         slots = [None if n is None else self._saved_slots[n] for n in names]
         if any(slot is not None and slot.released for slot in slots):
-            from .._node import FREED_MESSAGE
+            from .._autograd_errors import FREED_MESSAGE
             raise RuntimeError(FREED_MESSAGE)
         return self._indices_container(slots)
 

@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 
 from .._grad_mode import enable_grad
-from .._node import _type_string
+from .._autograd_errors import type_string as _type_string
 from ..utils.hooks import RemovableHandle
 from .._tensor import Tensor
 from ..nn.module import class_repr, typename
