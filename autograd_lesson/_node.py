@@ -164,7 +164,8 @@ class Node(NodeAPI):
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
-        self._expose(slot, "_raw_saved_", "_saved_")
+        if slot not in type(self)._exposed[1] or type(self)._exposed[0] is not type(self):
+            self._expose(slot, "_raw_saved_", "_saved_")  # (once per class and slot)
 
     def saved(self, slot):
         """Unpack one saved tensor (None if the save was skipped); raises once released."""

@@ -33,12 +33,9 @@ class NodeAPI:
         return mine
 
     def _expose(self, name, *prefixes):
-        """Make ``node.<prefix><name>`` readable on this node's class (once per class and name:
-        a class keeps the names done in its own ``_exposed`` pair)."""
-        cls = type(self)
-        owner, names = cls._exposed
-        if owner is not cls or name not in names:
-            saved_attributes.expose(cls, name, *prefixes)
+        """Make ``node.<prefix><name>`` readable on this node's class. The caller checks first
+        whether the class's own ``_exposed`` pair has the name (a save per op: no call then)."""
+        saved_attributes.expose(type(self), name, *prefixes)
 
     def _lookup_saved(self, attr):
         return saved_attributes.lookup(self, attr)

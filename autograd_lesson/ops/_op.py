@@ -98,18 +98,22 @@ class Op(Node):
     def save_scalar(self, slot, value):
         """Save a Python scalar operand as PyTorch does: a 0-dim int64/float64 tensor."""
         self._saved_slots[slot] = saved_scalar(value)
-        self._expose(slot, "_raw_saved_", "_saved_")
+        if slot not in type(self)._exposed[1] or type(self)._exposed[0] is not type(self):
+            self._expose(slot, "_raw_saved_", "_saved_")  # (once per class and slot)
 
     def save_value(self, name, value):
         """A non-tensor save (``dim``, ``alpha`` ...): readable even after the graph is freed."""
         self._own("_saved_values")[name] = value
-        self._expose(name, "_saved_")
+        if name not in type(self)._exposed[1] or type(self)._exposed[0] is not type(self):
+            self._expose(name, "_saved_")
 
     def save_values(self, **values):
         """Several non-tensor saves at once, in PyTorch's order."""
         self._own("_saved_values").update(values)
+        owner, exposed = type(self)._exposed
         for name in values:
-            self._expose(name, "_saved_")
+            if owner is not type(self) or name not in exposed:
+                self._expose(name, "_saved_")
 
     @classmethod
     def apply(cls, *inputs, **params):
