@@ -147,11 +147,8 @@ def grade(student, generated, tmp):
                 for assignment, path in ASSIGNMENTS}
 
 
-@pytest.fixture(scope="module")
-def scores(tmp_path_factory):
-    """{lesson stem: {student: {grade_id: score}}}, and the points each cell is worth. The
-    lessons are generated once; the three submissions are then graded in three processes at
-    once, each on its own copy of the generated course."""
+def need_nbgrader():
+    """Skip without nbgrader, or fail where CI requires it."""
     try:
         import nbgrader  # noqa: F401
     except ImportError as error:
@@ -159,6 +156,14 @@ def scores(tmp_path_factory):
             pytest.fail(f"AUTOGRAD_LESSON_REQUIRE_NBGRADER=1 but nbgrader is missing: {error}",
                         pytrace=False)
         pytest.skip("nbgrader not installed: pip install -e '.[classroom]' (make install-classroom)")
+
+
+@pytest.fixture(scope="module")
+def scores(tmp_path_factory):
+    """{lesson stem: {student: {grade_id: score}}}, and the points each cell is worth. The
+    lessons are generated once; the three submissions are then graded in three processes at
+    once, each on its own copy of the generated course."""
+    need_nbgrader()
     import concurrent.futures
     import multiprocessing
     points = {a: graded_cells(nbformat.read(p, as_version=4)) for a, p in ASSIGNMENTS}
@@ -337,13 +342,7 @@ def round_trip(tmp):
 
 @pytest.fixture(scope="module")
 def course_run(tmp_path_factory):
-    try:
-        import nbgrader  # noqa: F401
-    except ImportError as error:
-        if os.environ.get("AUTOGRAD_LESSON_REQUIRE_NBGRADER") == "1":
-            pytest.fail(f"AUTOGRAD_LESSON_REQUIRE_NBGRADER=1 but nbgrader is missing: {error}",
-                        pytrace=False)
-        pytest.skip("nbgrader not installed: pip install -e '.[classroom]' (make install-classroom)")
+    need_nbgrader()
     import concurrent.futures
     import csv
     import io
@@ -419,8 +418,9 @@ def test_student_set_up_commands(tmp_path):
         line = line.replace("<student edition>", str(published)).replace("python3 ", "python ")
         if line.startswith("python -m pip install"):
             line = line.replace("install", "install --dry-run --no-deps", 1)
-        if line.startswith("git clone") and (cwd / "autograd-lesson").exists():
-            shutil.rmtree(cwd / "autograd-lesson")
+        if line.startswith("git clone"):  # each set-up (own machine, Hub) starts afresh
+            cwd = tmp_path
+            shutil.rmtree(cwd / "autograd-lesson", ignore_errors=True)
         line = line.replace("git clone", "git clone -q")
         done = subprocess.run(["bash", "-c", line + " && pwd"], cwd=cwd, env=env,
                               capture_output=True, text=True)
