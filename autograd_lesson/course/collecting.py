@@ -5,8 +5,8 @@ Put what the students handed in (zip archives, or the notebooks themselves) in
 unpacks the archives into ``downloaded/<assignment>/extracted/`` and asks this collector, for
 each notebook found, whose it is and which of the assignment's notebooks it is. It reads
 
-- the student id from the front of the path inside ``extracted/``: a folder per student
-  (``alice/01_multiple_losses.ipynb``) or a file name that starts with it
+- the student id from the file's folder (``alice/01_multiple_losses.ipynb``; the innermost
+  one, as nbgrader unpacks each zip into a folder named after it) or a file name that starts with it
   (``alice_01_multiple_losses.ipynb``, ``alice-01_multiple_losses.ipynb``);
 - the notebook from the rest of the name, forgiving what browsers and LMSs add to a download:
   ``01_multiple_losses (1).ipynb``, ``01_multiple_losses(2).ipynb``, ``01_multiple_losses-1.ipynb``,
@@ -67,6 +67,7 @@ class LessonFileCollector(FileNameCollectorPlugin):
         extracted = app._format_collect_path(app.extracted_directory)
         relative = os.path.relpath(submitted_file, extracted).replace(os.sep, "/")
         folder, _, file_name = relative.rpartition("/")
+        folder = folder.rpartition("/")[2]  # nbgrader unpacks each zip into a folder of its name
         released = find_all_notebooks(app.coursedir.format_path(
             app.coursedir.release_directory, ".", app.coursedir.assignment_id))
         found = release_name(file_name, released)
