@@ -28,7 +28,7 @@ ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 DOT_HINT := Graphviz 'dot' not found: install it with 'sudo apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS) or 'conda install -c conda-forge graphviz'
 
-.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu cjk lab solutions lab-ko solutions-ko translations test figures student course bench e2e clean
+.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu cjk lab solutions lab-ko solutions-ko translations test figures student student-edition validate course bench e2e clean
 
 # Student copies live here; `make clean` leaves them alone. FORCE=1 LESSON=<stem> resets one.
 # LAB_ARGS: extra `jupyter lab` options, e.g. LAB_ARGS=--port=9999
@@ -46,7 +46,8 @@ help:
 	@echo "make lab-ko | solutions-ko  the same in Korean (한국어판, notebooks/ko)"
 	@echo "make translations  list the Korean cells out of step with the English"
 	@echo "make test     unit + torch parity tests + notebooks (nbval)"
-	@echo "make figures | student | course | bench | e2e | clean"
+	@echo "make validate LESSON=01_multiple_losses  check a lesson's exercises as the grader will"
+	@echo "make figures | student | student-edition | course | bench | e2e | clean"
 
 # --- environment -------------------------------------------------------------
 
@@ -140,14 +141,27 @@ figures: install dot
 student: install
 	$(VPY) -m autograd_lesson.course.student notebooks $(STUDENT) $(if $(FORCE),--force) $(LESSON)
 
+# Before handing a lesson in: run the student copy in a fresh kernel, under grading, and list
+# its exercises right or not (LESSON=ko/01_multiple_losses for a Korean one). Needs no nbgrader.
+validate: install
+	$(VENV_PATH) $(VPY) -m autograd_lesson.course.validate $(STUDENT)/$(LESSON).ipynb
+
+# What students get: this repository without the answer key (student copies in notebooks/),
+# as a git repository in EDITION, where `make lab` works as here.
+EDITION ?= build/student-edition
+student-edition: install
+	$(VPY) -m autograd_lesson.course.edition $(EDITION)
+
 install-classroom: $(VENV)/.installed-classroom
 
 $(VENV)/.installed-classroom: pyproject.toml | $(VPY)
 	$(INSTALL) -e '.[classroom]'
 	@touch $@ $(VENV)/.installed
 
+# COURSE_ID and EXCHANGE (the exchange folder; default build/course/exchange) go into the config
 course: install-classroom dot
-	$(VENV_PATH) $(VPY) -m autograd_lesson.course.classroom notebooks build/course
+	$(VENV_PATH) $(VPY) -m autograd_lesson.course.classroom notebooks build/course \
+	  $(if $(COURSE_ID),--course-id $(COURSE_ID)) $(if $(EXCHANGE),--exchange $(EXCHANGE))
 
 install-bench: $(VENV)/.installed-bench
 
