@@ -120,6 +120,8 @@ def crop_height(svg, max_px=MAX_SHOWN_PX):
     """(svg, note): the picture as it is if it is shown at most ``max_px`` tall, else its top
     part cut above the first box that would cross the limit, and the line saying what is
     left out (also drawn under the picture)."""
+    if not (_SIZE.search(svg) and _VIEWBOX.search(svg)):  # not Graphviz's SVG: as it is
+        return svg, ""
     scale = shown_scale(svg)
     x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
     if height * scale <= max_px:
@@ -140,6 +142,8 @@ def crop_height(svg, max_px=MAX_SHOWN_PX):
 def crop_around(svg, name, max_px=MAX_SHOWN_PX, max_width_px=None):
     """(svg, note): a window at most ``max_px`` tall (and ``max_width_px`` wide) centred on the
     box ``name``, saying how many boxes lie outside it; the SVG as it is when it fits."""
+    if not (_SIZE.search(svg) and _VIEWBOX.search(svg)):
+        return svg, ""
     scale = shown_scale(svg)
     x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
     found = boxes(svg)

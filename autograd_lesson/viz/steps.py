@@ -163,11 +163,11 @@ class StepThrough:
         return cached(("static-frames", "png", get_language(), header, captions, "".join(dots),
                        str(legend)), lambda: self._static_png(picked, header, dots, legend))
 
-    def _window(self, frame, index):
+    def _window(self, frame, index, caption_px=60):
         """The part of a frame's PNG around its running node, at most the output's width and
         MAX_HEIGHT_PX less its caption tall: a frame taller than a screen showed its node off
         screen, and a wider one was shrunk below 11 px."""
-        tall = MAX_HEIGHT_PX - 60
+        tall = MAX_HEIGHT_PX - caption_px
         if frame.height <= tall and frame.width <= AREA_PX:
             return frame
         _, _, positions = self._layout(index, True)
@@ -195,17 +195,19 @@ class StepThrough:
         line = font_px + 6
         images = []
         for i, png in zip(picked, self._frame_pngs(dots, picked, True)):  # each frame under
-            frame = self._window(Image.open(io.BytesIO(png)).convert("RGB"), i)  # its caption
+            frame = Image.open(io.BytesIO(png)).convert("RGB")  # under its caption (wrapped)
             words = texts[i].split(" ")
             lines, current = [], ""
             for word in words:
                 trial = f"{current} {word}".strip()
-                if current and caption_font.getlength(trial) > max(frame.width, 420) - 12:
+                if current and caption_font.getlength(trial) > \
+                        min(max(frame.width, 420), AREA_PX) - 12:
                     lines.append(current)
                     current = word
                 else:
                     current = trial
             lines.append(current)
+            frame = self._window(frame, i, line * len(lines) + 8)  # caption + frame: one screen
             framed = Image.new("RGB", (max(frame.width, 420), frame.height + line * len(lines)
                                        + 8), "white")
             draw = ImageDraw.Draw(framed)
