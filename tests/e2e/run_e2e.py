@@ -263,7 +263,7 @@ def measure_pictures(page, cells, path, phase, screen_height):
                 short.append(f"text {m['minText']:.1f} px < {MIN_TEXT_PX:g}")
             if m["clipped"]:
                 short.append("cut off")
-            if m["height"] > MAX_HEIGHT_PX:
+            if m["height"] > MAX_HEIGHT_PX + 1:  # +1: a PNG's rows are whole pixels
                 short.append(f"{m['height']:.0f} px tall > {MAX_HEIGHT_PX}")
             stem = ("ko-" if path.parent.name == "ko" else "") + path.stem
             rows.append([stem, phase, str(index), str(k), m["kind"], f"{m['natural']:.0f}",
