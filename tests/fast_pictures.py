@@ -26,6 +26,7 @@ NO_PNG = """\
 import importlib as _importlib
 _PNG = b"\\x89PNG\\r\\n\\x1a\\n"  # a PNG signature: the bundle keeps its image/png key
 _importlib.import_module("autograd_lesson.viz.render").GraphView.png = lambda self: _PNG
+_importlib.import_module("autograd_lesson.viz.glance").GlanceView.png = lambda self: _PNG
 _importlib.import_module("autograd_lesson.viz.steps").StepThrough.static_png = lambda self: _PNG
 """
 

@@ -367,12 +367,19 @@ def test_graphviz_draws_hangul_with_real_glyphs_in_the_png():
     assert len(set(syllables)) == 3 and box not in syllables
 
 
-def test_korean_lines_get_room_for_the_wider_browser_hangul():
+def test_korean_cells_are_as_wide_as_the_browser_draws_the_hangul():
+    """Each legend cell is given the width its text takes in the real fonts (Noto Sans CJK for
+    Hangul), not what Graphviz's hinted measure says; no no-break-space padding any more."""
+    from autograd_lesson.viz.fonts import text_width
     lesson.set_language("ko")
     source = viz.dot.legend_dot()
-    assert re.search(r"해제됨: 역전파가 해제함(&#160;)+<", source)
     lesson.set_language("en")
-    assert "&#160;" not in viz.dot.legend_dot()
+    cell = re.search(r'<TD WIDTH="(\d+)" ALIGN="LEFT">(해제됨: 역전파가 해제함)</TD>', source)
+    assert cell, source
+    real = text_width(cell.group(2), 10)
+    assert real is not None, "no Noto Sans CJK for the measure: run 'make cjk'"
+    assert real + 4 <= int(cell.group(1)) <= real + 8
+    assert "&#160;" not in source
 
 
 def test_timeline_plot_labels_in_korean_drawn_without_missing_glyphs():
@@ -405,8 +412,8 @@ def test_show_backward_titles_the_picture_in_korean_and_the_diff_in_english(monk
 def test_the_static_step_through_header_has_a_font_with_hangul():
     from PIL import ImageFont
 
-    from autograd_lesson.viz.steps import _cjk_font
-    font = _cjk_font(13)
+    from autograd_lesson.viz.fonts import pil_font
+    font = pil_font("cjk", 13)
     assert font is not None, "fontconfig finds no CJK font for Pillow: run 'make cjk'"
     masks = {bytes(font.getmask(ch)) for ch in "가변화"}
     assert len(masks) == 3 and all(any(m) for m in masks)

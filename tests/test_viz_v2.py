@@ -157,7 +157,7 @@ def test_a_failed_backward_frees_its_buffers_without_gc():
 
 def test_rerunning_a_step_through_closes_the_old_widgets(monkeypatch):
     widgets = pytest.importorskip("ipywidgets")
-    monkeypatch.setattr(steps_module, "_cell_key", lambda fallback: "cell-1")
+    monkeypatch.setattr(steps_module, "cell_key", lambda fallback: "cell-1")
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda *a, **k: shown.append(a))
 

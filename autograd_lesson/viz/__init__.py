@@ -20,13 +20,16 @@ import graphviz
 
 from . import checks
 from .dot import panels_dot, picture_dot, snapshot_dot
+from .glance import GlanceView, legend_here
 from .ledger import diff, ledger
 from .record import Frame, Recording, record
 from .render import GraphView, fit, render
 from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, reachable_nodes, take_snapshot
 
 
-def _view(before, after, title, text, fold, legend=True):
+def _view(before, after, title, text, fold, legend=None):
+    legend = legend_here() if legend is None else legend
+
     def make(level, rankdir):
         return picture_dot(before, after, title, fold_level=level, legend=legend,
                            rankdir=rankdir)
@@ -34,8 +37,8 @@ def _view(before, after, title, text, fold, legend=True):
     try:
         source, svg, *_ = fit(make, levels)
     except graphviz.ExecutableNotFound:  # the view degrades to its text twin, with a hint
-        return GraphView(make(0, "TB"), text)
-    return GraphView(source, text, svg)
+        return GlanceView(make(0, "TB"), text)
+    return GlanceView(source, text, svg)
 
 
 def graph_view(snapshot, title=None, max_nodes=None, fold=True):

@@ -22,13 +22,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from ..i18n import t
+from .fonts import CJK_FONT, HANGUL, text_width
 from .ledger import bytes_text, shape_text
 
 FONT = "DejaVu Sans"
-# DejaVu has no Hangul: a picture with Korean text names a CJK font after it, so Graphviz
-# (through Pango) measures the Hangul in that font and a browser draws the SVG with it.
-CJK_FONT = "Noto Sans CJK KR"
-HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+# DejaVu has no Hangul: a picture with Korean text names a CJK font after it (CJK_FONT), so
+# Graphviz (through Pango) measures the Hangul in that font and a browser draws the SVG with it.
 MIN_FONT_PT = 10  # the smallest text in every picture (e2e reads it from the PNGs too)
 TITLE_FONT_PT = 11
 
@@ -63,6 +62,57 @@ def _e(text):
     return html.escape(str(text))
 
 
+_TAG = re.compile(r"<(/?)(B|FONT|BR)\b([^>]*)>")
+
+
+def _line_widths(content):
+    """The width in points of each line (split at <BR/>) of an HTML-label text, measured with
+    the real fonts, bold and POINT-SIZE followed; None without the fonts."""
+    widths, line, sizes, bold, pos = [], [], [MIN_FONT_PT], 0, 0
+
+    def flush():
+        width = sum(text_width(html.unescape(text), size, b) or math.nan
+                    for text, size, b in line)
+        widths.append(width)
+        line.clear()
+    for match in list(_TAG.finditer(content)) + [None]:
+        text = content[pos:match.start() if match else len(content)]
+        if text:
+            line.append((text, sizes[-1], bold > 0))
+        if match is None:
+            break
+        pos = match.end()
+        closing, tag, attrs = match.groups()
+        if tag == "BR":
+            flush()
+        elif tag == "B":
+            bold += -1 if closing else 1
+        elif closing:
+            sizes.pop()
+        else:
+            size = re.search(r'POINT-SIZE="([\d.]+)"', attrs)
+            sizes.append(float(size.group(1)) if size else sizes[-1])
+    flush()
+    return None if any(math.isnan(w) for w in widths) else widths
+
+
+def _cell(content, attrs="", padding=2, border=0):
+    """A table cell of ``content`` as wide as a browser will draw its widest line (plus its
+    padding and border): Graphviz's own measure is up to 4 % short (see fonts.py), and the
+    text ran across the cell's border."""
+    widths = _line_widths(content)
+    width = f' WIDTH="{math.ceil(max(widths) + 2 * (padding + border) + 2)}"' if widths else ""
+    return f"<TD{width}{attrs}>{content}</TD>"
+
+
+def _lines_cell(lines, attrs="", border=0):
+    """A cell of several lines, each in its own row of an inner table, 2 pt apart: with <BR/>
+    the lines sat so close that a slot name's underscores read as overbars on the next line."""
+    rows = "".join(f"<TR>{_cell(line, padding=1)}</TR>" for line in lines)
+    return (f'<TD{attrs}><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
+            f"{rows}</TABLE></TD>")
+
+
 def _brief(values, keep=2):
     """'[0.4282, -0.0481, -0.2598, …]' → '[0.4282, -0.0481, …]': a picture needs no more."""
     if not values.startswith("[") or values.count(",") < keep:
@@ -75,25 +125,11 @@ def _node_word(style):
     return t(f"node.{style}") if NODE_STYLES[style][4] else ""
 
 
-def _pad_hangul(match):
-    # Browsers draw a line with Hangul about 5 % wider than Graphviz (Pango) measures it, so
-    # it would run past its box: trailing no-break spaces (≈2.3 pt each, as Graphviz measures
-    # them) make that room; the line's estimated width counts a syllable as 1 em.
-    text = match.group(1)
-    hangul = len(HANGUL.findall(text))
-    estimate = MIN_FONT_PT * (hangul + 0.6 * (len(html.unescape(text)) - hangul))
-    return f">{text}{'&#160;' * math.ceil(HANGUL_EXTRA * estimate / 2.3)}<"
-
-
-HANGUL_EXTRA = 0.055
-
-
 def with_cjk_fallback(source):
-    """DOT source whose fonts fall back to CJK_FONT when it has Hangul (else unchanged), with
-    room for the Hangul that browsers draw wider."""
+    """DOT source whose fonts fall back to CJK_FONT when it has Hangul (else unchanged); the
+    cells' widths already make room for the Hangul as a browser draws it (see _cell)."""
     if not HANGUL.search(source):
         return source
-    source = re.sub(r">([^<>]*[\uac00-\ud7a3][^<>]*)<", _pad_hangul, source)
     return source.replace(f'fontname="{FONT}"', f'fontname="{FONT},{CJK_FONT}"')
 
 
@@ -115,12 +151,12 @@ def _buffer_row(now, then=None):
     colour = ' COLOR="#444444"' if now.state == "freed" else ""
     # No bold inside a line: browsers draw bold DejaVu wider than Graphviz measures it, and
     # the spans of a mixed line would overlap.
-    text = (f'<FONT{colour}>{_e(_slot_name(now.slot))} = {_e(now.holds)}<BR/>'
-            f'{shape_text(now.shape, now.dtype)} · {bytes_text(now.nbytes)} · '
-            f'{_e(word)}{version}</FONT>')
+    lines = [f'<FONT{colour}>{_e(_slot_name(now.slot))} = {_e(now.holds)}</FONT>',
+             f'<FONT{colour}>{shape_text(now.shape, now.dtype)} · {bytes_text(now.nbytes)} · '
+             f'{_e(word)}{_e(version)}</FONT>']
     dashed = ' STYLE="dashed"' if st["dashed"] else ""
-    return (f'<TR><TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" BORDER="{st["width"]}"'
-            f'{dashed}>{text}</TD></TR>')
+    return "<TR>" + _lines_cell(lines, f' BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" '
+                                       f'BORDER="{st["width"]}"{dashed}') + "</TR>"
 
 
 def _table(rows, spacing=2):
@@ -282,7 +318,7 @@ def _group_label(after, before, members, key, changes):
     if buffers:
         lines.append(t("group.live", bytes=f"{live:,}"))
     lines.append(f'<FONT COLOR="#444444">{t("group.unfold")}</FONT>')
-    return "<" + "<BR/>".join(lines) + ">"
+    return _table([f"<TR>{_cell('<BR/>'.join(lines))}</TR>"], spacing=0)
 
 
 def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, changes=None,
@@ -345,7 +381,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
                             f"<B>{t('node.accumulating')}</B>")
             style = "now" if status == "now" else "ran" if leaf.accumulated or status == "ran" \
                 else "leaf"
-            label = "<" + "<BR/>".join(text) + ">"
+            label = _table([f"<TR>{_cell('<BR/>'.join(text))}</TR>"], spacing=0)
             lines.append(f"  {name} {_node_attrs(style, label, rounded=False)[:-1]}{pin(name)}]")
             continue
         head = f"#{node.id} {_e(node.name)}" + (f" → {_e(node.label)}" if node.label else "")
@@ -353,7 +389,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         word = _node_word(status)
         if word:
             head += f"<BR/><B>{word}</B>"
-        rows = [f'<TR><TD>{head}</TD></TR>'] + [
+        rows = [f'<TR>{_cell(head)}</TR>'] + [
             _buffer_row(b, old_buffers.get(b.key)) for b in rows_of.get(node.id, ())]
         lines.append(f"  {name} {_node_attrs(status, _table(rows))[:-1]}{pin(name)}]")
     for index, (key, members) in enumerate(groups):
@@ -395,7 +431,7 @@ def _heading(title, before, after, notes, legend):
     for note in list(after.notes) + list(notes):
         rows.extend(f'<FONT COLOR="{NODE_STYLES["failed"][1]}">{_e(line)}</FONT>'
                     for line in textwrap.wrap(note, 100))
-    cells = "".join(f'<TR><TD ALIGN="LEFT">{row}</TD></TR>' for row in rows)
+    cells = "".join("<TR>" + _cell(row, ' ALIGN="LEFT"', padding=1) + "</TR>" for row in rows)
     if legend:
         cells += f'<TR><TD ALIGN="LEFT">{legend_table()}</TD></TR>'
     return f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
@@ -406,17 +442,19 @@ def legend_table():
     cells = []
     for state, st in STATES.items():
         dashed = ' STYLE="dashed"' if st["dashed"] else ""
-        cells.append(f'<TD BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" BORDER="{st["width"]}"'
-                     f'{dashed}><B>{_e(_state_word(state))}</B></TD>'
-                     f'<TD ALIGN="LEFT">{_e(t("legend." + state))}</TD>')
+        cells.append(_cell(f"<B>{_e(_state_word(state))}</B>",
+                           f' BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" '
+                           f'BORDER="{st["width"]}"{dashed}', border=int(st["width"]))
+                     + _cell(_e(t("legend." + state)), ' ALIGN="LEFT"'))
     nodes = []
     for style in ("ran", "now", "failed", "group"):
         meaning = t(f"legend.{style}")
         fill, border, width, dashed, _ = NODE_STYLES[style]
         word = _node_word(style) or t("node.group")
         dash = ' STYLE="dashed"' if dashed else ""
-        nodes.append(f'<TD BGCOLOR="{fill}" COLOR="{border}" BORDER="{min(width, 3)}"'
-                     f'{dash}><B>{_e(word)}</B></TD><TD ALIGN="LEFT">{meaning}</TD>')
+        nodes.append(_cell(f"<B>{_e(word)}</B>", f' BGCOLOR="{fill}" COLOR="{border}" '
+                           f'BORDER="{min(width, 3)}"{dash}', border=min(width, 3))
+                     + _cell(_e(meaning), ' ALIGN="LEFT"'))
     rows = ["<TR>" + cell + node + "</TR>" for cell, node in zip(cells, nodes)]
     return ('<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2">'
             + "".join(rows) + "</TABLE>")

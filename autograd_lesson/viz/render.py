@@ -32,8 +32,8 @@ def dot_missing():
     from ..i18n import t
     return t("render.dot_missing")
 AREA_PX = 920        # output area width at 1366 px with the file browser open (~934), less margin
-MIN_TEXT_PX = 9.0
-MAX_HEIGHT_PX = 1100  # about 1.5 screens of 768 px
+MIN_TEXT_PX = 11.0  # JupyterLab's own text is 13 px
+MAX_HEIGHT_PX = 650  # one screen of 768 px less JupyterLab's bars
 PX_PER_PT = 96 / 72
 
 
@@ -126,9 +126,9 @@ def shown(width_pt, height_pt, area_px=AREA_PX):
     return scale, MIN_FONT_PT * PX_PER_PT * scale, height_pt * PX_PER_PT * scale
 
 
-def fits(svg, area_px=AREA_PX):
+def fits(svg, area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX):
     scale, text, height = shown(*svg_size_pt(svg), area_px)
-    return text >= MIN_TEXT_PX and height <= MAX_HEIGHT_PX
+    return text >= MIN_TEXT_PX and height <= max_height_px
 
 
 MAX_DRAWN = 45  # more boxes than this never fit 920 px at readable size
@@ -139,9 +139,10 @@ def drawn_nodes(source):
     return len(re.findall(r"^  [ng]\d+ \[", source, flags=re.M))
 
 
-def fit(make_dot, levels, area_px=AREA_PX):
+def fit(make_dot, levels, area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX):
     """The first of ``make_dot(level, rankdir)`` for level 0..levels (top-down, then
-    left-right) that fits; else the most readable one. Returns (source, svg, level, rankdir)."""
+    left-right) that fits (``max_height_px``: a step-through crops around its node instead);
+    else the most readable one. Returns (source, svg, level, rankdir)."""
     best = None
     for rankdir in ("TB", "LR"):
         for level in range(levels + 1):
@@ -149,10 +150,10 @@ def fit(make_dot, levels, area_px=AREA_PX):
             if drawn_nodes(source) > MAX_DRAWN and (level < levels or best is not None):
                 continue  # hopeless on a laptop, and dot takes long on it: fold more first
             svg = render(source, "svg")
-            if fits(svg, area_px):
+            if fits(svg, area_px, max_height_px):
                 return source, svg, level, rankdir
             scale, text, height = shown(*svg_size_pt(svg), area_px)
-            score = (min(text / MIN_TEXT_PX, 1) + min(MAX_HEIGHT_PX / height, 1), -level)
+            score = (min(text / MIN_TEXT_PX, 1) + min(max_height_px / height, 1), -level)
             if best is None or score > best[0]:
                 best = (score, source, svg, level, rankdir)
     return best[1:]

@@ -24,30 +24,21 @@ import graphviz
 import numpy as np
 
 from ..i18n import get_language, t
-from .dot import CJK_FONT, HANGUL, Change, compare, fold_plan, keep_set, legend_dot, picture_dot
-from .render import (AREA_PX, MIN_FONT_PT, PX_PER_PT, cached, dot_missing, fit, fit_width,
-                     render, rgb_png, tag_png)
+from .dot import Change, compare, fold_plan, keep_set, legend_dot, picture_dot
+from .fonts import HANGUL, pil_font
+from .glance import cell_key, crop_around, legend_here
+from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, PX_PER_PT, cached, dot_missing, fit,
+                     fit_width, render, rgb_png, tag_png)
 
 MAX_STATIC_FRAMES = 12
+# The slider's picture: at most this tall, so that the slider above it and the running node in
+# it are on one screen (slider, folded legend and caption take the rest of MAX_HEIGHT_PX).
+WINDOW_PX = MAX_HEIGHT_PX - 130
 _PNG_END = b"IEND\xaeB`\x82"  # the last chunk of every PNG (its type and CRC)
 _NEATO_PNG = ["dot", "-Kneato", "-Tpng", "-n2"]  # what render(source, "png", "neato") runs
 _legends = {}  # fmt -> the legend drawn once: it is the same picture in every step-through
 _live = {}  # display key (the notebook cell) -> the widget shown there last; closed on re-run
 _instances = weakref.WeakSet()  # every StepThrough alive (the leak test counts them)
-
-
-def _cell_key(fallback):
-    """The id of the notebook cell being run (JupyterLab and nbclient send it), else
-    ``fallback``."""
-    try:
-        from IPython import get_ipython
-        shell = get_ipython()
-        parent = shell.kernel.get_parent() if shell is not None and hasattr(shell, "kernel") \
-            else None
-        cell = (parent or {}).get("metadata", {}).get("cellId")
-        return cell or fallback
-    except Exception:  # no kernel: plain Python
-        return fallback
 
 
 class StepThrough:
@@ -89,7 +80,9 @@ class StepThrough:
             def make(level, rankdir):
                 return picture_dot(start, end, self._frame_title(segment[-1]), fold_level=level,
                                    rankdir=rankdir, changes=changes)
-            _, _, level, rankdir = fit(make, 4 if fold else 0)
+            # Fold for width only, and never a node that runs (levels 1 and 2 keep every
+            # changed node): a frame taller than the screen is cut around its running node.
+            _, _, level, rankdir = fit(make, 2 if fold else 0, max_height_px=10 ** 6)
             keep = keep_set(start, end, level, changes)
             # Lay out with the widest labels any frame will have: every row's transition and
             # every node that runs marked as running now, so no frame outgrows its place.
@@ -122,9 +115,14 @@ class StepThrough:
                            changes=changes, plan=plan, positions=positions)
 
     def frame_svg(self, index, fold=True):
+        """Frame ``index`` as the slider shows it: at full size (its text 13 px; the whole
+        graph, shrunk to the output's width, drew it at 8 px), cut to a window around the
+        running node when it would not fit under the slider or across the output."""
         if (index, fold) not in self._svgs:
             svg = render(self.frame_dot(index, fold), "svg", engine="neato").decode("utf-8")
-            self._svgs = {(index, fold): fit_width(svg)}  # one at a time: cheap to redo
+            svg, _ = crop_around(fit_width(svg, 10 ** 6), f"n{self.frames[index].node_id}",
+                                 WINDOW_PX, AREA_PX)
+            self._svgs = {(index, fold): svg}  # one at a time: cheap to redo
         return self._svgs[(index, fold)]
 
     def frame_png(self, index, fold=True):
@@ -160,11 +158,29 @@ class StepThrough:
                    note=f" ({note})" if note else "")
         dots = [self.frame_dot(i) for i in picked]
         captions = "\n".join(self.frames[i].text for i in picked)
+        legend = legend_here()
         # the same frames, captions and header (in the same language) make the same strip
-        return cached(("static-frames", "png", get_language(), header, captions, "".join(dots)),
-                      lambda: self._static_png(picked, header, dots))
+        return cached(("static-frames", "png", get_language(), header, captions, "".join(dots),
+                       str(legend)), lambda: self._static_png(picked, header, dots, legend))
 
-    def _static_png(self, picked, header, dots):
+    def _window(self, frame, index, caption_px=60):
+        """The part of a frame's PNG around its running node, at most the output's width and
+        MAX_HEIGHT_PX less its caption tall: a frame taller than a screen showed its node off
+        screen, and a wider one was shrunk below 11 px."""
+        tall = MAX_HEIGHT_PX - caption_px
+        if frame.height <= tall and frame.width <= AREA_PX:
+            return frame
+        _, _, positions = self._layout(index, True)
+        x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
+        node = positions.get(f"n{self.frames[index].node_id}", ((x0 + x1) / 2, y1))
+        per_pt = frame.height / (y1 - y0 + 8)  # Graphviz pads the drawing by 4 pt
+        centre_x, centre_y = (node[0] - x0 + 4) * per_pt, (y1 - node[1] + 4) * per_pt
+        width, height = min(frame.width, AREA_PX), min(frame.height, tall)
+        left = int(min(max(0, centre_x - width / 2), frame.width - width))
+        top = int(min(max(0, centre_y - height / 2), frame.height - height))
+        return frame.crop((left, top, left + width, top + height))
+
+    def _static_png(self, picked, header, dots, with_legend=True):
         from PIL import Image, ImageDraw, ImageFont
         font_px = round(MIN_FONT_PT * PX_PER_PT)
         try:
@@ -172,24 +188,26 @@ class StepThrough:
             bold = ImageFont.truetype("DejaVuSans-Bold.ttf", font_px)
         except OSError:
             font = bold = ImageFont.load_default()
-        header_font = _cjk_font(font_px) if HANGUL.search(t("steps.slider")) else font
+        header_font = pil_font("cjk", font_px) if HANGUL.search(t("steps.slider")) else font
         texts = {i: self.frames[i].text for i in picked}  # the captions, in the lesson's language
-        caption_font = (_cjk_font(font_px) if HANGUL.search("".join(texts.values())) else None) \
-            or bold
+        caption_font = (pil_font("cjk", font_px) if HANGUL.search("".join(texts.values()))
+                        else None) or bold
         line = font_px + 6
         images = []
         for i, png in zip(picked, self._frame_pngs(dots, picked, True)):  # each frame under
-            frame = Image.open(io.BytesIO(png)).convert("RGB")  # its caption (wrapped)
+            frame = Image.open(io.BytesIO(png)).convert("RGB")  # under its caption (wrapped)
             words = texts[i].split(" ")
             lines, current = [], ""
             for word in words:
                 trial = f"{current} {word}".strip()
-                if current and caption_font.getlength(trial) > max(frame.width, 420) - 12:
+                if current and caption_font.getlength(trial) > \
+                        min(max(frame.width, 420), AREA_PX) - 12:
                     lines.append(current)
                     current = word
                 else:
                     current = trial
             lines.append(current)
+            frame = self._window(frame, i, line * len(lines) + 8)  # caption + frame: one screen
             framed = Image.new("RGB", (max(frame.width, 420), frame.height + line * len(lines)
                                        + 8), "white")
             draw = ImageDraw.Draw(framed)
@@ -197,7 +215,8 @@ class StepThrough:
                 draw.text((6, 4 + k * line), text, fill="black", font=caption_font)
             framed.paste(frame, (0, line * len(lines) + 8))
             images.append(framed)
-        legend = Image.open(io.BytesIO(_legend("png"))).convert("RGB")
+        legend = Image.open(io.BytesIO(_legend("png"))).convert("RGB") if with_legend else \
+            Image.new("RGB", (1, 1), "white")
         width = max(i.width for i in images)
         columns = 2 if 2 * width <= AREA_PX else 1
         height = max(i.height for i in images)
@@ -226,9 +245,15 @@ class StepThrough:
         import ipywidgets as widgets
         picture = widgets.HTML(self.frame_svg(0))
         caption = widgets.HTML(f"<b>{html.escape(self.frames[0].text)}</b>")
-        legend = widgets.HTML(fit_width(_legend("svg").decode("utf-8")))
+        # The legend folded under the picture (open in the notebook's first picture): in every
+        # step-through it took ~130 px between the slider and the running node.
+        legend = widgets.HTML(f'<details{" open" if legend_here() else ""}><summary>'
+                              f'{html.escape(t("steps.legend"))}</summary>'
+                              f'{fit_width(_legend("svg").decode("utf-8"))}</details>')
+        # continuous_update: the picture follows the handle while it is dragged (frames are
+        # drawn once and cached), not only when it is let go
         slider = widgets.IntSlider(value=1, min=1, max=len(self.frames), step=1,
-                                   description=t("steps.slider"), continuous_update=False)
+                                   description=t("steps.slider"), continuous_update=True)
         whole = widgets.ToggleButton(value=False, description=t("steps.whole"),
                                      tooltip=t("steps.whole_tip"))
         me = weakref.ref(self)  # the widgets must not keep the frames alive on their own
@@ -250,7 +275,7 @@ class StepThrough:
         # The code above the picture, not beside it: the picture keeps the output's full width
         # (beside the code it was cut off at 1366 px).
         shown = picture if side is None else widgets.VBox([side, picture])
-        box = _slider_class()([widgets.HBox([slider, whole]), legend, caption, shown])
+        box = _slider_class()([widgets.HBox([slider, whole]), caption, shown, legend])
         box._count = len(self.frames)
         box._steps = self  # the widget keeps its StepThrough; closing it lets both go
         return box
@@ -258,7 +283,7 @@ class StepThrough:
     def display(self, key=None):
         """Show as one output: the slider where widgets run, else every frame as a PNG."""
         from IPython.display import display
-        key = _cell_key(key or self.title)
+        key = cell_key(key or self.title)
         old = _live.pop(key, None)
         if old is not None:
             _close(old)
@@ -320,18 +345,6 @@ def _neato_run(dots):
     if run.returncode or run.stdout.count(_PNG_END) != len(dots):
         raise _Unsplit
     return run.stdout
-
-
-def _cjk_font(size):
-    """CJK_FONT for Pillow (Hangul has no glyph in DejaVu), found by fontconfig; else None."""
-    import subprocess
-    from PIL import ImageFont
-    try:
-        found = subprocess.run(["fc-match", "-f", "%{file}\n%{index}", CJK_FONT],
-                               capture_output=True, text=True, timeout=10).stdout.split("\n")
-        return ImageFont.truetype(found[0], size, index=int(found[1] or 0))
-    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
-        return None
 
 
 def _legend(fmt):

@@ -14,8 +14,13 @@ generated token:
 6. legibility, at 1366x768 with the file browser open (output area about 934 px): every graph
    picture, both as stored (untrusted) and after Run All, is measured (natural vs shown width,
    the smallest rendered SVG text in CSS px, clipping, height) and written as one row to
-   build/e2e/legibility.tsv; a picture with text under MIN_TEXT_PX, cut off, or taller than
-   MAX_HEIGHT_SCREENS screens fails the notebook.
+   build/e2e/legibility.tsv; a picture with text under MIN_TEXT_PX (11 px), cut off, or taller
+   than MAX_HEIGHT_PX (650 px: one screen; a picture cut to fit says in one line what it left
+   out, the "left_out" column) fails the notebook;
+7. a step-through, with its slider's row at the top of the notebook: the running node must be
+   on screen with the slider, the picture must change while the handle is still held down
+   (dragging, not only on release), and the "whole graph" toggle must draw its text at 11 px
+   or more (screenshot: <notebook>-steps.png).
 The Korean edition (``notebooks/ko``): the same checks for every Korean lesson (``E2E_KOREAN=sample``
 for lessons 00 and 01 only, ``E2E_KOREAN=none`` for none, or name them: ``ko/04_rnn``),
 screenshots ``ko-<notebook>.png``, and ``hangul_problems``: Hangul in the markdown, in the
@@ -52,8 +57,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 RUN_TIMEOUT_MS = 120_000
 VIEWPORT = {"width": 1366, "height": 768}
 LEGIBILITY = ROOT / "build" / "e2e" / "legibility.tsv"
-MIN_TEXT_PX = 9.0
-MAX_HEIGHT_SCREENS = 1.5
+MIN_TEXT_PX = 11.0  # JupyterLab's own text is 13 px
+MAX_HEIGHT_PX = 650  # one screen of 768 px less JupyterLab's bars
+LEFT_OUT = ("left out", "생략")  # a picture cut to fit one screen says what it left out
 PNG_MIN_FONT_PT = None  # set from autograd_lesson.viz.dot.MIN_FONT_PT when it exists
 SERVER_START_S = 90
 KOREAN_SAMPLE = ("00_how_backward_works", "01_multiple_losses")  # Run All is ~1 min each
@@ -179,8 +185,10 @@ MEASURE_JS = r"""
       for (let a = el.parentElement; a && a !== output.parentElement; a = a.parentElement) {
         if (a.scrollWidth > a.clientWidth + 1 && getComputedStyle(a).overflowX !== 'visible') clipped = true;
       }
+      const leftOut = el.tagName.toLowerCase() === 'svg' &&
+        /left out|생략/.test(el.textContent);
       rows.push({kind: el.tagName.toLowerCase(), natural, shown: r.width, height: r.height,
-                 area: box.width, minText, clipped, src});
+                 area: box.width, minText, clipped, src, leftOut});
     }
   }
   return rows;
@@ -222,7 +230,7 @@ def svg_text_info(src):
     box = re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+) [\d.]+"', text)
     sizes = [float(v) for v in re.findall(r'font-size="([\d.]+)"', text)]
     return (float(box.group(1)) if box else 1.0, min(sizes) if sizes else 0.0,
-            'class="graph"' in text)
+            'class="graph"' in text, any(word in text for word in LEFT_OUT))
 
 
 def measure_pictures(page, cells, path, phase, screen_height):
@@ -238,7 +246,7 @@ def measure_pictures(page, cells, path, phase, screen_height):
         for k, m in enumerate(page.evaluate(MEASURE_JS, [handle, plot_cell])):
             if m["kind"] == "img" and (m["src"] or "").startswith("data:image/svg+xml"):
                 m["kind"] = "svg-img"  # JupyterLab shows an SVG output as <img src=data:...>
-                view_width, min_size, is_graph = svg_text_info(m["src"])
+                view_width, min_size, is_graph, m["leftOut"] = svg_text_info(m["src"])
                 if not is_graph:
                     continue
                 m["natural"] = view_width * 4 / 3
@@ -255,20 +263,22 @@ def measure_pictures(page, cells, path, phase, screen_height):
                 short.append(f"text {m['minText']:.1f} px < {MIN_TEXT_PX:g}")
             if m["clipped"]:
                 short.append("cut off")
-            if m["height"] > MAX_HEIGHT_SCREENS * screen_height:
-                short.append(f"{m['height']:.0f} px tall > {MAX_HEIGHT_SCREENS:g} screens")
+            if m["height"] > MAX_HEIGHT_PX + 1:  # +1: a PNG's rows are whole pixels
+                short.append(f"{m['height']:.0f} px tall > {MAX_HEIGHT_PX}")
             stem = ("ko-" if path.parent.name == "ko" else "") + path.stem
             rows.append([stem, phase, str(index), str(k), m["kind"], f"{m['natural']:.0f}",
                          f"{m['shown']:.0f}", f"{m['area']:.0f}", f"{scale:.2f}",
                          f"{m['minText']:.1f}", f"{m['height']:.0f}",
-                         "yes" if m["clipped"] else "no", "; ".join(short) or "ok"])
+                         "yes" if m["clipped"] else "no",
+                         "yes" if m.get("leftOut") else "no", "; ".join(short) or "ok"])
             if short:
                 problems.append(f"{phase} cell {index} picture {k}: " + ", ".join(short))
     return rows, problems
 
 
 LEGIBILITY_HEADER = ["notebook", "phase", "cell", "picture", "kind", "natural_px", "shown_px",
-                     "area_px", "scale", "min_text_px", "height_px", "clipped", "verdict"]
+                     "area_px", "scale", "min_text_px", "height_px", "clipped", "left_out",
+                     "verdict"]
 
 
 def open_file_browser(page):
@@ -327,8 +337,10 @@ def check_notebook(page, base, name, path, legibility):
     rows, short = measure_pictures(page, cells, path, "run", VIEWPORT["height"])
     legibility += rows
     problems += short
-    for index in slider_cells(path):
-        problems += move_slider(page, cells.nth(index), index)
+    for k, index in enumerate(slider_cells(path)):
+        shot = SHOTS / f"{shot_name(name)}-steps.png" if k == 0 else None
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        problems += move_slider(page, cells.nth(index), index, shot)
     if name.startswith("ko/"):
         problems += hangul_problems(page, cells)
         feedback = page.locator(".jp-OutputArea-output pre", has_text="✓ 정답입니다").first
@@ -412,22 +424,94 @@ def hangul_problems(page, cells):
     return problems
 
 
-def move_slider(page, cell, index):
-    html = cell.locator(".widget-html-content").last  # the frame (the legend comes first)
+STEP_JS = r"""
+([cell]) => {
+  // the step-through's picture: the widget HTML holding a Graphviz SVG outside the legend
+  const picture = [...cell.querySelectorAll('.widget-html-content')].find(
+    el => el.querySelector('svg g.graph') && !el.closest('details'));
+  const slider = cell.querySelector('.widget-slider, .widget-hslider');
+  if (!picture || !slider) return null;
+  const svg = picture.querySelector('svg');
+  let minText = Infinity;
+  for (const t of svg.querySelectorAll('text')) {
+    if (!t.textContent.trim()) continue;
+    const m = t.getScreenCTM();
+    minText = Math.min(minText, parseFloat(t.getAttribute('font-size')) * Math.hypot(m.a, m.b));
+  }
+  // the running node: the box filled in the "running now" orange
+  const now = [...svg.querySelectorAll('g.node')].find(
+    g => g.querySelector('[fill="#f0a030"]'));
+  const rect = el => { const r = el.getBoundingClientRect();
+                       return {top: r.top, bottom: r.bottom}; };
+  const scroller = cell.closest('.jp-WindowedPanel-outer, .jp-Notebook');
+  return {html: picture.innerHTML.length + ':' + picture.innerHTML.slice(-400),
+          minText, slider: rect(slider), node: now ? rect(now) : null,
+          view: rect(scroller)};
+}
+"""
+
+
+def step_state(page, cell):
+    return page.evaluate(STEP_JS, [cell.element_handle()])
+
+
+def move_slider(page, cell, index, shot):
+    """Drag the step-through's handle (the picture must change before it is let go), then
+    check the running node is on screen with the slider and the whole graph is legible."""
     handle = cell.locator(".widget-slider .noUi-handle, .widget-hslider .noUi-handle").first
     try:
         handle.wait_for(state="visible", timeout=30_000)
     except Exception:
         return [f"cell {index}: the step-through slider did not appear"]
-    before = html.inner_html()
-    handle.focus()
-    page.keyboard.press("End")
-    try:
-        page.wait_for_function("([el, old]) => el.innerHTML !== old",
-                               arg=[html.element_handle(), before], timeout=30_000)
+    problems = []
+    cell.locator(".widget-slider, .widget-hslider").first.evaluate(
+        "el => el.scrollIntoView({block: 'start'})")
+    before = step_state(page, cell)
+    box = handle.bounding_box()
+    track = cell.locator(".widget-slider .noUi-target, .widget-hslider .noUi-target").first
+    width = track.bounding_box()["width"]
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 + width * 0.55, box["y"] + box["height"] / 2,
+                    steps=8)
+    try:  # still held down: an 'input' event (continuous update) must have moved the frame
+        page.wait_for_function(f"([cell, old]) => ({STEP_JS})([cell]).html !== old",
+                               arg=[cell.element_handle(), before["html"]], timeout=30_000)
     except Exception:
-        return [f"cell {index}: moving the slider did not change the picture"]
-    return []
+        problems.append(f"cell {index}: the picture did not follow the slider while dragged")
+    page.mouse.up()
+    page.wait_for_timeout(1500)  # the last frame the drag asked for arrives
+    cell.locator(".widget-slider, .widget-hslider").first.evaluate(
+        "el => el.scrollIntoView({block: 'start'})")
+    state = step_state(page, cell)
+    view = state["view"]
+    if state["node"] is None:
+        problems.append(f"cell {index}: no running node in the step-through's picture")
+    elif not (view["top"] - 2 <= state["slider"]["top"] and
+              state["node"]["bottom"] <= view["bottom"] + 2 and
+              state["node"]["top"] >= view["top"] - 2):
+        problems.append(f"cell {index}: the running node ({state['node']['top']:.0f}–"
+                        f"{state['node']['bottom']:.0f} px) and the slider "
+                        f"({state['slider']['top']:.0f} px) are not on one screen "
+                        f"({view['top']:.0f}–{view['bottom']:.0f} px)")
+    if state["minText"] < MIN_TEXT_PX:
+        problems.append(f"cell {index}: step-through text {state['minText']:.1f} px")
+    if shot:
+        page.screenshot(path=str(shot))
+    whole = cell.locator(".widget-toggle-button").first
+    if whole.count():
+        old = state["html"]
+        whole.click()
+        try:  # a graph with nothing folded draws the same picture: then nothing changes
+            page.wait_for_function(f"([cell, old]) => ({STEP_JS})([cell]).html !== old",
+                                   arg=[cell.element_handle(), old], timeout=20_000)
+        except Exception:
+            pass
+        text = step_state(page, cell)["minText"]
+        if text < MIN_TEXT_PX:
+            problems.append(f"cell {index}: the whole graph draws its text at {text:.1f} px")
+        whole.click()
+    return problems
 
 
 def shutdown_kernels(base, token):

@@ -1,0 +1,217 @@
+"""A picture at a glance on a laptop (JupyterLab at 1366×768 with the file browser open):
+the legend once per notebook, and a picture taller than a screen cropped to the part that
+fits, saying in one line what it left out.
+
+The legend is drawn in the first notebook cell that shows a picture (and again whenever that
+cell runs), so every later picture gains its ~130 px; outside a notebook (a script, a figure)
+every picture keeps it. A crop is made on the drawn SVG (or PNG): its viewBox is narrowed to
+a window (the top of the picture, or one around the node a step is about), never cutting a
+box in half, and a last line names the boxes left out.
+"""
+import html
+import io
+import math
+import re
+
+from ..i18n import t
+from .fonts import HANGUL, pil_font, text_width
+from .render import MAX_HEIGHT_PX as MAX_SHOWN_PX, MIN_TEXT_PX, PX_PER_PT, GraphView, fit_width, \
+    tag_png
+
+_legend_cell = {}
+
+
+def cell_key(fallback=None):
+    """The id of the notebook cell being run (JupyterLab and nbclient send it), else
+    ``fallback``."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        parent = shell.kernel.get_parent() if shell is not None and hasattr(shell, "kernel") \
+            else None
+        cell = (parent or {}).get("metadata", {}).get("cellId")
+        return cell or fallback
+    except Exception:  # no kernel: plain Python
+        return fallback
+
+
+def legend_here():
+    """Whether the picture drawn now carries the legend: in the first notebook cell that
+    draws one in this kernel (and when that cell runs again), and always outside a notebook."""
+    cell = cell_key()
+    if cell is None:
+        return True
+    return _legend_cell.setdefault("cell", cell) == cell
+
+
+# -- reading Graphviz's SVG ---------------------------------------------------------------------
+_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+_VIEWBOX = re.compile(r'viewBox="([\d.-]+) ([\d.-]+) ([\d.]+) ([\d.]+)"')
+_NODE = re.compile(r'<g id="(?:node|a_node)\d+" class="node">\s*<title>([^<]*)</title>(.*?)</g>',
+                   re.S)
+_POINTS = re.compile(r'(?:points|d)="([^"]*)"')
+
+
+def boxes(svg):
+    """{node name: (x0, y0, x1, y1, first text line)} in the SVG's viewBox units."""
+    transform = re.search(r'class="graph" transform="[^"]*translate\(([\d.-]+) ([\d.-]+)\)',
+                          svg)
+    tx, ty = (float(transform.group(1)), float(transform.group(2))) if transform else (0, 0)
+    found = {}
+    for name, body in _NODE.findall(svg):
+        numbers = [float(v) for points in _POINTS.findall(body)
+                   for v in re.findall(r"-?[\d.]+", points)]
+        if len(numbers) < 2:
+            continue
+        xs, ys = numbers[0::2], numbers[1::2]
+        text = re.search(r"<text[^>]*>([^<]*)</text>", body)
+        found[name] = (min(xs) + tx, min(ys) + ty, max(xs) + tx, max(ys) + ty,
+                       html.unescape(text.group(1)).strip() if text else name)
+    return found
+
+
+def shown_scale(svg):
+    """CSS px per viewBox unit of an SVG as fit_width sized it."""
+    size, box = _SIZE.search(svg), _VIEWBOX.search(svg)
+    return float(size.group(1)) * PX_PER_PT / max(float(box.group(3)), 1)
+
+
+def window(svg, top, bottom, left=None, right=None, note=""):
+    """The SVG narrowed to viewBox rows top..bottom (and columns left..right), shown at the
+    same scale, with ``note`` as a last line under it."""
+    scale = shown_scale(svg)
+    x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
+    left = x if left is None else max(x, left)
+    right = x + width if right is None else min(x + width, right)
+    top, bottom = max(y, top), min(y + height, bottom)
+    font = max(10.0, MIN_TEXT_PX / scale)  # the note is never smaller than the pictures' text
+    extra = 1.6 * font if note else 0
+    new_height = bottom - top + extra
+    svg = _VIEWBOX.sub(f'viewBox="{left:.2f} {top:.2f} {right - left:.2f} {new_height:.2f}"',
+                       svg, count=1)
+    svg = _SIZE.sub(f'<svg width="{(right - left) * scale / PX_PER_PT:.2f}pt" '
+                    f'height="{new_height * scale / PX_PER_PT:.2f}pt"', svg, count=1)
+    if note:
+        family = "DejaVu Sans,Noto Sans CJK KR" if HANGUL.search(note) else "DejaVu Sans"
+        svg = svg.replace("</svg>", (
+            f'<rect x="{left:.2f}" y="{bottom:.2f}" width="{right - left:.2f}" '
+            f'height="{extra:.2f}" fill="white"/>'
+            f'<text x="{left + 4:.2f}" y="{bottom + 1.2 * font:.2f}" font-family="{family}" '
+            f'font-size="{font:.2f}" fill="#9e1b1b">{html.escape(note)}</text></svg>'), 1)
+    return svg
+
+
+def _left_out_note(svg, found, names):
+    """The one line naming the boxes ``names`` left out, with as many names as fit the
+    picture's width (measured in the real font)."""
+    scale = shown_scale(svg)
+    width = float(_VIEWBOX.search(svg).group(3)) - 8
+    font = max(10.0, MIN_TEXT_PX / scale)
+    for limit in range(min(len(names), 4), -1, -1):
+        picked = ", ".join([found[n][4] for n in names[:limit]] +
+                           (["…"] if len(names) > limit else []))
+        note = t("view.left_out", n=len(names), names=picked)
+        if (text_width(note, font) or 0) <= width:
+            return note
+    return note
+
+
+def crop_height(svg, max_px=MAX_SHOWN_PX):
+    """(svg, note): the picture as it is if it is shown at most ``max_px`` tall, else its top
+    part cut above the first box that would cross the limit, and the line saying what is
+    left out (also drawn under the picture)."""
+    if not (_SIZE.search(svg) and _VIEWBOX.search(svg)):  # not Graphviz's SVG: as it is
+        return svg, ""
+    scale = shown_scale(svg)
+    x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
+    if height * scale <= max_px:
+        return svg, ""
+    found = boxes(svg)
+    limit = y + (max_px - 1.6 * max(10.0, MIN_TEXT_PX / scale) * scale) / scale
+    cut = limit
+    for x0, y0, x1, y1, _ in found.values():
+        if y0 < cut < y1:
+            cut = min(cut, y0 - 2)
+    below = sorted((n for n, b in found.items() if b[3] > cut), key=lambda n: found[n][1])
+    if not below:
+        return svg, ""
+    note = _left_out_note(svg, found, below)
+    return window(svg, y, cut, note=note), note
+
+
+def crop_around(svg, name, max_px=MAX_SHOWN_PX, max_width_px=None):
+    """(svg, note): a window at most ``max_px`` tall (and ``max_width_px`` wide) centred on the
+    box ``name``, saying how many boxes lie outside it; the SVG as it is when it fits."""
+    if not (_SIZE.search(svg) and _VIEWBOX.search(svg)):
+        return svg, ""
+    scale = shown_scale(svg)
+    x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
+    found = boxes(svg)
+    tall = height * scale > max_px
+    wide = max_width_px is not None and width * scale > max_width_px
+    if name not in found or not (tall or wide):
+        return svg, ""
+    x0, y0, x1, y1, _ = found[name]
+    note_px = 1.6 * max(10.0, MIN_TEXT_PX / scale) * scale
+    top, bottom = y, y + height
+    if tall:
+        span = (max_px - note_px) / scale
+        top = min(max(y, (y0 + y1) / 2 - span / 2), y + height - span)
+        bottom = top + span
+    left, right = x, x + width
+    if wide:
+        span = max_width_px / scale
+        left = min(max(x, (x0 + x1) / 2 - span / 2), x + width - span)
+        right = left + span
+    outside = [n for n, b in found.items() if b[2] < left or b[0] > right or b[3] < top or
+               b[1] > bottom]
+    note = t("view.window", name=found[name][4], n=len(outside)) if outside else ""
+    return window(svg, top, bottom, left, right, note), note
+
+
+def crop_png(png, svg_before, svg_after, note):
+    """The PNG of a picture cropped as ``svg_after`` crops ``svg_before``, the note drawn
+    under it (Pillow, the real fonts); the PNG unchanged without Pillow."""
+    try:
+        from PIL import Image, ImageDraw
+    except ImportError:
+        return png
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    old = [float(v) for v in _VIEWBOX.search(svg_before).groups()]
+    new = [float(v) for v in _VIEWBOX.search(svg_after).groups()]
+    per_x, per_y = image.width / old[2], image.height / old[3]
+    font = pil_font("cjk" if HANGUL.search(note) else "regular", round(10 * PX_PER_PT))
+    line = math.ceil(16 * PX_PER_PT) if note else 0
+    new_height = new[3] - (1.6 * max(10.0, MIN_TEXT_PX / shown_scale(svg_before))
+                           if note else 0)
+    box = (round((new[0] - old[0]) * per_x), round((new[1] - old[1]) * per_y),
+           round((new[0] - old[0] + new[2]) * per_x),
+           round((new[1] - old[1] + new_height) * per_y))
+    part = image.crop(box)
+    sheet = Image.new("RGB", (part.width, part.height + line), "white")
+    sheet.paste(part, (0, 0))
+    if note and font is not None:
+        ImageDraw.Draw(sheet).text((6, part.height + 2), note, fill="#9e1b1b", font=font)
+    out = io.BytesIO()
+    sheet.save(out, "PNG")
+    return out.getvalue()
+
+
+class GlanceView(GraphView):
+    """A GraphView shown at most one screen tall: a taller picture shows its top part and says
+    which boxes it left out (the DOT source and the text twin stay whole)."""
+
+    def _glance(self):
+        if "glance" not in self._cache:
+            self._cache["glance"] = crop_height(fit_width(self._render("svg").decode("utf-8")))
+        return self._cache["glance"]
+
+    def svg(self):
+        return self._glance()[0]
+
+    def png(self):
+        svg, note = self._glance()
+        if not note:
+            return super().png()
+        full = fit_width(self._render("svg").decode("utf-8"))
+        return tag_png(crop_png(self._render("png"), full, svg, note))

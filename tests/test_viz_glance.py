@@ -1,0 +1,154 @@
+"""A picture at a glance (viz/glance.py, viz/fonts.py): no text across a border, the legend once
+per notebook, at most one screen tall with a line saying what was left out, a step-through's
+window around its running node."""
+import re
+
+import pytest
+
+import autograd_lesson as al
+from autograd_lesson import lesson, viz
+from autograd_lesson.viz import glance
+from autograd_lesson.viz.fonts import text_width
+from autograd_lesson.viz.render import MAX_HEIGHT_PX, render
+from autograd_lesson.viz import steps as steps_module
+from autograd_lesson.viz.steps import StepThrough
+
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _fonts_or_skip():
+    if text_width("A", 10) is None:
+        pytest.skip("DejaVu Sans is not installed (make dot)")
+
+
+def _stale_view():
+    x = al.tensor([0.4282, -0.0481, -0.2598, 1.5], requires_grad=True)
+    h = x.exp()
+    y = h.sigmoid()
+    loss = (y * h).sum()
+    before = viz.take_snapshot([loss], {"x": x, "loss": loss}, title="before")
+    with al.no_grad():
+        y.add_(1)  # y's sigmoid output is saved: its row reads ⚠ STALE v1≠v0
+    after = viz.take_snapshot([loss], {"x": x, "loss": loss}, title="after")
+    return viz.before_after_view(before, after, fold=False)
+
+
+def _boxes(svg):
+    """x-ranges of every polygon and path (cells, nodes, legend boxes) with their y-ranges."""
+    found = []
+    for points in re.findall(r'<(?:polygon|path)[^>]*(?:points|d)="([^"]*)"', svg):
+        numbers = [float(v) for v in NUMBER.findall(points)]
+        xs, ys = numbers[0::2], numbers[1::2]
+        if xs:
+            found.append((min(xs), max(xs), min(ys), max(ys)))
+    return found
+
+
+def test_no_text_crosses_the_border_of_its_box_in_the_real_font():
+    """Every line, measured with the font a browser draws it in, lies inside the smallest box
+    around its anchor: Graphviz's own (hinted) measure let "⚠ STALE v1≠v0" and "ALIVE" run
+    across their borders."""
+    _fonts_or_skip()
+    for language in ("en", "ko"):
+        lesson.set_language(language)
+        try:
+            view = _stale_view()
+            svg = render(view.source, "svg").decode("utf-8")
+        finally:
+            lesson.set_language("en")
+        assert "⚠ STALE v1≠v0" in svg
+        boxes = _boxes(svg)
+        checked = 0
+        for attrs, text in re.findall(r"<text([^>]*)>([^<]+)</text>", svg):
+            x = float(re.search(r' x="([-\d.]+)"', attrs).group(1))
+            y = float(re.search(r' y="([-\d.]+)"', attrs).group(1))
+            size = float(re.search(r'font-size="([\d.]+)"', attrs).group(1))
+            width = text_width(text.replace("&#160;", " ").replace("&amp;", "&")
+                               .replace("&lt;", "<").replace("&gt;", ">"), size,
+                               'font-weight="bold"' in attrs)
+            anchor = re.search(r'text-anchor="(\w+)"', attrs).group(1)
+            left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
+            around = [b for b in boxes if b[0] <= x <= b[1] and b[2] <= y <= b[3]]
+            if not around:  # the heading's plain lines: nothing to cross
+                continue
+            x0, x1, _, _ = min(around, key=lambda b: (b[1] - b[0]) * (b[3] - b[2]))
+            assert x0 - 0.5 <= left and left + width <= x1 + 0.5, \
+                f"{text!r} ({language}) spans {left:.1f}–{left + width:.1f}, box {x0}–{x1}"
+            checked += 1
+        assert checked > 10
+
+
+def test_buffer_rows_put_their_two_lines_in_two_rows():
+    """With <BR/> the lines sat so close that `_saved_self`'s underscores read as overbars."""
+    source = _stale_view().source
+    assert "_saved_result = " in source
+    row = re.search(r'CELLPADDING="1">(?:(?!</TABLE>).)*_saved_result = .*?</TABLE>',
+                    source).group(0)
+    assert "<BR/>" not in row and row.count("<TR>") == 2
+
+
+def test_the_legend_is_drawn_once_per_notebook(monkeypatch):
+    cells = iter(["cell-a", "cell-b", "cell-a"])
+    monkeypatch.setattr(glance, "_legend_cell", {})
+    monkeypatch.setattr(glance, "cell_key", lambda fallback=None: next(cells))
+    assert [glance.legend_here() for _ in range(3)] == [True, False, True]
+    monkeypatch.setattr(glance, "cell_key", lambda fallback=None: None)  # plain Python
+    assert glance.legend_here()
+
+
+def _chain(n):
+    x = al.randn(3, requires_grad=True)
+    h = x
+    for _ in range(n):
+        h = (h * 1.5).tanh()
+    loss = h.sum()
+    return x, loss
+
+
+def test_a_picture_taller_than_a_screen_shows_its_top_and_says_what_it_left_out():
+    x, loss = _chain(12)
+    snap = viz.take_snapshot([loss], {"x": x, "loss": loss}, title="a long chain")
+    view = viz.graph_view(snap, fold=False)
+    svg = view.svg()
+    height_px = float(re.search(r'<svg width="[\d.]+pt" height="([\d.]+)pt"', svg).group(1)) \
+        * 4 / 3
+    assert height_px <= MAX_HEIGHT_PX
+    note = re.search(r"▼ (\d+) boxes below are left out here: ([^<]*)<", svg)
+    assert note and int(note.group(1)) > 0, svg[-600:]
+    assert "#0 " in note.group(2) or "…" in note.group(2)
+    png = view.png()
+    assert png.startswith(b"\x89PNG")
+
+
+def test_a_picture_that_fits_is_not_cut():
+    x, loss = _chain(1)
+    snap = viz.take_snapshot([loss], {"x": x, "loss": loss})
+    svg = viz.graph_view(snap).svg()
+    assert "left out" not in svg
+
+
+def test_the_step_through_window_holds_the_running_node_and_follows_a_drag():
+    widgets = pytest.importorskip("ipywidgets")
+    x, loss = _chain(12)
+    recording = viz.record(lambda: loss.backward(), roots=[loss], names={"x": x, "loss": loss},
+                           frames=True)
+    steps = StepThrough(recording.frames, title="chain")
+    box = steps.widget()
+    slider = box.children[0].children[0]
+    assert isinstance(slider, widgets.IntSlider) and slider.continuous_update
+    assert "<details" in box.children[-1].value  # the legend, folded, under the picture
+    for index in (0, len(steps.frames) // 2, len(steps.frames) - 1):
+        for fold in (True, False):
+            svg = steps.frame_svg(index, fold)
+            width, height = (float(v) * 4 / 3 for v in re.search(
+                r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+            assert height <= MAX_HEIGHT_PX - 100 and width <= 920 + 1
+            running = f"<title>n{steps.frames[index].node_id}</title>"
+            assert running in svg
+            top, tall = (float(v) for v in re.search(
+                r'viewBox="[-\d.]+ ([-\d.]+) [\d.]+ ([\d.]+)"', svg).groups())
+            node = glance.boxes(svg)[f"n{steps.frames[index].node_id}"]
+            assert top <= node[1] and node[3] <= top + tall, "the running node is cut off"
+            scale = glance.shown_scale(svg)
+            assert 10 * scale >= 11, "frame text under 11 px"
+    steps_module._close(box)  # a widget left open keeps its StepThrough (test_viz_v2 counts them)
