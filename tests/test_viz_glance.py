@@ -113,7 +113,7 @@ def test_a_picture_taller_than_a_screen_shows_its_top_and_says_what_it_left_out(
     height_px = float(re.search(r'<svg width="[\d.]+pt" height="([\d.]+)pt"', svg).group(1)) \
         * 4 / 3
     assert height_px <= MAX_HEIGHT_PX
-    note = re.search(r"▼ (\d+) boxes below are left out here: ([^<]*)<", svg)
+    note = re.search(r"▼ (\d+) box(?:es)? below left out here: ([^<]*)<", svg)
     assert note and int(note.group(1)) > 0, svg[-600:]
     assert "#0 " in note.group(2) or "…" in note.group(2)
     png = view.png()

@@ -197,9 +197,9 @@ MESSAGES = {
                         "나머지를 접지 않고 모든 노드를 그립니다"),
     "steps.legend": ("legend", "범례"),
     # a picture taller than a screen shows its top part (viz/glance.py), a step its window
-    "view.left_out": ("▼ {n} boxes below are left out here: {names}",
+    "view.left_out": ("▼ {n} {boxes} below left out here: {names}",
                       "▼ 아래의 상자 {n}개는 여기서 생략했습니다: {names}"),
-    "view.window": ("the part around {name}; {n} boxes outside it are left out here",
+    "view.window": ("the part around {name}; {n} {boxes} outside it left out here",
                     "{name} 주변만 보입니다. 바깥의 상자 {n}개는 여기서 생략했습니다"),
     "render.dot_missing": (
         "(picture not rendered: Graphviz's 'dot' program is missing; install it with "

@@ -110,7 +110,7 @@ def _left_out_note(svg, found, names):
     for limit in range(min(len(names), 4), -1, -1):
         picked = ", ".join([found[n][4] for n in names[:limit]] +
                            (["…"] if len(names) > limit else []))
-        note = t("view.left_out", n=len(names), names=picked)
+        note = t("view.left_out", n=len(names), boxes=_boxes(len(names)), names=picked)
         if (text_width(note, font) or 0) <= width:
             return note
     return note
@@ -165,7 +165,8 @@ def crop_around(svg, name, max_px=MAX_SHOWN_PX, max_width_px=None):
         right = left + span
     outside = [n for n, b in found.items() if b[2] < left or b[0] > right or b[3] < top or
                b[1] > bottom]
-    note = t("view.window", name=found[name][4], n=len(outside)) if outside else ""
+    note = (t("view.window", name=found[name][4], n=len(outside), boxes=_boxes(len(outside)))
+            if outside else "")
     return window(svg, top, bottom, left, right, note), note
 
 
@@ -215,3 +216,7 @@ class GlanceView(GraphView):
             return super().png()
         full = fit_width(self._render("svg").decode("utf-8"))
         return tag_png(crop_png(self._render("png"), full, svg, note))
+
+
+def _boxes(n):
+    return "box" if n == 1 else "boxes"
