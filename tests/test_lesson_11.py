@@ -2,8 +2,9 @@
 
 The lesson runs on real torch only, so every test here is a parity test: the notebook's own
 cells (read by id) are executed in a namespace whose ``torch`` is the real one, and each claim
-its prose makes is checked there. The last test runs the notebook in a kernel where
-``import torch`` fails: the first cell prints one line and no later cell shows an error.
+its prose makes is checked there. The tests without torch run the notebook (and its student
+copy) in a kernel where ``import torch`` fails: the first cell prints the CPU install line, each
+lesson cell shows its stored outputs instead of running, and cells a learner adds run.
 """
 import json
 import os
