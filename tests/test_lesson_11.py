@@ -18,7 +18,7 @@ import pytest
 
 from autograd_lesson import lesson
 from autograd_lesson.i18n import t
-from autograd_lesson.lesson import on_torch
+from autograd_lesson.lesson import on_torch, without_torch
 from autograd_lesson.viz import record, take_snapshot
 
 pytestmark = pytest.mark.parity
@@ -234,6 +234,16 @@ def test_without_torch_stored_outputs_show_and_added_cells_run(tmp_path, with_id
         else:
             assert shown(got) == [("stdout", NOT_RUN)], cell_id
     assert pictures >= 1
+
+
+def test_skip_rest_skips_every_later_cell_but_magics_and_shell_commands():
+    """``real_torch(skip_rest=True)`` (a notebook without lesson ids): a `%pip install` cell, as
+    IPython hands it to the skip after its own transforms, still runs."""
+    from IPython.core.inputtransformer2 import TransformerManager
+    lines = lambda cell: TransformerManager().transform_cell(cell).splitlines(True)  # noqa: E731
+    for cell in (f"{without_torch.PIP_LINE}\n", "!pip --version\n", "%%bash\npip --version\n"):
+        assert on_torch._skip(lines(cell)) == lines(cell), cell
+    assert on_torch._skip(lines("x = torch.ones(1)\nprint(x)\n")) == []
 
 
 def test_lesson_01s_optional_cell_prints_the_cpu_install_line(tmp_path):

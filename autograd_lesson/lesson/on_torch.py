@@ -47,8 +47,9 @@ def _skip_later_cells():
 
 
 def _skip(lines):
+    # IPython has already turned `%pip ...` and `!cmd` into get_ipython() calls here
     first = next((line.lstrip() for line in lines if line.strip()), "")
-    return lines if first.startswith(("%", "!")) else []
+    return lines if first.startswith("get_ipython().") else []
 
 
 def _run(engine, names, code):
