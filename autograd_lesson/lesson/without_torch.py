@@ -21,6 +21,7 @@ import pathlib
 import sys
 
 from ..i18n import korean, t
+from .catalogue import is_exercise_cell
 
 TORCH_VERSION = "2.13.0"
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -111,7 +112,6 @@ def _read(path):
 def show_stored():
     """Show the stored outputs of the cell being skipped, under one line saying where they are
     from; or one line saying that the cell needs torch."""
-    from ..course.student import is_exercise_cell
     from IPython.display import display
     (cell, same), _stored[0] = _stored[0], None
     outputs = []
