@@ -28,17 +28,22 @@ ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 DOT_HINT := Graphviz 'dot' not found: install it with 'sudo apt-get install graphviz' (Debian/Ubuntu), 'brew install graphviz' (macOS) or 'conda install -c conda-forge graphviz'
 
-.PHONY: help venv install install-test install-e2e install-bench install-classroom dot dejavu cjk lab solutions lab-ko solutions-ko translations test figures student student-edition validate course bench e2e clean
+.PHONY: help venv install install-test install-e2e install-bench install-classroom torch dot dejavu cjk lab solutions lab-ko solutions-ko translations test figures student student-edition validate course bench e2e clean
 
 # Student copies live here; `make clean` leaves them alone. FORCE=1 LESSON=<stem> resets one.
 # LAB_ARGS: extra `jupyter lab` options, e.g. LAB_ARGS=--port=9999
 STUDENT := build/student
 # nbgrader runs `alembic` by name: the venv's bin goes first on PATH.
 VENV_PATH := PATH="$(abspath $(VENV))/bin:$$PATH"
+# JupyterLab's terminal: a login shell would put /etc/profile's PATH (and the system pip) first;
+# bash with lab-settings/terminal.bashrc reads the user's start-up files, then activates .venv,
+# so that `pip` and `python` in the terminal are the kernels'.
+LAB_ENV := $(VENV_PATH) AUTOGRAD_LESSON_VENV="$(abspath $(VENV))"
+TERMINAL := $(shell command -v bash >/dev/null 2>&1 && echo "--ServerApp.terminado_settings=shell_command='bash --rcfile $(abspath lab-settings/terminal.bashrc)'")
 # lab-settings/overrides.json turns off the "Jupyter news" prompt and the update check;
 # kernels talk over local sockets (ipc), so no "running over TCP without encryption" warning.
 LAB_FLAGS := --ip=127.0.0.1 --no-browser $(ALLOW_ROOT) --KernelManager.transport=ipc \
-  --LabApp.news_url=None --LabApp.app_settings_dir=$(abspath lab-settings)
+  --LabApp.news_url=None --LabApp.app_settings_dir=$(abspath lab-settings) $(TERMINAL)
 
 help:
 	@echo "make lab      open the student copies of the lessons in JupyterLab"
@@ -47,6 +52,7 @@ help:
 	@echo "make translations  list the Korean cells out of step with the English"
 	@echo "make test     unit + torch parity tests + notebooks (nbval)"
 	@echo "make validate LESSON=01_multiple_losses  check a lesson's exercises as the grader will"
+	@echo "make torch    the CPU build of torch 2.13.0 into .venv (lesson 11; then restart the kernel)"
 	@echo "make figures | student | student-edition | course | bench | e2e | clean"
 
 # --- environment -------------------------------------------------------------
@@ -80,6 +86,15 @@ $(VENV)/.installed-e2e: pyproject.toml | $(VPY)
 	$(INSTALL) -e '.[e2e]'
 	@touch $@ $(VENV)/.installed
 
+# Lesson 11 (and the optional last cell of lessons 01 to 07) on real PyTorch: the CPU build of
+# torch 2.13.0 into .venv, where the lessons' kernels run; never PyPI's CUDA build or another
+# version (.ci/install.py --torch-cpu: pip's own sources if it has any, else PyTorch's CPU index).
+# The lesson's cell `%pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu`
+# does the same from the notebook.
+torch: install
+	$(INSTALL) --torch-cpu
+	@$(VPY) -c 'import torch; print(f"torch {torch.__version__} is in $(VENV): restart the kernel of an open lesson (Kernel > Restart Kernel) to use it")'
+
 # The pictures name DejaVu Sans: without it Graphviz measures text in another font.
 # Korean pictures (lesson.set_language("ko")) fall back to Noto Sans CJK KR for Hangul.
 dot: dejavu cjk
@@ -104,17 +119,17 @@ dejavu:
 # --- learner / instructor targets -------------------------------------------
 
 lab: install dot student
-	$(VENV_PATH) $(VENV)/bin/jupyter lab $(STUDENT)/ $(LAB_FLAGS) $(LAB_ARGS)
+	$(LAB_ENV) $(VENV)/bin/jupyter lab $(STUDENT)/ $(LAB_FLAGS) $(LAB_ARGS)
 
 solutions: install dot
-	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) $(LAB_ARGS)
+	$(LAB_ENV) $(VENV)/bin/jupyter lab notebooks/ $(LAB_FLAGS) $(LAB_ARGS)
 
 # 한국어판: the student copies of notebooks/ko are written to build/student/ko by `make student`.
 lab-ko: install dot student
-	$(VENV_PATH) $(VENV)/bin/jupyter lab $(STUDENT)/ko/ $(LAB_FLAGS) $(LAB_ARGS)
+	$(LAB_ENV) $(VENV)/bin/jupyter lab $(STUDENT)/ko/ $(LAB_FLAGS) $(LAB_ARGS)
 
 solutions-ko: install dot
-	$(VENV_PATH) $(VENV)/bin/jupyter lab notebooks/ko/ $(LAB_FLAGS) $(LAB_ARGS)
+	$(LAB_ENV) $(VENV)/bin/jupyter lab notebooks/ko/ $(LAB_FLAGS) $(LAB_ARGS)
 
 # Translators: the Korean cells whose English changed or is missing, with the English to
 # translate (then: python -m autograd_lesson.course.translations stamp notebooks/ko/NN.ipynb CELL_ID).
@@ -174,6 +189,7 @@ bench: install-bench dot
 
 e2e: install-e2e dot
 	$(VPY) tests/e2e/run_e2e.py
+	$(VPY) tests/e2e/without_torch.py
 
 clean:
 	@[ ! -d build ] || find build -mindepth 1 -maxdepth 1 ! -name student -exec rm -rf {} +

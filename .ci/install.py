@@ -2,6 +2,7 @@
 
     python3 .ci/install.py [--installer auto|uv|pip] venv .venv
     .venv/bin/python .ci/install.py [--installer auto|uv|pip] install [--compile-bytecode] -e '.[test]'
+    .venv/bin/python .ci/install.py install --torch-cpu        (make torch)
 
 The Makefile calls this for the venv and every install; pyproject.toml stays the only list of
 dependencies. uv is taken from the venv, then from PATH, else bootstrapped with `pip install uv`;
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -32,6 +34,8 @@ SECTION_RANK = {"global": 0, "install": 1, ":env:": 2}
 # pip options whose (space- or newline-separated) values uv takes under the same flag.
 LIST_OPTIONS = ("find-links", "extra-index-url", "constraint")
 TRUE = {"1", "true", "yes", "on", "y"}
+TORCH_VERSION = "2.13.0"
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 TORCH_HINT = (
     "install: on Linux, PyPI's torch is the CUDA build (several GB). For the CPU build run\n"
     "install:   PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu make test"
@@ -76,6 +80,18 @@ def uv_options(settings: dict[str, str], environ=os.environ, constraints=True
     if timeout and "UV_HTTP_TIMEOUT" not in environ:
         env["UV_HTTP_TIMEOUT"] = str(int(float(timeout)))
     return args, env
+
+
+def torch_cpu_args(settings: dict[str, str], system: str = platform.system()) -> list[str]:
+    """pip arguments for the CPU build of torch 2.13.0 and nothing else. On Linux and Windows
+    the pin names the build (2.13.0+cpu), so no index can hand over the CUDA one or another
+    version; macOS wheels are CPU builds without the suffix. Where pip's settings already name
+    a source (a find-links directory of wheels, a mirror), those are used as `make test` uses
+    them; otherwise PyTorch's CPU index."""
+    spec = f"torch=={TORCH_VERSION}" + ("" if system == "Darwin" else "+cpu")
+    if any(settings.get(k) for k in ("find-links", "index-url", "extra-index-url")):
+        return [spec]
+    return [spec, "--index-url", CPU_INDEX]
 
 
 def run(cmd: list[str], env=None) -> int:
@@ -140,13 +156,17 @@ def read_pip_settings(pip: list[str]) -> dict[str, str]:
     return pip_settings(out.stdout) if out.returncode == 0 else {}
 
 
-def install(pip_args: list[str], installer: str, compile_bytecode: bool = False) -> int:
+def install(pip_args: list[str], installer: str, compile_bytecode: bool = False,
+            torch_cpu: bool = False) -> int:
     """Install into the venv of this interpreter. ``compile_bytecode``: write every installed
     module's .pyc now, as pip always does and uv only when asked; a process that finds none
     compiles what it imports from source, each time when PYTHONDONTWRITEBYTECODE is set."""
     pip = [sys.executable, "-m", "pip"]
     pip_cmd = [*pip, "install", *pip_args]
     settings = read_pip_settings(pip)
+    if torch_cpu:
+        pip_args = torch_cpu_args(settings) + pip_args
+        pip_cmd = [*pip, "install", *pip_args]
     wants_torch = any("test" in a or "bench" in a for a in pip_args)
     if wants_torch and not any(settings.get(k) for k in ("find-links", "index-url", "extra-index-url")):
         print(TORCH_HINT, flush=True)
@@ -175,13 +195,15 @@ def main(argv=None) -> int:
     parser.add_argument("--installer", choices=("auto", "uv", "pip"), default="auto")
     parser.add_argument("--compile-bytecode", action="store_true",
                         help="install: compile the installed modules now (pip always does)")
+    parser.add_argument("--torch-cpu", action="store_true",
+                        help="install: the CPU build of torch " + TORCH_VERSION)
     parser.add_argument("command", choices=("venv", "install"))
     opts, rest = parser.parse_known_args(argv)
     if opts.command == "venv":
         if len(rest) != 1:
             parser.error("venv takes one argument: the venv's directory")
         return make_venv(Path(rest[0]), opts.installer)
-    return install(rest, opts.installer, opts.compile_bytecode)
+    return install(rest, opts.installer, opts.compile_bytecode, opts.torch_cpu)
 
 
 if __name__ == "__main__":

@@ -455,9 +455,10 @@ def test_real_torch_without_torch_says_how_to_install_in_korean(monkeypatch, cap
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
     lesson.set_language("ko")
     assert lesson.real_torch() is None
-    assert capsys.readouterr().out == ("torch가 설치되어 있지 않아 이 선택 부분을 건너뜁니다: pip "
-                                       "install torch (또는 pip install "
-                                       "'autograd-lesson[torch]').\n")
+    assert capsys.readouterr().out == (
+        "torch가 설치되어 있지 않아 이 선택 부분을 건너뜁니다: 셀에서 %pip install torch==2.13.0 "
+        "--index-url https://download.pytorch.org/whl/cpu로 CPU 빌드를 설치한 뒤 커널을 다시 "
+        "시작하세요.\n")
 
 
 def test_the_audit_checkers_speak_korean(torch, capsys):

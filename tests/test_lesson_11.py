@@ -2,9 +2,11 @@
 
 The lesson runs on real torch only, so every test here is a parity test: the notebook's own
 cells (read by id) are executed in a namespace whose ``torch`` is the real one, and each claim
-its prose makes is checked there. The last test runs the notebook in a kernel where
-``import torch`` fails: the first cell prints one line and no later cell shows an error.
+its prose makes is checked there. The tests without torch run the notebook (and its student
+copy) in a kernel where ``import torch`` fails: the first cell prints the CPU install line, each
+lesson cell shows its stored outputs instead of running, and cells a learner adds run.
 """
+import json
 import os
 import re
 import pathlib
@@ -15,7 +17,8 @@ import nbformat
 import pytest
 
 from autograd_lesson import lesson
-from autograd_lesson.lesson import on_torch
+from autograd_lesson.i18n import t
+from autograd_lesson.lesson import on_torch, without_torch
 from autograd_lesson.viz import record, take_snapshot
 
 pytestmark = pytest.mark.parity
@@ -129,36 +132,123 @@ def test_checkers_judge_wrong_answers(ns, capsys):
 
 
 STUB = "raise ImportError(\"No module named 'torch'\")\n"
+# the kernel side of a run without torch: the notebook, with two cells a learner added after the
+# first one, run by nbclient; WITH_IDS sends each cell's id with its code, as JupyterLab does
+RUN_WITHOUT_TORCH = """
+import json, sys
+import nbformat
+from jupyter_client.session import Session
+from nbclient import NotebookClient
+path, with_ids = sys.argv[1], sys.argv[2] == "ids"
+nb = nbformat.read(path, as_version=4)
+if "01_" in path:
+    nb.cells = [c for c in nb.cells if c.id in ("444cbc32", "01-on-torch")]
+else:
+    at = next(i for i, c in enumerate(nb.cells) if c.id == "11-imports") + 1
+    nb.cells[at:at] = [nbformat.v4.new_code_cell("%pip --version", id="learner-pip"),
+                       nbformat.v4.new_code_cell("print('mine')", id="learner-print")]
+current = {}
+msg = Session.msg
+def with_cell_id(self, msg_type, content=None, *args, **kwargs):
+    message = msg(self, msg_type, content, *args, **kwargs)
+    if msg_type == "execute_request" and with_ids:
+        message["metadata"]["cellId"] = current["id"]
+    return message
+Session.msg = with_cell_id
+client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True)
+execute_cell = client.async_execute_cell
+async def remember(cell, *args, **kwargs):
+    current["id"] = cell.id
+    return await execute_cell(cell, *args, **kwargs)
+client.async_execute_cell = remember
+client.execute()
+print(json.dumps({c.id: c.outputs for c in nb.cells if c.cell_type == "code"}))
+"""
 
 
-def test_without_torch_one_line_then_nothing_fails(tmp_path):
-    """A kernel where ``import torch`` fails: lesson 11 and lesson 01's optional cell."""
-    (tmp_path / "torch").mkdir()
+def run_without_torch(tmp_path, path, with_ids=True, session=None):
+    """{cell id: outputs} of ``path`` run in a kernel where ``import torch`` fails."""
+    (tmp_path / "torch").mkdir(exist_ok=True)
     (tmp_path / "torch" / "__init__.py").write_text(STUB)
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
-    script = f"""
-import nbformat, sys
-from nbclient import NotebookClient
-for path in sys.argv[1:]:
-    nb = nbformat.read(path, as_version=4)
-    if "01_" in path:
-        nb.cells = [c for c in nb.cells if c.id in ("444cbc32", "01-on-torch")]
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
-    for c in nb.cells:
-        if c.cell_type == "code":
-            print(repr([(o.output_type, o.get("text", o.get("ename", ""))) for o in c.outputs]))
-"""
-    out = subprocess.run([sys.executable, "-c", script, str(NOTEBOOK),
-                          str(ROOT / "notebooks" / "01_multiple_losses.ipynb")],
+    env.pop("JPY_SESSION_NAME", None)
+    if session:  # JupyterLab names the notebook to the kernel (ipykernel: __session__)
+        env["JPY_SESSION_NAME"] = str(session)
+    out = subprocess.run([sys.executable, "-c", RUN_WITHOUT_TORCH, str(path),
+                          "ids" if with_ids else "no-ids"],
                          env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
-    rows = out.stdout.splitlines()
-    line = on_torch.INSTALL + on_torch.SKIP_REST + "\n"
-    assert rows[0] == repr([("stream", line)])
-    assert "error" not in out.stdout and "stderr" not in out.stdout
-    lesson11 = rows[:-2]
-    assert len(lesson11) > 10 and all(r == "[]" for r in lesson11[1:])
-    assert rows[-1] == repr([("stream", on_torch.INSTALL + ".\n")])
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def shown(outputs):
+    """What an output list shows, as comparable data (streams joined, pictures by content)."""
+    rows = []
+    for o in outputs:
+        if o["output_type"] == "stream":
+            text = "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+            if rows and rows[-1][0] == o["name"]:
+                rows[-1] = (o["name"], rows[-1][1] + text)
+            else:
+                rows.append((o["name"], text))
+        else:
+            rows.append(("data", sorted((k, "".join(v) if isinstance(v, list) else v)
+                                        for k, v in o["data"].items() if "widget" not in k)))
+    return rows
+
+
+STORED = {"output_type": "stream", "name": "stdout",
+          "text": t("without_torch.stored", version="2.13.0") + "\n"}
+NOT_RUN = t("without_torch.not_run") + "\n"
+
+
+@pytest.mark.parametrize("with_ids", [True, False], ids=["cell ids (JupyterLab)", "no cell ids"])
+@pytest.mark.parametrize("copy", ["lesson", "student"])
+def test_without_torch_stored_outputs_show_and_added_cells_run(tmp_path, with_ids, copy):
+    """A kernel where ``import torch`` fails: the first cell prints the CPU install line; every
+    lesson cell shows its stored outputs under one line (a cell with none, or an exercise, says
+    in one line that it needs torch); the two cells a learner added run, ``%pip`` in the
+    kernel's own environment. The student copy, named to the kernel, the same."""
+    from autograd_lesson.course.student import is_exercise_cell, student_notebook
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    path, session = NOTEBOOK, None
+    if copy == "student":
+        path = session = tmp_path / NOTEBOOK.name
+        nbformat.write(student_notebook(nb), path)
+        nb = nbformat.read(path, as_version=4)
+    outputs = run_without_torch(tmp_path, path, with_ids, session)
+    assert shown(outputs.pop("11-imports")) == [("stdout", on_torch.SKIP_REST + "\n")]
+    assert "%pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" \
+        in on_torch.SKIP_REST
+    assert shown(outputs.pop("learner-print")) == [("stdout", "mine\n")]
+    pip = shown(outputs.pop("learner-pip"))[0][1]
+    assert pip.startswith("pip ") and sys.prefix in pip  # the kernel's own environment's pip
+    cells = {c.id: c for c in nb.cells if c.cell_type == "code"}
+    assert set(outputs) == set(cells) - {"11-imports"}
+    pictures = 0
+    for cell_id, got in outputs.items():
+        stored = [] if is_exercise_cell(cells[cell_id]) else cells[cell_id].outputs
+        if stored:
+            assert shown(got) == shown([STORED] + stored), cell_id
+            pictures += any("image/png" in o.get("data", {}) for o in stored)
+        else:
+            assert shown(got) == [("stdout", NOT_RUN)], cell_id
+    assert pictures >= 1
+
+
+def test_skip_rest_skips_every_later_cell_but_magics_and_shell_commands():
+    """``real_torch(skip_rest=True)`` (a notebook without lesson ids): a `%pip install` cell, as
+    IPython hands it to the skip after its own transforms, still runs."""
+    from IPython.core.inputtransformer2 import TransformerManager
+    lines = lambda cell: TransformerManager().transform_cell(cell).splitlines(True)  # noqa: E731
+    for cell in (f"{without_torch.PIP_LINE}\n", "!pip --version\n", "%%bash\npip --version\n"):
+        assert on_torch._skip(lines(cell)) == lines(cell), cell
+    assert on_torch._skip(lines("x = torch.ones(1)\nprint(x)\n")) == []
+
+
+def test_lesson_01s_optional_cell_prints_the_cpu_install_line(tmp_path):
+    outputs = run_without_torch(tmp_path, ROOT / "notebooks" / "01_multiple_losses.ipynb")
+    assert shown(outputs["01-on-torch"]) == [("stdout", on_torch.INSTALL + ".\n")]
 
 
 def test_audit_ignores_unreadable_and_package_graphs_left_by_other_code(ns, torch):

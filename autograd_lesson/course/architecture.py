@@ -32,7 +32,8 @@ LAYERS = [
       "_factories.py", "_format.py", "_random.py", "autograd/", "utils/", "__init__.py"]),
     ("nn / optim", "modules, functional, optimizers", ["nn/", "optim/"]),
     ("viz", "the graph view: snapshots, ledgers, pictures, step-through", ["viz/"]),
-    ("lesson", "the lessons' helpers and their two languages", ["lesson/", "i18n/"]),
+    ("lesson", "the lessons' helpers and their two languages; the audit from a shell or pytest",
+     ["lesson/", "i18n/", "__main__.py", "testing.py"]),
     ("course", "what make runs: student copies, nbgrader, translations, figures",
      ["course/"]),
 ]

@@ -30,6 +30,8 @@ import sys
 
 import nbformat
 
+from ..lesson.catalogue import is_exercise_cell  # noqa: F401 (classroom takes it from here too)
+
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?",
                    re.MULTILINE | re.DOTALL)
 STAMP = "autograd_lesson_student"  # notebook metadata: the hash of the generated cells
@@ -45,14 +47,6 @@ def _placeholder(match):
 
 def strip_solutions(source):
     return BLOCK.sub(_placeholder, source)
-
-
-def is_exercise_cell(cell):
-    """An answer cell, a checker cell or the progress cell: its outputs are the learner's."""
-    marks = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.cell_type == "code" and (
-        marks.get("solution") or marks.get("grade") or "### BEGIN SOLUTION" in cell.source
-        or "lesson.check_" in cell.source or cell.source.startswith("lesson.progress("))
 
 
 def student_notebook(nb):

@@ -318,13 +318,27 @@ MESSAGES = {
         "넘기세요. 예: lesson.audit(train_step, batch)"),
     # -- on real PyTorch (lesson/on_torch.py) -----------------------------------------------
     "on_torch.install": (
-        "torch is not installed, so this optional part is skipped: pip install torch (or pip "
-        "install 'autograd-lesson[torch]'){end}",
-        "torch가 설치되어 있지 않아 이 선택 부분을 건너뜁니다: pip install torch (또는 pip "
-        "install 'autograd-lesson[torch]'){end}"),
+        "torch is not installed, so this optional part is skipped: install the CPU build in a "
+        "cell, {pip}, then restart the kernel{end}",
+        "torch가 설치되어 있지 않아 이 선택 부분을 건너뜁니다: 셀에서 {pip}로 CPU 빌드를 설치한 "
+        "뒤 커널을 다시 시작하세요{end}"),
     "on_torch.skip_rest": (
-        "; the cells below are skipped until you install it and restart the kernel",
-        ". 설치한 뒤 커널을 다시 시작할 때까지 아래 셀들은 건너뜁니다"),
+        "torch is not installed, so the lesson's cells below do not run: each shows the output "
+        "stored from a run with PyTorch {version}. To run them, install its CPU build into this "
+        "kernel's environment with a cell\n{pip}\n(or `make torch` in the project's folder), then "
+        "restart the kernel (Kernel > Restart Kernel) and run the notebook again.",
+        "torch가 설치되어 있지 않아 아래 강의 셀들은 실행되지 않고, PyTorch {version}으로 실행했을 "
+        "때 저장된 출력을 보여 줍니다. 실행하려면 이 커널의 환경에 CPU 빌드를 셀에서\n{pip}\n로 "
+        "설치한 뒤(또는 프로젝트 폴더에서 `make torch`), 커널을 다시 시작하고(Kernel > Restart "
+        "Kernel) 노트북을 다시 실행하세요."),
+    "without_torch.stored": (
+        "↻ not run (torch is not installed): the output below is stored from a run with PyTorch "
+        "{version}",
+        "↻ 실행하지 않았습니다(torch가 설치되어 있지 않음): 아래 출력은 PyTorch {version}으로 "
+        "실행했을 때 저장된 것입니다"),
+    "without_torch.not_run": (
+        "↷ not run: this cell needs torch (the lesson's first cell says how to install it)",
+        "↷ 실행하지 않았습니다: 이 셀에는 torch가 필요합니다(설치 방법은 강의의 첫 셀에 있습니다)"),
     "on_torch.bad_arguments": (
         'on_real_torch(program, code) takes a function of torch that returns its tensors by '
         'name, and the call as a string, e.g. lesson.on_real_torch(two_losses, '

@@ -17,6 +17,15 @@ answer itself. ``kind`` says how the exercise is checked (see notebooks/INSTRUCT
 from dataclasses import dataclass
 
 
+def is_exercise_cell(cell):
+    """An answer cell, a checker cell or the progress cell: its outputs are the learner's (the
+    student copies clear them; lesson 11 without torch never shows them from the lesson)."""
+    marks = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.cell_type == "code" and (
+        marks.get("solution") or marks.get("grade") or "### BEGIN SOLUTION" in cell.source
+        or "lesson.check_" in cell.source or cell.source.startswith("lesson.progress("))
+
+
 @dataclass(frozen=True)
 class Exercise:
     id: str

@@ -5,24 +5,32 @@ torch stays optional: it is imported only when one of these is called, and where
 missing :func:`real_torch` prints one line on how to install it instead of a traceback.
 """
 from .showing import before_and_after, display, outcome_line, verdict
+from .without_torch import PIP_LINE, TORCH_VERSION, skip_lesson_cells
 from ..i18n import t
 from ..i18n.messages import MESSAGES
 from ..viz import ledger
 from ..viz.snapshot import is_tensor
 
 # the English lines (tests compare the cells' output with them); what prints is t(...)
-INSTALL = MESSAGES["on_torch.install"][0].format(end="")
-SKIP_REST = MESSAGES["on_torch.skip_rest"][0]
+INSTALL = MESSAGES["on_torch.install"][0].format(end="", pip=PIP_LINE)
+SKIP_REST = MESSAGES["on_torch.skip_rest"][0].format(pip=PIP_LINE, version=TORCH_VERSION)
 
 
-def real_torch(skip_rest=False):
-    """``import torch`` and return it; where it is missing (or broken), print one line on
-    how to install it and return None. With ``skip_rest`` (a lesson that needs torch
-    throughout) the notebook's later cells are then skipped instead of raising ``NameError``s."""
+def real_torch(skip_rest=False, lesson=None):
+    """``import torch`` and return it; where it is missing (or broken), print how to install
+    its CPU build and return None. ``lesson="11"`` (a lesson that needs torch throughout): the
+    lesson's own later cells then show their stored outputs instead of running (see
+    :mod:`.without_torch`); cells the learner adds still run. ``skip_rest=True`` (a notebook
+    whose cells have no lesson's ids): every later cell is skipped but magics and shell
+    commands (``%pip install ...``, ``!pip ...``)."""
     try:
         import torch
     except (ImportError, OSError):  # OSError: a wheel whose native libraries do not load
-        print(t("on_torch.install", end=t("on_torch.skip_rest") if skip_rest else "."))
+        if lesson is not None:
+            print(t("on_torch.skip_rest", pip=PIP_LINE, version=TORCH_VERSION))
+            skip_lesson_cells(lesson)
+            return None
+        print(t("on_torch.install", end=".", pip=PIP_LINE))
         if skip_rest:
             _skip_later_cells()
         return None
@@ -39,7 +47,9 @@ def _skip_later_cells():
 
 
 def _skip(lines):
-    return []
+    # IPython has already turned `%pip ...` and `!cmd` into get_ipython() calls here
+    first = next((line.lstrip() for line in lines if line.strip()), "")
+    return lines if first.startswith("get_ipython().") else []
 
 
 def _run(engine, names, code):
