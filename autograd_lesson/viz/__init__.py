@@ -19,7 +19,7 @@ laptop; ``fold=False`` draws the whole graph.
 import graphviz
 
 from . import checks
-from .dot import panels_dot, picture_dot, snapshot_dot
+from .dot import compare, fold_plan, keep_set, panels_dot, picture_dot, snapshot_dot
 from .ledger import diff, ledger
 from .record import Frame, Recording, record
 from .render import GraphView, fit, render
@@ -27,12 +27,24 @@ from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, reachable_nodes,
 
 
 def _view(before, after, title, text, fold, legend=True):
+    changes, plans = compare(before, after), {}
+
+    def plan(level):  # each fold level's groups, worked out once
+        if level not in plans:
+            keep = keep_set(before, after, level, changes)
+            plans[level] = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
+        return plans[level]
+
+    def boxes(level):
+        folded, groups = plan(level)
+        return len(after.nodes) - len(folded) + len(groups)
+
     def make(level, rankdir):
-        return picture_dot(before, after, title, fold_level=level, legend=legend,
-                           rankdir=rankdir)
+        return picture_dot(before, after, title, legend=legend, rankdir=rankdir,
+                           changes=changes, plan=plan(level))
     levels = 4 if fold else 0
     try:
-        source, svg, *_ = fit(make, levels)
+        source, svg, *_ = fit(make, levels, boxes=boxes)
     except graphviz.ExecutableNotFound:  # the view degrades to its text twin, with a hint
         return GraphView(make(0, "TB"), text)
     return GraphView(source, text, svg)

@@ -139,15 +139,25 @@ def drawn_nodes(source):
     return len(re.findall(r"^  [ng]\d+ \[", source, flags=re.M))
 
 
-def fit(make_dot, levels, area_px=AREA_PX):
+def fit(make_dot, levels, area_px=AREA_PX, boxes=None):
     """The first of ``make_dot(level, rankdir)`` for level 0..levels (top-down, then
-    left-right) that fits; else the most readable one. Returns (source, svg, level, rankdir)."""
-    best = None
+    left-right) that fits; else the most readable one. Returns (source, svg, level, rankdir).
+
+    ``boxes(level)``, if given, says how many boxes a level draws without making its DOT, so a
+    level with too many is skipped unmade; each level's DOT is made once, top-down, and turned
+    left-right by its ``rankdir`` attribute (making a large graph's DOT cost more than ``dot``
+    took on the folded one)."""
+    best, made = None, {}
     for rankdir in ("TB", "LR"):
         for level in range(levels + 1):
-            source = make_dot(level, rankdir)
-            if drawn_nodes(source) > MAX_DRAWN and (level < levels or best is not None):
+            last_chance = level == levels and best is None
+            if boxes is not None and boxes(level) > MAX_DRAWN and not last_chance:
                 continue  # hopeless on a laptop, and dot takes long on it: fold more first
+            if level not in made:
+                made[level] = make_dot(level, "TB")
+            source = made[level] if rankdir == "TB" else _turned(made[level], make_dot, level)
+            if drawn_nodes(source) > MAX_DRAWN and not last_chance:
+                continue
             svg = render(source, "svg")
             if fits(svg, area_px):
                 return source, svg, level, rankdir
@@ -156,6 +166,13 @@ def fit(make_dot, levels, area_px=AREA_PX):
             if best is None or score > best[0]:
                 best = (score, source, svg, level, rankdir)
     return best[1:]
+
+
+def _turned(source, make_dot, level):
+    """``source`` laid out left to right: its graph line's rankdir, or a new DOT if it has none."""
+    if "rankdir=TB" in source:
+        return source.replace("rankdir=TB", "rankdir=LR", 1)
+    return make_dot(level, "LR")
 
 
 def fit_width(svg, area_px=AREA_PX):

@@ -5,10 +5,16 @@ Reads only the engine's public introspection (``next_functions``, ``saved_buffer
 taking one changes nothing about what a later backward does or frees.
 """
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .._node import AccumulateGrad, Node
 from .._tensor import Tensor
+
+
+# How many snapshots were taken and nodes read, by either engine's reader: tests count them, so
+# that the view's cost (one read per node per snapshot, two snapshots per show_backward) stays.
+COUNTS = Counter()
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,8 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
             user_storages[id(node.variable._storage)] = node.variable
     node_infos, leaf_infos, buffers, edges = [], [], [], []
     storage_numbers = {}
+    COUNTS["snapshots"] += 1
+    COUNTS["node reads"] += len(ids)
     for node, i in ids.items():
         node_infos.append(NodeInfo(i, _node_name(node), node_labels.get(node, ""),
                                    node in executed, node is failed))

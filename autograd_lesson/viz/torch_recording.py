@@ -9,7 +9,7 @@ import sys
 
 from .torch_graphs import (_MAX_MEMO, _custom_items, _is_accumulate, _is_custom,
                            _is_wrapped_scalar, _read, _readable, _retained, _slots, key,
-                           node_name, reachable, take_snapshot)
+                           node_name, reachable, remember, take_snapshot)
 from .snapshot import _short
 
 
@@ -66,8 +66,11 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
         return hook
 
     def hook_graph(tensors):
-        nodes, _ = reachable([t for t in tensors if t.grad_fn is not None])
-        take_snapshot(nodes, {})  # remembers what each saved slot holds, before it is freed
+        starts = [t for t in tensors if t.grad_fn is not None]
+        if all(id(t.grad_fn) in hooked for t in starts):
+            return  # hooked already, and so is everything it reaches
+        nodes, _ = reachable(starts)
+        remember(nodes)  # what each saved slot holds, before it is freed (unless read already)
         for node in nodes:
             if id(node) not in hooked:
                 hooked[id(node)] = node  # held only during the call: ids stay unique
