@@ -19,34 +19,18 @@ laptop; ``fold=False`` draws the whole graph.
 import graphviz
 
 from . import checks
-from .dot import compare, fold_plan, keep_set, panels_dot, picture_dot, snapshot_dot
+from .dot import panels_dot, picture_dot, snapshot_dot
 from .ledger import diff, ledger
 from .record import Frame, Recording, record
-from .render import GraphView, fit, render
+from .render import GraphView, fit, fit_picture, render
 from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, reachable_nodes, take_snapshot
 
 
 def _view(before, after, title, text, fold, legend=True):
-    changes, plans = compare(before, after), {}
-
-    def plan(level):  # each fold level's groups, worked out once
-        if level not in plans:
-            keep = keep_set(before, after, level, changes)
-            plans[level] = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
-        return plans[level]
-
-    def boxes(level):
-        folded, groups = plan(level)
-        return len(after.nodes) - len(folded) + len(groups)
-
-    def make(level, rankdir):
-        return picture_dot(before, after, title, legend=legend, rankdir=rankdir,
-                           changes=changes, plan=plan(level))
-    levels = 4 if fold else 0
     try:
-        source, svg, *_ = fit(make, levels, boxes=boxes)
+        source, svg, *_ = fit_picture(before, after, title, 4 if fold else 0, legend)
     except graphviz.ExecutableNotFound:  # the view degrades to its text twin, with a hint
-        return GraphView(make(0, "TB"), text)
+        return GraphView(picture_dot(before, after, title, legend=legend), text)
     return GraphView(source, text, svg)
 
 

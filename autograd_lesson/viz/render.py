@@ -168,6 +168,31 @@ def fit(make_dot, levels, area_px=AREA_PX, boxes=None):
     return best[1:]
 
 
+def fit_picture(before, after, title="", levels=4, legend=True, changes=None,
+                area_px=AREA_PX):
+    """:func:`fit` for ``picture_dot(before, after, title)``, each fold level's groups worked
+    out once. Returns (source, svg, level, rankdir, plan), ``plan`` the fold plan it drew."""
+    from .dot import compare, fold_plan, keep_set, picture_dot
+    changes = changes or compare(before, after)
+    plans = {}
+
+    def plan(level):
+        if level not in plans:
+            keep = keep_set(before, after, level, changes)
+            plans[level] = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
+        return plans[level]
+
+    def boxes(level):
+        folded, groups = plan(level)
+        return len(after.nodes) - len(folded) + len(groups)
+
+    def make(level, rankdir):
+        return picture_dot(before, after, title, legend=legend, rankdir=rankdir,
+                           changes=changes, plan=plan(level))
+    source, svg, level, rankdir = fit(make, levels, area_px, boxes)
+    return source, svg, level, rankdir, plan(level)
+
+
 def _turned(source, make_dot, level):
     """``source`` laid out left to right: its graph line's rankdir, or a new DOT if it has none."""
     if "rankdir=TB" in source:

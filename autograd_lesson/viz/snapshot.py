@@ -7,6 +7,7 @@ taking one changes nothing about what a later backward does or frees.
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .._node import AccumulateGrad, Node
 from .._tensor import Tensor
@@ -54,7 +55,7 @@ class BufferInfo:
     user_held: bool      # the storage belongs to a leaf, a root or a named tensor
     storage_nbytes: int = 0  # the whole storage's bytes: a saved view keeps all of it alive
 
-    @property
+    @cached_property  # compared for every buffer of every frame: made once per buffer
     def key(self):
         # A custom Function's saves are read as node.saved_tensors[i], not _saved_<slot>.
         attr = self.slot if self.slot.startswith("saved_tensors") else f"_saved_{self.slot}"

@@ -65,12 +65,13 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
                 steps.pending = (node, grad_outputs)
         return hook
 
-    def hook_graph(tensors):
+    def hook_graph(tensors, read=True):
         starts = [t for t in tensors if t.grad_fn is not None]
         if all(id(t.grad_fn) in hooked for t in starts):
             return  # hooked already, and so is everything it reaches
         nodes, _ = reachable(starts)
-        remember(nodes)  # what each saved slot holds, before it is freed (unless read already)
+        if read:  # what each saved slot holds, before it is freed (unless read already)
+            remember(nodes)
         for node in nodes:
             if id(node) not in hooked:
                 hooked[id(node)] = node  # held only during the call: ids stay unique
@@ -87,9 +88,10 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             if func in backward_calls:
                 recording.calls += 1
                 tensors = _tensors_in(list(args) + list(kwargs.values()))
+                if steps:
+                    steps.start(tensors)  # its snapshot reads the graph: hook_graph need not
                 hook_graph(tensors)
                 if steps:
-                    steps.start(tensors)
                     try:
                         return func(*args, **kwargs)
                     finally:
@@ -97,7 +99,9 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             return func(*args, **kwargs)
 
     try:
-        hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())))
+        # With frames, the snapshot taken when the backward starts reads the graph.
+        hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())),
+                   read=steps is None)
         with _SeeBackward():
             try:
                 recording.result = call()
@@ -135,6 +139,7 @@ class _Steps:
         self.pending = None
         self.ids = None      # id(node) -> snapshot id, nodes held only during the call
         self.timeline = None
+        self.rows = None     # node id -> its buffers in the start snapshot
 
     def start(self, tensors):
         from .record import _Timeline
@@ -146,6 +151,7 @@ class _Steps:
             nodes, _ = reachable(self.roots)
             self.ids = {id(n): (i, n) for i, n in enumerate(nodes)}
             self.timeline = _Timeline(take_snapshot(self.roots, self.names, title="start"))
+            self.rows = None
 
     def finish(self):
         if self.pending is None or self.timeline is None:
@@ -158,11 +164,14 @@ class _Steps:
         if len(frames) >= self.max_frames:
             return
         node_id = self.ids.get(id(node), (-1, None))[0]
-        base = {b.slot: b.state for b in self.timeline.base.buffers if b.node_id == node_id}
+        if self.rows is None:  # each node's buffers in the start snapshot, found once
+            self.rows = {}
+            for b in self.timeline.base.buffers:
+                self.rows.setdefault(b.node_id, []).append(b)
+        rows = self.rows.get(node_id, ())
+        base = {b.slot: b.state for b in rows}
         states, released = [], []
-        for b in self.timeline.base.buffers:
-            if b.node_id != node_id:
-                continue
+        for b in rows:
             now = _state_now(node, b.slot)
             states.append(now)
             if now[0] == "freed" and base.get(b.slot) != "freed":
