@@ -49,17 +49,17 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     steps = _Steps(recording, list(roots or []), dict(names or {}), max_frames) \
         if frames else None
 
-    def pre(node):
+    def pre(node, k):
         def hook(grad_outputs):
             if steps:
                 steps.finish()  # the previous node has released its buffers by now
-            started[key(node)] = node
+            started[k] = node
         return hook
 
-    def post(node):
+    def post(node, k):
         def hook(grad_inputs, grad_outputs):
-            started.pop(key(node), None)
-            recording.executed.add(key(node))
+            started.pop(k, None)
+            recording.executed.add(k)
             ran.append(node)
             if steps:
                 steps.pending = (node, grad_outputs)
@@ -75,8 +75,9 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
         for node in nodes:
             if id(node) not in hooked:
                 hooked[id(node)] = node  # held only during the call: ids stay unique
-                handles.append(node.register_prehook(pre(node)))
-                handles.append(node.register_hook(post(node)))
+                k = key(node)
+                handles.append(node.register_prehook(pre(node, k)))
+                handles.append(node.register_hook(post(node, k)))
 
     backward_calls = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
 
