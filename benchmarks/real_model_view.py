@@ -59,7 +59,7 @@ def torchviz_svg(loss):
     return True
 
 
-def measure(name, build, repeats):
+def measure(name, build, repeats, whole=True):
     import IPython.display
     import _common
     from autograd_lesson import lesson
@@ -120,7 +120,7 @@ def measure(name, build, repeats):
     result = {k: v["run"] for k, v in medians.items()}
     if timed_out:
         result["torchviz"] = None
-    result["whole"] = whole_graph_seconds(fresh_loss)
+    result["whole"] = whole_graph_seconds(fresh_loss) if whole else None
     result["nodes"] = nodes
     return result
 
@@ -149,20 +149,20 @@ def _x(a, b):
     return "n/a" if a is None or b is None else f"{a / b:.2f}×" if a / b < 10 else f"{a / b:.1f}×"
 
 
-def run(quick=False, models=None):
+def run(quick=False, models=None, whole=True):
     import torch
     torch.set_num_threads(1)
     import real_models
     repeats = 3 if quick else 5
     rows = []
     for name in models or real_models.MODELS:
-        r = measure(name, real_models.MODELS[name], repeats)
+        r = measure(name, real_models.MODELS[name], repeats, whole)
         tv = r.get("torchviz")
         rows.append([name, f"{r['nodes']:,}", _ms(r["ours"]), _ms(r["ours+PNG"]),
                      _ms(tv) if name != "lstm" else f">{TORCHVIZ_TIMEOUT} s",
                      _x(r["ours"], tv), _ms(r["step"]), _x(r["ours"], r["step"]),
                      _x(r["step_through"], r["backward"]), _x(r["audit"], r["step"]),
-                     f"{r['whole']:.2f}"])
+                     "not run" if r["whole"] is None else f"{r['whole']:.2f}"])
     headers = ["model", "nodes", "ours ms", "ours+PNG ms", "torchviz ms", "ours ÷ torchviz",
                "step ms", "ours ÷ step", "step_through ÷ backward", "audit ÷ step",
                "whole graph s"]
@@ -178,5 +178,6 @@ if __name__ == "__main__":
     sys.path.insert(1, os.path.dirname(here))
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    args = [a for a in sys.argv[1:] if a != "--quick"]
-    print(run(quick="--quick" in sys.argv, models=args or None))
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    print(run(quick="--quick" in sys.argv, models=args or None,
+              whole="--no-whole" not in sys.argv))  # --no-whole: skip the whole-graph toggle
