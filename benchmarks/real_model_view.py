@@ -11,7 +11,8 @@ Per model, interleaved (one run of each in turn, medians of the runs):
 - **step_through**: ``lesson.step_through`` of ``loss.backward()`` as a notebook displays it
   (the recording, the layout, the first frame's SVG and the static PNG of 12 frames);
 - **audit**: ``lesson.audit`` of the training step;
-- **whole graph**: the step-through's "whole graph" toggle on one frame (the slowest of three).
+- **whole graph**: wall seconds of the step-through's "whole graph" toggle on one frame (the
+  slowest of three), or "one line" where the graph is too large and the toggle says so.
 
 The clock is the CPU time of this process and of the Graphviz processes it waited for (the
 machine is shared: wall time swings with other jobs, CPU time measures what the work costs).
@@ -128,11 +129,13 @@ def measure(name, build, repeats, whole=True):
 def whole_graph_seconds(fresh_loss):
     """Wall seconds of the slowest of three frames drawn with the "whole graph" toggle."""
     from autograd_lesson import viz
-    from autograd_lesson.viz.steps import StepThrough
+    from autograd_lesson.viz.steps import WHOLE_MAX_NODES, StepThrough
     loss = fresh_loss()
     recording = viz.record(lambda: loss.backward(), roots=[loss], names={"loss": loss},
                            frames=True)
     steps = StepThrough(recording.frames)
+    if len(steps.frames[0].start.nodes) > WHOLE_MAX_NODES:
+        return "one line"  # the toggle refuses, in one line, to lay out so large a graph
     worst = 0.0
     for index in (0, len(steps.frames) // 2, len(steps.frames) - 1):
         started = time.perf_counter()
@@ -162,7 +165,8 @@ def run(quick=False, models=None, whole=True):
                      _ms(tv) if name != "lstm" else f">{TORCHVIZ_TIMEOUT} s",
                      _x(r["ours"], tv), _ms(r["step"]), _x(r["ours"], r["step"]),
                      _x(r["step_through"], r["backward"]), _x(r["audit"], r["step"]),
-                     "not run" if r["whole"] is None else f"{r['whole']:.2f}"])
+                     "not run" if r["whole"] is None else r["whole"]
+                     if isinstance(r["whole"], str) else f"{r['whole']:.2f}"])
     headers = ["model", "nodes", "ours ms", "ours+PNG ms", "torchviz ms", "ours ÷ torchviz",
                "step ms", "ours ÷ step", "step_through ÷ backward", "audit ÷ step",
                "whole graph s"]
