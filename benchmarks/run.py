@@ -1,5 +1,7 @@
 """``make bench``: engine speed, saved-buffer memory, graph-view speed and lesson run times.
 
+The "models" section draws four real models' before/after beside torchviz (real_model_view.py).
+
     .venv/bin/python benchmarks/run.py                 # everything (a few minutes)
     .venv/bin/python benchmarks/run.py --quick         # fewer repeats, smaller view graphs
     .venv/bin/python benchmarks/run.py speed memory    # some sections only
@@ -19,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)                     # the benchmark modules
 sys.path.insert(1, os.path.dirname(HERE))   # autograd_lesson from this checkout
 
-SECTIONS = ("speed", "memory", "view", "steps", "lessons")
+SECTIONS = ("speed", "memory", "view", "models", "steps", "lessons")
 
 
 def main(argv=None):
@@ -67,6 +69,9 @@ def main(argv=None):
     if "view" in sections:
         import view_speed
         print("\n" + view_speed.run(quick=args.quick), flush=True)
+    if "models" in sections:
+        import real_model_view
+        print("\n" + real_model_view.run(quick=args.quick), flush=True)
     if "steps" in sections:
         import step_through
         print("\n" + step_through.run(quick=args.quick), flush=True)

@@ -177,6 +177,14 @@ MESSAGES = {
         "{label}: 역전파가 실행되지 않아 한 노드씩 따라가 볼 것이 없습니다. .backward()나 "
         "autograd.grad()를 호출하는 코드를 넘기세요"),
     "steps.title": ("{label}: {n} steps", "{label}: 프레임 {n}개"),
+    "steps.title_capped": ("{label}: {shown} of {n} steps (frames stop at {shown})",
+                           "{label}: 프레임 {n}개 중 {shown}개 (프레임은 {shown}개까지만 "
+                           "기록합니다)"),
+    "steps.whole_too_large": (
+        "The whole graph has {n} nodes: drawing more than {most} takes too long here; the "
+        "folded picture shows what this step changed.",
+        "전체 그래프에 노드가 {n}개 있어, {most}개가 넘는 그래프는 여기서 그리기에 너무 오래 "
+        "걸립니다. 접은 그림에서 이 프레임이 바꾼 것을 볼 수 있습니다."),
     "steps.frame_title": ("step {step} of {n}: {text}", "프레임 {step}/{n}: {text}"),
     "steps.static_header": (
         "Static copy of {shown} of {n} steps{note}: run this cell to get the step slider.",

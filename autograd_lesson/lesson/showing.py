@@ -124,6 +124,15 @@ def expect_error(code):
     print(verdict(None))
 
 
+def steps_title(recording, label):
+    """'loss.backward(): 12 steps', or '… 200 of 1,510 steps (frames stop at 200)' when the
+    recording stopped keeping frames before the backward stopped running nodes."""
+    shown, ran = len(recording.frames), recording.executed_count
+    if ran > shown:
+        return t("steps.title_capped", label=label, shown=f"{shown:,}", n=f"{ran:,}")
+    return t("steps.title", label=label, n=shown)
+
+
 def step_through(code, **names):
     """Record ``code``'s backward node by node and show it as a slider (and a strip)."""
     problem = bad_input("step_through", names, code)
@@ -136,8 +145,7 @@ def step_through(code, **names):
     if not recording.frames:
         print(t("steps.nothing", label=label))
     else:
-        steps = StepThrough(recording.frames,
-                            title=t("steps.title", label=label, n=len(recording.frames)))
+        steps = StepThrough(recording.frames, title=steps_title(recording, label))
         try:
             steps.display(key=label)
         except ImportError:  # plain Python: the text twin is all there is

@@ -23,21 +23,16 @@ from .dot import panels_dot, picture_dot, snapshot_dot
 from .glance import GlanceView, legend_here
 from .ledger import diff, ledger
 from .record import Frame, Recording, record
-from .render import GraphView, fit, render
+from .render import GraphView, fit, fit_picture, render
 from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, reachable_nodes, take_snapshot
 
 
 def _view(before, after, title, text, fold, legend=None):
     legend = legend_here() if legend is None else legend
-
-    def make(level, rankdir):
-        return picture_dot(before, after, title, fold_level=level, legend=legend,
-                           rankdir=rankdir)
-    levels = 4 if fold else 0
     try:
-        source, svg, *_ = fit(make, levels)
+        source, svg, *_ = fit_picture(before, after, title, 4 if fold else 0, legend)
     except graphviz.ExecutableNotFound:  # the view degrades to its text twin, with a hint
-        return GlanceView(make(0, "TB"), text)
+        return GlanceView(picture_dot(before, after, title, legend=legend), text)
     return GlanceView(source, text, svg)
 
 

@@ -51,6 +51,7 @@ NODE_STYLES = {  # fill, border colour, pen width, dashed, the word printed in t
     "group": ("#f2f2f2", "#777777", 1, True, ""),
 }
 EDGE_COLOUR = "#555555"
+ROUTED_MAX = 45  # boxes a pinned picture routes its edges around (render.MAX_DRAWN)
 DEFAULT_MAX_NODES = 60  # kept for callers; folding now decides what is drawn in full
 
 
@@ -300,10 +301,11 @@ def keep_set(before, after, fold_level, changes=None):
 
 
 # -- DOT -------------------------------------------------------------------------------------------
-def _group_label(after, before, members, key, changes):
+def _group_label(after, before, members, key, changes, old=None, rows_of=None):
     member_set = set(members)
-    old = {b.key: b.state for b in before.buffers}
-    buffers = [b for b in after.buffers if b.node_id in member_set]
+    old = {b.key: b.state for b in before.buffers} if old is None else old
+    buffers = [b for b in after.buffers if b.node_id in member_set] if rows_of is None else \
+        [b for m in sorted(member_set) for b in rows_of.get(m, ())]
     ran = sum(1 for m in members if changes[m].status != "idle")
     moves = Counter((old.get(b.key, b.state), b.state) for b in buffers)
     leaves = sum(1 for leaf in after.leaves if leaf.id in member_set)
@@ -331,12 +333,13 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
     fold_plan returned) then fixes the folding.
     """
     changes = changes or compare(before, after, now)
-    if keep is None:
-        keep = keep_set(before, after, fold_level, changes)
     if plan is None:
+        if keep is None:
+            keep = keep_set(before, after, fold_level, changes)
         plan = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
     plan, groups = plan
     old_buffers = {b.key: b for b in before.buffers}
+    old_states = {k: b.state for k, b in old_buffers.items()}
     rows_of = defaultdict(list)
     for b in after.buffers:
         rows_of[b.node_id].append(b)
@@ -346,8 +349,12 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
                    f'ranksep=0.28 newrank=true labelloc=t labeljust=l')
     anchors = []
     if positions is not None and "bb" in positions:
+        # Route edges around the pinned boxes; past ROUTED_MAX boxes neato's routing took
+        # seconds (7 s for ResNet-18's 132), so a whole large graph gets straight edges.
+        boxes = len(after.nodes) - len(plan) + len(groups)
+        graph_attrs += (' splines=true esep="+0.5"' if boxes <= ROUTED_MAX else
+                        ' splines=line')
         # Invisible points at the layout's corners: neato -n2 then never shifts the drawing
-        graph_attrs += ' splines=true esep="+0.5"'  # route edges around the pinned boxes
         x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
         anchors = [f'  corner{k} [shape=point style=invis width=0.01 pos="{x:.2f},{y:.2f}!"]'
                    for k, (x, y) in enumerate(((x0, y0), (x1, y1)))]
@@ -394,7 +401,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         lines.append(f"  {name} {_node_attrs(status, _table(rows))[:-1]}{pin(name)}]")
     for index, (key, members) in enumerate(groups):
         name = f"g{index}"
-        label = _group_label(after, before, members, key, changes)
+        label = _group_label(after, before, members, key, changes, old_states, rows_of)
         lines.append(f"  {name} {_node_attrs('group', label, shape='folder', rounded=False)[:-1]}"
                      f"{pin(name)}]")
     edges = Counter()

@@ -139,16 +139,26 @@ def drawn_nodes(source):
     return len(re.findall(r"^  [ng]\d+ \[", source, flags=re.M))
 
 
-def fit(make_dot, levels, area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX):
+def fit(make_dot, levels, area_px=AREA_PX, boxes=None, max_height_px=MAX_HEIGHT_PX):
     """The first of ``make_dot(level, rankdir)`` for level 0..levels (top-down, then
     left-right) that fits (``max_height_px``: a step-through crops around its node instead);
-    else the most readable one. Returns (source, svg, level, rankdir)."""
-    best = None
+    else the most readable one. Returns (source, svg, level, rankdir).
+
+    ``boxes(level)``, if given, says how many boxes a level draws without making its DOT, so a
+    level with too many is skipped unmade; each level's DOT is made once, top-down, and turned
+    left-right by its ``rankdir`` attribute (making a large graph's DOT cost more than ``dot``
+    took on the folded one)."""
+    best, made = None, {}
     for rankdir in ("TB", "LR"):
         for level in range(levels + 1):
-            source = make_dot(level, rankdir)
-            if drawn_nodes(source) > MAX_DRAWN and (level < levels or best is not None):
+            last_chance = level == levels and best is None
+            if boxes is not None and boxes(level) > MAX_DRAWN and not last_chance:
                 continue  # hopeless on a laptop, and dot takes long on it: fold more first
+            if level not in made:
+                made[level] = make_dot(level, "TB")
+            source = made[level] if rankdir == "TB" else _turned(made[level], make_dot, level)
+            if drawn_nodes(source) > MAX_DRAWN and not last_chance:
+                continue
             svg = render(source, "svg")
             if fits(svg, area_px, max_height_px):
                 return source, svg, level, rankdir
@@ -157,6 +167,38 @@ def fit(make_dot, levels, area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX):
             if best is None or score > best[0]:
                 best = (score, source, svg, level, rankdir)
     return best[1:]
+
+
+def fit_picture(before, after, title="", levels=4, legend=True, changes=None,
+                area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX):
+    """:func:`fit` for ``picture_dot(before, after, title)``, each fold level's groups worked
+    out once. Returns (source, svg, level, rankdir, plan), ``plan`` the fold plan it drew."""
+    from .dot import compare, fold_plan, keep_set, picture_dot
+    changes = changes or compare(before, after)
+    plans = {}
+
+    def plan(level):
+        if level not in plans:
+            keep = keep_set(before, after, level, changes)
+            plans[level] = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
+        return plans[level]
+
+    def boxes(level):
+        folded, groups = plan(level)
+        return len(after.nodes) - len(folded) + len(groups)
+
+    def make(level, rankdir):
+        return picture_dot(before, after, title, legend=legend, rankdir=rankdir,
+                           changes=changes, plan=plan(level))
+    source, svg, level, rankdir = fit(make, levels, area_px, boxes, max_height_px)
+    return source, svg, level, rankdir, plan(level)
+
+
+def _turned(source, make_dot, level):
+    """``source`` laid out left to right: its graph line's rankdir, or a new DOT if it has none."""
+    if "rankdir=TB" in source:
+        return source.replace("rankdir=TB", "rankdir=LR", 1)
+    return make_dot(level, "LR")
 
 
 def fit_width(svg, area_px=AREA_PX):

@@ -5,10 +5,17 @@ Reads only the engine's public introspection (``next_functions``, ``saved_buffer
 taking one changes nothing about what a later backward does or frees.
 """
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .._node import AccumulateGrad, Node
 from .._tensor import Tensor
+
+
+# How many snapshots were taken and nodes read, by either engine's reader: tests count them, so
+# that the view's cost (one read per node per snapshot, two snapshots per show_backward) stays.
+COUNTS = Counter()
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,7 @@ class BufferInfo:
     user_held: bool      # the storage belongs to a leaf, a root or a named tensor
     storage_nbytes: int = 0  # the whole storage's bytes: a saved view keeps all of it alive
 
-    @property
+    @cached_property  # compared for every buffer of every frame: made once per buffer
     def key(self):
         # A custom Function's saves are read as node.saved_tensors[i], not _saved_<slot>.
         attr = self.slot if self.slot.startswith("saved_tensors") else f"_saved_{self.slot}"
@@ -157,6 +164,8 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
             user_storages[id(node.variable._storage)] = node.variable
     node_infos, leaf_infos, buffers, edges = [], [], [], []
     storage_numbers = {}
+    COUNTS["snapshots"] += 1
+    COUNTS["node reads"] += len(ids)
     for node, i in ids.items():
         node_infos.append(NodeInfo(i, _node_name(node), node_labels.get(node, ""),
                                    node in executed, node is failed))

@@ -17,28 +17,55 @@ import re
 import sys
 import weakref
 
-from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
+from .snapshot import COUNTS, BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
 
 _FREED_START = "Trying to backward through the graph a second time"
 _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); "
                       r"expected version (\d+)")
 _MAX_MEMO = 200_000
 _meta = {}      # (seq, name, slot) -> (shape, dtype, nbytes, holds) last seen alive
+_read_nodes = set()  # keys of the nodes a snapshot has read (their slots are in _meta)
 _retained = set()  # (seq, name) of nodes a recorded retain_graph backward ran
 
 
-def key(node):
-    if _is_accumulate(node):  # all share one sequence number: tell them apart by their leaf
-        return (node._sequence_nr(), node.name(), id(node.variable))
-    return (node._sequence_nr(), node.name())
+def key(node, kind=None):
+    name, accumulate = (kind or _kind(node))[:2]
+    if accumulate:  # all share one sequence number: tell them apart by their leaf
+        return (node._sequence_nr(), "torch::autograd::AccumulateGrad", id(node.variable))
+    return (node._sequence_nr(), name)
+
+
+_KINDS = {}  # node type -> (name(), is AccumulateGrad, is a custom Function, saved slots)
+
+
+def _kind(node):
+    """What every node of this type shares, read once per type: torch makes one Python class
+    per node class, and walking a class's attributes for its slots cost more than reading
+    them. (A class whose name is not the node's is read anew each time, in case torch ever
+    gives several node classes one Python type.)"""
+    klass = type(node)
+    kind = _KINDS.get(klass)
+    if kind is None:
+        name = node.name()
+        custom = any("saved_tensors" in vars(k) for k in klass.__mro__) and \
+            hasattr(klass, "_raw_saved_tensors")
+        if custom:
+            slots = ("saved_tensors",)
+        else:  # torch's declaration order (its generated class defines them so)
+            names = [a for k in klass.__mro__ for a in vars(k) if a.startswith("_raw_saved_")]
+            slots = tuple(dict.fromkeys(a[len("_raw_saved_"):] for a in names))
+        kind = (name, name == "torch::autograd::AccumulateGrad", custom, slots)
+        if name == klass.__name__ or name.endswith("::" + klass.__name__):
+            _KINDS[klass] = kind
+    return kind
 
 
 def _is_accumulate(node):
-    return node.name() == "torch::autograd::AccumulateGrad"
+    return _kind(node)[1]
 
 
 def node_name(node):
-    return "AccumulateGrad" if _is_accumulate(node) else node.name()
+    return "AccumulateGrad" if _is_accumulate(node) else _kind(node)[0]
 
 
 def dtype_name(dtype):
@@ -61,32 +88,31 @@ def _root_node(root):
 def reachable(roots):
     """(function nodes in creation order, then AccumulateGrad nodes in order of first use)."""
     starts = [n for n in (_root_node(r) for r in roots) if n is not None]
-    seen, stack, found = set(), list(starts), []
+    seen, stack, found, leaf_ids = set(), list(starts), [], set()
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
         found.append(node)
+        if _is_accumulate(node):
+            leaf_ids.add(id(node))
         stack.extend(c for c, _ in node.next_functions if c is not None)
-    functions = sorted((n for n in found if not _is_accumulate(n)), key=lambda n: n._sequence_nr())
+    functions = sorted((n for n in found if id(n) not in leaf_ids),
+                       key=lambda n: n._sequence_nr())
     first_use = {}
     for n in functions:
         for pos, (child, _) in enumerate(n.next_functions):
-            if child is not None and _is_accumulate(child):
+            if id(child) in leaf_ids:
                 first_use.setdefault(id(child), (n._sequence_nr(), pos))
-    leaves = sorted((n for n in found if _is_accumulate(n)),
+    leaves = sorted((n for n in found if id(n) in leaf_ids),
                     key=lambda n: first_use.get(id(n), (-1, 0)))
     return functions + leaves, starts
 
 
 def _slots(node):
-    """Saved slot names in torch's declaration order (its generated class defines them so)."""
-    if _is_custom(node):
-        return ["saved_tensors"]
-    names = [a for klass in type(node).__mro__ for a in vars(klass)
-             if a.startswith("_raw_saved_")]
-    return list(dict.fromkeys(a[len("_raw_saved_"):] for a in names))
+    """Saved slot names in torch's declaration order (["saved_tensors"] for a custom Function)."""
+    return list(_kind(node)[3])
 
 
 def _packed(raw):
@@ -101,13 +127,21 @@ def _packed(raw):
     return data is not None and not isinstance(data, (torch.Tensor, list, tuple))
 
 
-def _read(node, slot):
+def _read(node, slot, k=None):
     """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None);
-    a save held by a pack hook reads as 'none' (never unpacked)."""
-    packed_key = key(node) + (slot, "packed")
-    if _packed(getattr(node, "_raw_saved_" + slot, None)):
-        _remember(packed_key, True)
+    a save held by a pack hook reads as 'none' (never unpacked). A save seen alive before
+    and now released reads as 'freed' from its raw handle, without unpacking: unpacking a
+    freed save raises, and the error cost more than all the rest of a read."""
+    k = key(node) if k is None else k
+    packed_key = k + (slot, "packed")
+    raw = getattr(node, "_raw_saved_" + slot, None)
+    data = _raw_data(raw)
+    if data is not None and not isinstance(data, sys.modules["torch"].Tensor):
+        _remember(packed_key, True)  # held by a pack hook: unpacking would run it
         return "none", None
+    if data is None and not isinstance(raw, list) and (
+            (k[0], k[1], slot) in _meta or packed_key in _meta):
+        return ("none" if packed_key in _meta else "freed"), None
     try:
         value = getattr(node, "_saved_" + slot)
     except RuntimeError as error:
@@ -127,6 +161,31 @@ def _read(node, slot):
     return "alive", value
 
 
+def _raw_data(raw):
+    """What a raw save holds now: a tensor, None once freed (or never set), or a pack hook's
+    object; None for a list of saves."""
+    try:
+        return raw.data
+    except (RuntimeError, AttributeError):
+        return None
+
+
+def _items(node, k, kind=None):
+    """[(slot, state, value)] for every saved tensor of ``node``: one read of the node."""
+    COUNTS["node reads"] += 1
+    kind = kind or _kind(node)
+    if kind[2]:
+        return _custom_items(node, k)
+    items = []
+    for slot in kind[3]:
+        state, value = _read(node, slot, k)
+        if state == "list":
+            items.extend((f"{slot}[{j}]", "alive", v) for j, v in enumerate(value))
+        else:
+            items.append((slot, state, value))
+    return items
+
+
 def _readable(node):
     """Whether any of the node's saved tensors can still be unpacked."""
     if _is_custom(node):
@@ -136,13 +195,13 @@ def _readable(node):
             return bool(node.saved_tensors)
         except RuntimeError:
             return False
-    return any(_read(node, s)[0] in ("alive", "list") for s in _slots(node))
+    k = key(node)
+    return any(_read(node, s, k)[0] in ("alive", "list") for s in _slots(node))
 
 
 def _is_custom(node):
     """A Python autograd.Function's node: its saves are read as ``node.saved_tensors[i]``."""
-    return any("saved_tensors" in vars(klass) for klass in type(node).__mro__) and \
-        hasattr(type(node), "_raw_saved_tensors")
+    return _kind(node)[2]
 
 
 def _custom_items(node, k):
@@ -189,32 +248,37 @@ def _is_wrapped_scalar(t, user_ptrs):
 def _remember(k, value):
     if len(_meta) > _MAX_MEMO:
         _meta.clear()
+        _read_nodes.clear()
     _meta[k] = value
 
 
 def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
     torch = sys.modules["torch"]
+    COUNTS["snapshots"] += 1
     nodes, starts = reachable(roots)
+    kinds = [_kind(n) for n in nodes]
+    keys = [key(n, kind) for n, kind in zip(nodes, kinds)]
     ids = {id(n): i for i, n in enumerate(nodes)}
-    ids.update({("key",) + key(n): (n, i) for i, n in enumerate(nodes)})  # for saved origins
+    ids.update({("key",) + k: (n, i) for i, (n, k) in enumerate(zip(nodes, keys))})  # origins
     tensor_names = {id(t): n for n, t in names.items() if isinstance(t, torch.Tensor)}
     node_labels = {}
     for n, t in names.items():
         if isinstance(t, torch.Tensor) and t.grad_fn is not None:
             node_labels.setdefault(id(t.grad_fn), n)
     user = [t for t in list(names.values()) + list(roots) if isinstance(t, torch.Tensor)]
-    user += [n.variable for n in nodes if _is_accumulate(n)]
+    user += [n.variable for n, kind in zip(nodes, kinds) if kind[1]]
     user_ptrs = {t.untyped_storage().data_ptr() for t in user}
     executed = set(executed)
     failed_key = failed
     node_infos, leaf_infos, buffers, edges = [], [], [], []
     storage_numbers = {}
-    for node in nodes:
-        i, k = ids[id(node)], key(node)
-        node_infos.append(NodeInfo(i, node_name(node), node_labels.get(id(node), ""),
-                                   k in executed, failed_key is not None and k == failed_key))
+    for i, (node, k, kind) in enumerate(zip(nodes, keys, kinds)):
+        node_infos.append(NodeInfo(i, "AccumulateGrad" if kind[1] else kind[0],
+                                   node_labels.get(id(node), ""), k in executed,
+                                   failed_key is not None and k == failed_key))
         edges.extend((i, ids[id(c)]) for c, _ in node.next_functions if c is not None)
-        if _is_accumulate(node):
+        if kind[1]:
+            COUNTS["node reads"] += 1
             leaf = node.variable
             grad = leaf.grad
             leaf_infos.append(LeafInfo(
@@ -223,22 +287,33 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
                 "None" if grad is None else _short(grad.detach().cpu().numpy()),
                 k in executed))
             continue
-        for slot in _slots(node):
-            if _is_custom(node):
-                items = _custom_items(node, k)
-            else:
-                state, value = _read(node, slot)
-                items = [(slot, state, value)]
-                if state == "list":
-                    items = [(f"{slot}[{j}]", "alive", v) for j, v in enumerate(value)]
-            for name, state, value in items:
-                info = _buffer(node, i, k, name, state, value, ids, node_labels, tensor_names,
-                               user_ptrs, storage_numbers)
-                if info is not None:
-                    buffers.append(info)
+        for name, state, value in _items(node, k, kind):
+            info = _buffer(node, i, k, name, state, value, ids, node_labels, tensor_names,
+                           user_ptrs, storage_numbers)
+            if info is not None:
+                buffers.append(info)
+        _read_nodes.add(k)
     root_ids = tuple(ids[id(n)] for n in starts if id(n) in ids)
     return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers),
                     root_ids, title, tuple(notes))
+
+
+def remember(nodes):
+    """Note what the saved slots of ``nodes`` hold now (before a backward frees them), reading
+    only the nodes no snapshot has read yet: a recording right after a snapshot of the same
+    graph (``show_backward``'s "before") reads nothing again."""
+    ids, user_ptrs = {}, set()
+    for i, node in enumerate(nodes):
+        ids[id(node)] = i
+        if _is_accumulate(node):
+            user_ptrs.add(node.variable.untyped_storage().data_ptr())
+    for node in nodes:
+        k = key(node)
+        if _is_accumulate(node) or k in _read_nodes:
+            continue
+        for name, state, value in _items(node, k):
+            _buffer(node, ids[id(node)], k, name, state, value, ids, {}, {}, user_ptrs, {})
+        _read_nodes.add(k)
 
 
 def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user_ptrs,

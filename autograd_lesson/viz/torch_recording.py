@@ -9,7 +9,7 @@ import sys
 
 from .torch_graphs import (_MAX_MEMO, _custom_items, _is_accumulate, _is_custom,
                            _is_wrapped_scalar, _read, _readable, _retained, _slots, key,
-                           node_name, reachable, take_snapshot)
+                           node_name, reachable, remember, take_snapshot)
 from .snapshot import _short
 
 
@@ -49,30 +49,35 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     steps = _Steps(recording, list(roots or []), dict(names or {}), max_frames) \
         if frames else None
 
-    def pre(node):
+    def pre(node, k):
         def hook(grad_outputs):
             if steps:
                 steps.finish()  # the previous node has released its buffers by now
-            started[key(node)] = node
+            started[k] = node
         return hook
 
-    def post(node):
+    def post(node, k):
         def hook(grad_inputs, grad_outputs):
-            started.pop(key(node), None)
-            recording.executed.add(key(node))
+            started.pop(k, None)
+            recording.executed.add(k)
             ran.append(node)
             if steps:
                 steps.pending = (node, grad_outputs)
         return hook
 
-    def hook_graph(tensors):
-        nodes, _ = reachable([t for t in tensors if t.grad_fn is not None])
-        take_snapshot(nodes, {})  # remembers what each saved slot holds, before it is freed
+    def hook_graph(tensors, read=True):
+        starts = [t for t in tensors if t.grad_fn is not None]
+        if all(id(t.grad_fn) in hooked for t in starts):
+            return  # hooked already, and so is everything it reaches
+        nodes, _ = reachable(starts)
+        if read:  # what each saved slot holds, before it is freed (unless read already)
+            remember(nodes)
         for node in nodes:
             if id(node) not in hooked:
                 hooked[id(node)] = node  # held only during the call: ids stay unique
-                handles.append(node.register_prehook(pre(node)))
-                handles.append(node.register_hook(post(node)))
+                k = key(node)
+                handles.append(node.register_prehook(pre(node, k)))
+                handles.append(node.register_hook(post(node, k)))
 
     backward_calls = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
 
@@ -84,9 +89,10 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             if func in backward_calls:
                 recording.calls += 1
                 tensors = _tensors_in(list(args) + list(kwargs.values()))
+                if steps:
+                    steps.start(tensors)  # its snapshot reads the graph: hook_graph need not
                 hook_graph(tensors)
                 if steps:
-                    steps.start(tensors)
                     try:
                         return func(*args, **kwargs)
                     finally:
@@ -94,7 +100,9 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
             return func(*args, **kwargs)
 
     try:
-        hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())))
+        # With frames, the snapshot taken when the backward starts reads the graph.
+        hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())),
+                   read=steps is None)
         with _SeeBackward():
             try:
                 recording.result = call()
@@ -132,6 +140,7 @@ class _Steps:
         self.pending = None
         self.ids = None      # id(node) -> snapshot id, nodes held only during the call
         self.timeline = None
+        self.rows = None     # node id -> its buffers in the start snapshot
 
     def start(self, tensors):
         from .record import _Timeline
@@ -143,6 +152,7 @@ class _Steps:
             nodes, _ = reachable(self.roots)
             self.ids = {id(n): (i, n) for i, n in enumerate(nodes)}
             self.timeline = _Timeline(take_snapshot(self.roots, self.names, title="start"))
+            self.rows = None
 
     def finish(self):
         if self.pending is None or self.timeline is None:
@@ -155,11 +165,14 @@ class _Steps:
         if len(frames) >= self.max_frames:
             return
         node_id = self.ids.get(id(node), (-1, None))[0]
-        base = {b.slot: b.state for b in self.timeline.base.buffers if b.node_id == node_id}
+        if self.rows is None:  # each node's buffers in the start snapshot, found once
+            self.rows = {}
+            for b in self.timeline.base.buffers:
+                self.rows.setdefault(b.node_id, []).append(b)
+        rows = self.rows.get(node_id, ())
+        base = {b.slot: b.state for b in rows}
         states, released = [], []
-        for b in self.timeline.base.buffers:
-            if b.node_id != node_id:
-                continue
+        for b in rows:
             now = _state_now(node, b.slot)
             states.append(now)
             if now[0] == "freed" and base.get(b.slot) != "freed":

@@ -1,0 +1,139 @@
+"""What the view's cost is made of, counted (never timed; benchmarks/ times it): a snapshot
+reads each node once, show_backward takes two snapshots, fit makes no DOT for a fold level it
+skips, a step-through says when its frames stopped, and the whole-graph toggle refuses (in one
+line) a graph too large to lay out in seconds."""
+import importlib
+
+import pytest
+
+import autograd_lesson as al
+from autograd_lesson import lesson, viz
+from autograd_lesson.viz import steps as steps_module
+from autograd_lesson.viz.snapshot import COUNTS
+
+render = importlib.import_module("autograd_lesson.viz.render")  # (viz.render: a function)
+
+
+def _mlp(lib, steps=6):
+    """A small unrolled net: tanh/mul/add chains, parameters reached many times."""
+    w = lib.tensor([[0.5, -0.25], [0.125, 0.75]], requires_grad=True)
+    h = lib.tensor([[1.0, -1.0]])
+    for _ in range(steps):
+        h = (h @ w).tanh() * 0.9 + h
+    loss = h.pow(2).sum()
+    return dict(w=w, loss=loss)
+
+
+def test_show_backward_takes_two_snapshots_reading_each_node_once(lib, capsys, monkeypatch):
+    monkeypatch.setattr("autograd_lesson.lesson.showing.display", lambda view: None)
+    names = _mlp(lib)
+    nodes = len(viz.take_snapshot([names["loss"]], names).nodes)
+    COUNTS.clear()
+    lesson.show_backward(lambda: names["loss"].backward(retain_graph=True), **names)
+    assert COUNTS["snapshots"] == 2
+    assert COUNTS["node reads"] == 2 * nodes
+    COUNTS.clear()
+    viz.take_snapshot([names["loss"]], names)
+    assert COUNTS == {"snapshots": 1, "node reads": nodes}
+    assert "retained" in capsys.readouterr().out
+
+
+def test_a_recording_alone_reads_a_torch_graph_once_and_then_not_again(torch):
+    names = _mlp(torch)
+    COUNTS.clear()
+    viz.record(lambda: names["loss"].backward(retain_graph=True), roots=[names["loss"]],
+               names=names)
+    first = COUNTS["node reads"]
+    assert first > 0 and COUNTS["snapshots"] == 0
+    viz.record(lambda: names["loss"].backward(retain_graph=True), roots=[names["loss"]],
+               names=names)
+    assert COUNTS["node reads"] == first  # what a save held is known: nothing to read again
+
+
+def test_the_torch_reader_reads_a_freed_save_without_unpacking_it(torch, monkeypatch):
+    """Unpacking a freed save raises torch's error, which cost most of a read: a save seen
+    alive and now freed is told from its raw handle."""
+    from autograd_lesson.viz import torch_graphs
+    x = torch.tensor([0.5, -1.0], requires_grad=True)
+    loss = (x.exp() * x).sum()
+    before = viz.take_snapshot([loss], {"x": x, "loss": loss})
+    loss.backward()
+    unpacked = []
+
+    def counting_getattr(obj, name, *default):
+        if name.startswith("_saved_"):
+            unpacked.append(name)
+        return getattr(obj, name, *default)
+    monkeypatch.setattr(torch_graphs, "getattr", counting_getattr, raising=False)
+    after = viz.take_snapshot([loss], {"x": x, "loss": loss})
+    assert {b.state for b in before.buffers} == {"alive"}
+    assert {b.state for b in after.buffers} == {"freed"} and len(after.buffers) == 3
+    assert unpacked == []
+
+
+def test_fit_makes_no_dot_for_a_level_it_skips(monkeypatch):
+    monkeypatch.setattr(render, "render", lambda source, fmt, engine="dot": (
+        b'<svg width="100pt" height="100pt"'))
+    made = []
+
+    def make(level, rankdir):
+        made.append((level, rankdir))
+        return f"digraph {{\n  graph [rankdir={rankdir}]\n  n0 [label=x]\n}}\n"
+    boxes = {0: 500, 1: 300, 2: 3, 3: 2}
+    source, _, level, rankdir = render.fit(make, 3, boxes=boxes.__getitem__)
+    assert made == [(2, "TB")] and (level, rankdir) == (2, "TB")
+    monkeypatch.setattr(render, "fits", lambda svg, *sizes: False)
+    made.clear()
+    source, _, level, rankdir = render.fit(make, 3, boxes=boxes.__getitem__)
+    assert made == [(2, "TB"), (3, "TB")]  # left-right is the same DOT, turned
+
+
+def test_a_capped_step_through_says_how_many_steps_ran(monkeypatch):
+    shown = []
+    monkeypatch.setattr(steps_module.StepThrough, "display",
+                        lambda self, key=None: shown.append(self))
+    x = al.tensor([0.5, 1.5], requires_grad=True)
+    y = x
+    for i in range(300):
+        y = y * 0.999 if i % 2 == 0 else y.relu()
+    lesson.step_through(lambda: y.sum().backward(), x=x, y=y)
+    steps, = shown
+    assert steps.text.splitlines()[0] == "<lambda>: 200 of 302 steps (frames stop at 200)"
+    lesson.set_language("ko")
+    try:
+        from autograd_lesson.lesson.showing import steps_title
+        assert steps_title(_Ran(200, 302), "f()") == "f(): 프레임 302개 중 200개 (프레임은 " \
+            "200개까지만 기록합니다)"
+    finally:
+        lesson.set_language("en")
+
+
+class _Ran:
+    def __init__(self, shown, ran):
+        self.frames, self.executed_count = [None] * shown, ran
+
+
+def test_the_whole_graph_toggle_refuses_a_graph_too_large_in_one_line():
+    x = al.tensor([0.5, 1.5], requires_grad=True)
+    y = x
+    for i in range(steps_module.WHOLE_MAX_NODES + 5):
+        y = y * 0.999
+    recording = viz.record(lambda: y.sum().backward(), roots=[y], names={"y": y},
+                           frames=True, max_frames=3)
+    steps = steps_module.StepThrough(recording.frames)
+    line = steps.frame_svg(1, fold=False)
+    nodes = len(recording.frames[0].start.nodes)
+    assert line == (f"<p>The whole graph has {nodes:,} nodes: drawing more than "
+                    f"{steps_module.WHOLE_MAX_NODES} takes too long here; the folded picture "
+                    "shows what this step changed.</p>")
+
+
+@pytest.mark.parametrize("boxes, splines", [(10, "splines=true"), (200, "splines=line")])
+def test_a_pinned_picture_routes_edges_only_when_small(boxes, splines):
+    x = al.tensor([0.5], requires_grad=True)
+    y = x
+    for _ in range(boxes - 1):
+        y = y * 0.5
+    snap = viz.take_snapshot([y], {"y": y})
+    source = viz.picture_dot(snap, snap, positions={"bb": "0,0,10,10"})
+    assert splines in source
