@@ -237,6 +237,9 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
                 if info is not None:
                     buffers.append(info)
     root_ids = tuple(ids[id(n)] for n in starts if id(n) in ids)
+    if any(b.state == "unknown" for b in buffers):  # never a state the reader did not see
+        from .modules import UNKNOWN_NOTE
+        notes = tuple(notes) + (UNKNOWN_NOTE,)
     return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers),
                     root_ids, title, tuple(notes))
 
@@ -285,7 +288,8 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
             scalar = t.item() if wrapped else None
             _remember(memo_key, (shape, dtype, nbytes, wrapped, version, is_output, ref,
                                  origin, scalar))
-        state = "retained" if k in _retained else "alive"
+        from .torch_births import state as known_state
+        state = known_state(k, k in _retained)
     del t, value, storage
     number = numbers.setdefault(ptr, len(numbers) + 1)
     return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, state,
