@@ -44,7 +44,7 @@ STATES = {
     "stale": dict(fill="#e69f9f", border="#9e1b1b", width="3", dashed=False, icon="⚠",
                   meaning="changed in place: backward will raise"),
     # torch only, a node the view never watched: alive or retained (modules.UNKNOWN_NOTE)
-    "unknown": dict(fill="#e4e4e4", border="#555555", width="1", dashed=True, icon="?",
+    "unknown": dict(fill="#d0d0d0", border="#222222", width="2", dashed=True, icon="?",
                     meaning="alive or retained: a backward may have run before the view watched"),
 }
 LEGEND_STATES = ("alive", "retained", "freed", "stale")

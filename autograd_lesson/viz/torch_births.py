@@ -31,6 +31,18 @@ def state(key, retained):
     return "alive" if key in _born else "unknown"
 
 
+def unwatched(read):
+    """``read`` (one of the torch reader's unpacks) with the watch's mode left out: unpacking
+    a saved output locks its node, and the mode would read that node's grad_fn."""
+    def reading(*args, **kwargs):
+        _probing.append(True)
+        try:
+            return read(*args, **kwargs)
+        finally:
+            _probing.pop()
+    return reading
+
+
 def _hook(k):
     def ran(grad_inputs, grad_outputs):
         _ran.add(k)
@@ -51,9 +63,14 @@ class BirthMode(TorchFunctionMode):
         return super().__exit__(*exc)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        result = func(*args, **(kwargs or {}))
-        if not _probing:
-            self.adopt(result)
+        kwargs = kwargs or {}
+        if _probing or getattr(func, "__name__", "") == "__get__":
+            # an attribute read (t.grad_fn; a saved output the view unpacks, whose node is
+            # locked while it does) makes no node: reading grad_fn there would wait forever
+            return func(*args, **kwargs)
+        self.adopt([args, list(kwargs.values())])  # the inputs too: a backward(), or what an
+        result = func(*args, **kwargs)             # unseen call made (a custom Function's apply)
+        self.adopt(result)
         return result
 
     def adopt(self, value):

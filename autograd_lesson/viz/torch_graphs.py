@@ -18,6 +18,7 @@ import sys
 import weakref
 
 from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
+from .torch_births import unwatched
 
 _FREED_START = "Trying to backward through the graph a second time"
 _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); "
@@ -101,6 +102,7 @@ def _packed(raw):
     return data is not None and not isinstance(data, (torch.Tensor, list, tuple))
 
 
+@unwatched
 def _read(node, slot):
     """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None);
     a save held by a pack hook reads as 'none' (never unpacked)."""
@@ -145,6 +147,7 @@ def _is_custom(node):
         hasattr(type(node), "_raw_saved_tensors")
 
 
+@unwatched
 def _custom_items(node, k):
     count_key = (k[0], k[1], "saved_tensors#")
     try:
@@ -194,6 +197,8 @@ def _remember(k, value):
 
 def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
     torch = sys.modules["torch"]
+    from .torch_births import adopt
+    adopt(roots)  # under viz.watch: what no op the watch saw made is watched from now on
     nodes, starts = reachable(roots)
     ids = {id(n): i for i, n in enumerate(nodes)}
     ids.update({("key",) + key(n): (n, i) for i, n in enumerate(nodes)})  # for saved origins
