@@ -69,8 +69,9 @@ def test_the_owner_is_torchs_own_forward_hook_answer():
     model, step = real_models.resnet18()
     made = []
 
-    def hook(name):
-        return lambda module, args, output: made.append((name, key(output.grad_fn)))
+    def hook(name):  # (an empty Sequential shortcut gives its input back: it made nothing)
+        return lambda module, args, output: output is args[0] or \
+            made.append((name, key(output.grad_fn)))
     handles = [m.register_forward_hook(hook(n)) for n, m in model.named_modules()
                if not list(m.children()) and n]
     with viz.watch(model):
@@ -79,7 +80,7 @@ def test_the_owner_is_torchs_own_forward_hook_answer():
         h.remove()
     snap = viz.take_snapshot([loss], {}, model=model)
     ids = {key(node): i for i, node in enumerate(reachable([loss])[0])}
-    assert len(made) == 62
+    assert len(made) == 42  # every call of a leaf module that made a node
     for name, k in made:
         assert snap.modules.chains[ids[k]][-1][0] == name
 
@@ -111,16 +112,17 @@ def test_both_engines_box_the_same_nodes_the_same_way():
 def test_package_module_hooks_behave_as_torchs():
     seen = {}
     for lib in (al, torch):
-        lib.manual_seed(0)
         layer = lib.nn.Linear(2, 2)
         calls = []
-        pre = layer.register_forward_pre_hook(lambda m, args: calls.append("pre"))
+        pre = layer.register_forward_pre_hook(lambda m, args: calls.append("pre") or
+                                              (args[0] + 1,))
         post = layer.register_forward_hook(lambda m, args, out: out * 2)
-        out = layer(lib.ones(1, 2))
+        hooked = layer(lib.ones(1, 2))
         pre.remove()
         post.remove()
-        seen[lib.__name__] = (calls, out.tolist(), layer(lib.ones(1, 2)).tolist())
-    assert seen["autograd_lesson"] == seen["torch"]
+        plain = layer(lib.ones(1, 2) + 1)
+        seen[lib.__name__] = (calls, bool(((hooked - 2 * plain).abs() < 1e-6).all()))
+    assert seen["autograd_lesson"] == seen["torch"] == (["pre"], True)
 
 
 def test_each_storage_is_counted_once_in_boxes_and_groups(real):
@@ -128,8 +130,11 @@ def test_each_storage_is_counted_once_in_boxes_and_groups(real):
     source = picture_dot(snap, snap, fold_level=2)
     for live in re.findall(r"([\d,]+) B saved here now", source):
         assert int(live.replace(",", "")) <= snap.total_bytes
-    cell = [b for b in snap.buffers if snap.modules.chains[b.node_id]]
+    cell = [b for b in snap.buffers if snap.modules.chains[b.node_id] and
+            snap.modules.chains[b.node_id][0][0] == "cell"]
     assert modules.storage_bytes(cell) == 99_968 and snap.total_bytes == 100_168
+    assert sum(b.nbytes for b in cell) > 2 * snap.total_bytes  # slot by slot it was 2,262,160
+    assert "99,968 B saved here now" in picture_dot(snap, snap, fold_level=2)
 
 
 def test_the_modules_a_call_touched_open_first():
@@ -185,7 +190,8 @@ def test_the_two_engines_tell_the_same_story_under_watch():
     assert "retained" in ours
     assert _rnn(torch, True) == ours
     unwatched = _rnn(torch, False)
-    assert " alive" not in unwatched and " retained" not in unwatched.split("unknown =")[0]
+    rows = unwatched.split("unknown =")[0]
+    assert " alive" not in rows and " retained" not in rows and rows.count("unknown") == 12
     assert "unknown = alive or retained: a backward may have run before the view watched" \
         in unwatched
     assert _rnn(al, False) == ours  # the package always knows

@@ -342,7 +342,8 @@ class _Rolled(frozenset):
 
 
 def _rolled_names(labels):
-    """box -> the label of the rolled box it joins (three or more alike siblings)."""
+    """box -> the label of the rolled box it joins (three or more alike siblings, in the
+    order their nodes were made)."""
     siblings = defaultdict(list)
     for (name, klass) in labels:
         parent = name.rsplit(".", 1)[0] if "." in name else ""
@@ -361,7 +362,8 @@ def fold_plan(snapshot, keep):
     """Every node not in ``keep`` in its module's box (the rest by where they were made)."""
     box = boxes(snapshot)
     counts = calls_per_box(snapshot)
-    rolled = _rolled_names({b for b in box.values() if b is not None}) \
+    rolled = _rolled_names(list(dict.fromkeys(box[n.id] for n in sorted(
+        snapshot.nodes, key=lambda n: n.id) if box[n.id] is not None))) \
         if isinstance(keep, _Rolled) else {}
     order, members = [], defaultdict(list)
     for node in sorted(snapshot.nodes, key=lambda n: n.id):
