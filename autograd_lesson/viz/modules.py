@@ -342,7 +342,7 @@ class _Rolled(frozenset):
 
 
 def _rolled_names(labels):
-    """box -> the label of the rolled box it joins (three or more alike siblings, in the
+    """box -> the label of the rolled box it joins (more than six alike siblings, in the
     order their nodes were made)."""
     siblings = defaultdict(list)
     for (name, klass) in labels:
@@ -350,7 +350,7 @@ def _rolled_names(labels):
         siblings[(parent, klass)].append(name)
     rolled = {}
     for (parent, klass), names in siblings.items():
-        if len(names) >= 3 and klass:
+        if len(names) > 6 and klass:  # (ResNet keeps its four layers apart)
             tails = [n.rsplit(".", 1)[-1] for n in names]
             head = f"{parent}.{tails[0]}–{tails[-1]}" if parent else f"{tails[0]}–{tails[-1]}"
             for name in names:
