@@ -155,7 +155,8 @@ def test_the_modules_a_call_touched_open_first():
     opened = {boxes[i][0] for i in first if boxes[i] is not None}
     assert opened == {"D"}  # D's nodes drawn in full, G folded
     source = picture_dot(before, after, fold_level=1)
-    assert 'subgraph cluster_m0 { label="D"' in source and "G: " in source
+    assert 'subgraph cluster_m0 { label="D · Sequential ×2"' in source
+    assert "G · Sequential: " in source  # folded: d_loss.backward() never reached it
 
 
 def test_depth_goes_deeper_and_repeated_alike_modules_roll_up(real):
@@ -242,3 +243,15 @@ def test_drawing_with_model_keeps_no_buffer_alive(lib):
     del hidden, loss, names
     gc.collect()
     assert ref() is None
+
+
+def test_a_box_counts_only_the_calls_that_made_its_nodes():
+    al.manual_seed(0)
+    cell = al.nn.RNNCell(3, 4)
+    h = al.zeros(2, 4)
+    with viz.watch(cell):
+        for _ in range(3):
+            h = cell(al.randn(2, 3), h)
+        fresh = cell(al.randn(2, 3), al.zeros(2, 4))  # another graph: not counted below
+    assert _boxes(viz.take_snapshot([h], {}, model={"rnn": cell})) == {"rnn · RNNCell ×3": 22}
+    assert fresh.grad_fn is not None

@@ -107,15 +107,16 @@ class _Calls:
         return points, owners
 
     def chain(self, i):
-        """((name, class, call), ...) from below the root call down to call ``i``."""
+        """(((name, class, call), ...) from below the root call down to call ``i``, the root
+        call's number or -1)."""
         links = []
         while i is not None and i >= 0:
             start, end, name, klass, parent = self.calls[i]
             if name == "":
-                break
+                return tuple(reversed(links)), i
             links.append((name, klass, i))
             i = parent
-        return tuple(reversed(links))
+        return tuple(reversed(links)), -1
 
 
 _watched = weakref.WeakKeyDictionary()  # module -> _Calls (the watch roots only)
@@ -236,8 +237,7 @@ def attach(snapshot, ordered_nodes, model, depth, where="take_snapshot()"):
             calls = _watched.get(root)
             k = calls.owner(number) if calls is not None else None
             if k is not None:
-                chain = calls.chain(k)
-                chains[i] = _prefixed(chain, prefix)
+                chains[i] = _prefixed(*calls.chain(k), prefix, root)
                 found = True
                 break
     if not found:
@@ -253,10 +253,12 @@ def _is_leaf_node(node):
     return name in ("AccumulateGrad", "torch::autograd::AccumulateGrad")
 
 
-def _prefixed(chain, prefix):
+def _prefixed(chain, root_call, prefix, root):
+    """The chain below a dict's model ``prefix`` (``G``): that model is its first link."""
     if not prefix:
         return chain
-    return ((prefix, "", -1),) + tuple((f"{prefix}.{n}", k, c) for n, k, c in chain)
+    return ((prefix, type(root).__name__, root_call),) + tuple(
+        (f"{prefix}.{n}", k, c) for n, k, c in chain)
 
 
 def _chain_of_module(prefix, root, name):
@@ -269,9 +271,10 @@ def _chain_of_module(prefix, root, name):
     parts = name.split(".") if name else []
     for k in range(len(parts), 0, -1):
         i = first.get(".".join(parts[:k]))
-        if i is not None:
-            return _prefixed(calls.chain(i), prefix)
-    return _prefixed((), prefix)
+        if i is not None:  # (no call number: a parameter is not made by one call)
+            chain, _ = calls.chain(i)
+            return _prefixed(tuple((n, k, -1) for n, k, _ in chain), -1, prefix, root)
+    return _prefixed((), -1, prefix, root)
 
 
 # -- folding by module -----------------------------------------------------------------------
