@@ -242,12 +242,13 @@ class Module:
             changed = hook(self, args)
             if changed is not None:
                 args = changed if isinstance(changed, tuple) else (changed,)
-        output = None
+        output, finished = None, False
         try:
             output = self.forward(*args, **kwargs)
+            finished = True
         finally:  # an always_call hook runs even when the forward raised, as in PyTorch
             for hook, always in list(self._forward_hooks):
-                if always or output is not None:
+                if always or finished:
                     changed = hook(self, args, output)
                     output = output if changed is None else changed
         return output
