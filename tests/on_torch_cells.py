@@ -10,6 +10,7 @@ import pathlib
 import nbformat
 
 import autograd_lesson
+from autograd_lesson import viz
 from autograd_lesson.lesson import on_torch
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
@@ -37,7 +38,9 @@ def texts(torch, lesson_id):
     program, code = program_and_code(lesson_id)
     torch.manual_seed(0)
     autograd_lesson.manual_seed(0)
-    return (on_torch._run(torch, program(torch), code)[1],
+    with viz.watch():  # as on_real_torch builds it: torch's reader sees every backward
+        built = program(torch)
+    return (on_torch._run(torch, built, code)[1],
             on_torch._run(autograd_lesson, program(autograd_lesson), code)[1])
 
 

@@ -19,7 +19,7 @@ import pytest
 from autograd_lesson import lesson
 from autograd_lesson.i18n import t
 from autograd_lesson.lesson import on_torch, without_torch
-from autograd_lesson.viz import record, take_snapshot
+from autograd_lesson.viz import record, take_snapshot, watch
 
 pytestmark = pytest.mark.parity
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -62,7 +62,8 @@ def test_without_retain_the_second_backward_raises(ns, torch):
 def test_first_backward_retains_trunk_and_cls_head_and_leaves_reg_head_alive(ns):
     model, _ = ns["make_model"]()
     x = ns["x"]
-    loss_cls, loss_reg = ns["losses"](model, x, ns["y"], ns["t"])
+    with watch(model):  # as the lesson draws it: the view knows no backward ran before
+        loss_cls, loss_reg = ns["losses"](model, x, ns["y"], ns["t"])
     names = dict(x=x, loss_cls=loss_cls, loss_reg=loss_reg, **dict(model.named_parameters()))
     recording = record(lambda: loss_cls.backward(retain_graph=True),
                        roots=[loss_cls, loss_reg], names=names)

@@ -46,7 +46,8 @@ class ViewRecorder(S.Recorder):
 
 def view_text(scenario, lib):
     recorder = ViewRecorder(lib)
-    scenario(lib, recorder)
+    with viz.watch():  # torch's reader sees each backward from the nodes' birth, as ours does
+        scenario(lib, recorder)
     return recorder.texts
 
 
@@ -73,7 +74,8 @@ def test_scenario_ledgers_and_diffs_are_identical(torch, scenario):
 def _graph(torch):
     x = torch.randn(3, 4, requires_grad=True)
     W = torch.randn(5, 4, requires_grad=True)
-    loss = (torch.nn.functional.linear(x, W).tanh() * 2).sum()
+    with viz.watch():  # torch's reader knows no backward ran: "alive", not "unknown"
+        loss = (torch.nn.functional.linear(x, W).tanh() * 2).sum()
     return x, W, loss
 
 
@@ -185,8 +187,9 @@ def test_the_package_alone_imports_no_torch():
 def _frames_text(lib, code):
     from autograd_lesson.viz.steps import StepThrough
     x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
-    y = (x * 2).exp()
-    loss = y.sum()
+    with viz.watch():
+        y = (x * 2).exp()
+        loss = y.sum()
     names = {"x": x, "loss": loss}
     texts = []
     for _ in range(2):  # the second backward fails at the first node that saved something
@@ -448,7 +451,8 @@ def test_a_saved_view_of_an_unnamed_parameter_is_shared_in_both_engines(torch):
     def texts(lib):
         lib.manual_seed(0)
         layer, head = lib.nn.Linear(4, 5), lib.nn.Linear(5, 2)
-        loss = head(layer(lib.randn(3, 4)).relu()).sum()
+        with viz.watch():
+            loss = head(layer(lib.randn(3, 4)).relu()).sum()
         snap = viz.take_snapshot([loss], {"loss": loss})
         mat2 = [b for b in snap.buffers if b.slot == "mat2"]
         return viz.ledger(snap), [b.user_held for b in mat2]

@@ -14,7 +14,7 @@ import numpy as np
 import autograd_lesson as torch
 from autograd_lesson import nn
 from autograd_lesson.lesson import verdict
-from autograd_lesson.viz import before_after_view, record, take_snapshot
+from autograd_lesson.viz import before_after_view, record, take_snapshot, watch
 
 
 def _data(seed, *shape):
@@ -36,15 +36,17 @@ def _named(names, **modules):
     return names
 
 
-def _picture(title, names, code):
-    """Snapshot the named graph, run ``code`` (a callable), snapshot again."""
+def _picture(title, names, code, model=None):
+    """Snapshot the named graph, run ``code`` (a callable), snapshot again (``model``: in
+    module boxes)."""
     roots = [t for t in names.values() if getattr(t, "grad_fn", None) is not None]
-    before = take_snapshot(roots, names, title=f"{title}: before {code.__doc__}")
+    before = take_snapshot(roots, names, title=f"{title}: before {code.__doc__}", model=model)
     recording = record(code, roots=roots, names=names)  # the roots tell which engine runs it
     outcome = "raised " + type(recording.error).__name__ if recording.error else "ran"
     after = take_snapshot(roots, names, executed=recording.executed, failed=recording.failed,
                           title=f"after {code.__doc__} ({outcome})",
-                          notes=[verdict(recording.error)] if recording.error else [])
+                          notes=[verdict(recording.error)] if recording.error else [],
+                          model=model)
     return before_after_view(before, after)
 
 
@@ -163,9 +165,10 @@ def torch_two_heads():
     trunk, cls, reg = nn.Sequential(nn.Linear(4, 8), nn.ReLU()), nn.Linear(8, 3), nn.Linear(8, 1)
     pt.manual_seed(1)
     x, y, t = pt.randn(16, 4), pt.randint(0, 3, (16,)), pt.randn(16, 1)
-    h = trunk(x)
-    loss_cls = nn.functional.cross_entropy(cls(h), y)
-    loss_reg = nn.functional.mse_loss(reg(h), t)
+    with watch():  # the view sees every backward from here: buffers read "alive", not unknown
+        h = trunk(x)
+        loss_cls = nn.functional.cross_entropy(cls(h), y)
+        loss_reg = nn.functional.mse_loss(reg(h), t)
 
     def call():
         """loss_cls.backward(retain_graph=True)"""
@@ -175,10 +178,27 @@ def torch_two_heads():
     return _picture("Two heads on real PyTorch", names, call)
 
 
+def torch_resnet18():
+    """Real PyTorch: benchmarks/real_models.py's ResNet-18 (132 nodes) in module boxes."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "real_models.py")
+    spec = importlib.util.spec_from_file_location("real_models", path)
+    real_models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(real_models)
+    model, step = real_models.resnet18()
+    with watch(model):  # which module made which node: the picture boxes them
+        loss = step()
+
+    def call():
+        """loss.backward(retain_graph=True)"""
+        loss.backward(retain_graph=True)
+    return _picture("ResNet-18 on real PyTorch", {"loss": loss}, call, model=model)
+
+
 SCENARIOS = {"multi_loss": multi_loss, "gan": gan, "shared_backbone": shared_backbone,
              "rnn": rnn, "wgan_gp": wgan_gp, "sequential_opt": sequential_opt,
              "conditional": conditional}
-TORCH_SCENARIOS = {"torch_two_heads": torch_two_heads}
+TORCH_SCENARIOS = {"torch_two_heads": torch_two_heads, "torch_resnet18": torch_resnet18}
 
 
 def main(outdir="figures"):

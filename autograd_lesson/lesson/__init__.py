@@ -29,11 +29,12 @@ from .checking import (NOT_DONE, check_freed, check_raises, check_step, check_va
 from .attempts import progress
 from .inside_engine import check_engine, check_order, plug, show_code, step_through_engine
 from .on_torch import check_audit, check_findings, on_real_torch, real_torch
-from .showing import expect_error, first_sentence, show_backward, show_graph, step_through, verdict
+from .showing import (expect_error, first_sentence, show_backward, show_graph, step_through,
+                      verdict, watch)
 
 __all__ = ["audit", "EXERCISES", "NOT_DONE", "check_audit", "check_engine", "check_findings",
            "check_freed", "check_order", "plug", "show_code", "step_through_engine",
            "check_raises", "check_step", "check_value", "check_which_raise", "exercises_of",
            "expect_error", "first_sentence", "get_language", "not_done", "on_real_torch",
            "progress", "real_torch", "report", "set_language", "show_backward", "show_graph",
-           "step_through", "verdict"]
+           "step_through", "verdict", "watch"]

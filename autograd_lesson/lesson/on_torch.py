@@ -72,8 +72,10 @@ def on_real_torch(program, code):
         return
     import autograd_lesson
     name = getattr(program, "__name__", "program")
+    from ..viz import watch
     try:
-        names = program(real)
+        with watch():  # torch's reader sees every backward from birth, as the package does
+            names = program(real)
     except Exception as error:  # the learner's program: one line, not a traceback
         print(t("on_torch.program_raised", name=name, error=verdict(error)[2:]))
         return

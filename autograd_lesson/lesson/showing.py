@@ -8,6 +8,7 @@ import sys
 from ..i18n import korean, t
 from ..viz import before_after_view, checks, graph_view, record, take_snapshot
 from ..viz.ledger import ledger
+from ..viz.modules import module_table, watch  # noqa: F401  (lesson.watch is public)
 from ..viz.snapshot import is_tensor
 from ..viz.record import first_sentence, verdict  # noqa: F401  (lesson.verdict is public)
 from ..viz.steps import StepThrough
@@ -62,49 +63,93 @@ def graph_roots(names):
     return [t for t in tensors if not t.is_leaf] or tensors
 
 
-def show_graph(title="", **names):
-    """Draw the graph behind the named tensors and print its buffer ledger."""
+def _model_problem(where, model, depth):
+    """The one line for a bad ``model=`` or ``depth=``, or None."""
+    if model is None:
+        return None if depth is None else f"{where}: depth= needs model= (the module to box)"
+    from ..viz import modules
+    try:
+        modules.roots_of(model, where)
+        modules.check_depth(depth, where)
+    except (TypeError, ValueError) as error:
+        return str(error)
+    return None
+
+
+def _snapshot(roots, names, model, depth, where, **kwargs):
+    """take_snapshot, with module boxes when ``model`` is given; (snapshot, None) or
+    (None, the one line saying why the model cannot box this graph)."""
+    try:
+        return take_snapshot(roots, names, model=model, depth=depth, **kwargs), None
+    except ValueError as error:
+        if model is None:
+            raise
+        return None, str(error).replace("take_snapshot()", where, 1)
+
+
+def show_graph(title="", model=None, depth=None, **names):
+    """Draw the graph behind the named tensors and print its buffer ledger; ``model=`` (its
+    forward run under ``lesson.watch(model)``) draws each module as a box, ``depth`` levels
+    below the model (1: its children)."""
     checks.title(title, "show_graph")
-    problem = bad_input("show_graph", names)
+    problem = bad_input("show_graph", names) or _model_problem("show_graph", model, depth)
     if problem:
         print(problem)
         return
-    snap = take_snapshot(graph_roots(names), names, title=title)
+    snap, problem = _snapshot(graph_roots(names), names, model, depth, "show_graph",
+                              title=title)
+    if problem:
+        print(problem)
+        return
     display(graph_view(snap))
     print(ledger(snap))
+    if snap.modules is not None:
+        print(module_table(snap))
 
 
-def show_backward(code, **names):
+def show_backward(code, model=None, depth=None, **names):
     """Run ``code`` (e.g. ``"loss1.backward()"``, evaluated in the caller's namespace, or a
-    callable), then show the graph before and after it and print what it changed.
+    callable), then show the graph before and after it and print what it changed; ``model=``
+    and ``depth=`` box the modules as in :func:`show_graph`.
 
     If the call raises, the 'after' panel marks the node where it failed and one line gives
     the exception instead of a traceback.
     """
-    problem = bad_input("show_backward", names, code)
+    problem = bad_input("show_backward", names, code) or \
+        _model_problem("show_backward", model, depth)
     if problem:
         print(problem)
         return
     call, label = as_call(code, caller_namespace())
-    _, recording, view = before_and_after(call, label, names)
+    before, problem = _snapshot(graph_roots(names), names, model, depth, "show_backward",
+                                title=f"before {label}")
+    if problem:
+        print(problem)
+        return
+    _, recording, view = before_and_after(call, label, names, model, depth, before)
     display(view)
     print(outcome_line(recording, label))
     print(view.text)
+    if before.modules is not None:
+        print(module_table(view.after))
 
 
-def before_and_after(call, label, names):
+def before_and_after(call, label, names, model=None, depth=None, before=None):
     """Run ``call`` (labelled ``label``) between two snapshots of the graph of ``names``:
     (the snapshot before, the recording, the before/after view)."""
     roots = graph_roots(names)
-    before = take_snapshot(roots, names, title=f"before {label}")
-    recording = record(call, roots=roots, names=names)
+    if before is None:
+        before = take_snapshot(roots, names, title=f"before {label}", model=model, depth=depth)
+    recording = record(call, roots=roots, names=names, model=model, depth=depth)
     outcome = "raised" if recording.error else "ran"
     after = take_snapshot(roots, names, executed=recording.executed, failed=recording.failed,
-                          title=f"after {label} ({outcome})")
+                          title=f"after {label} ({outcome})", model=model, depth=depth)
     picture_title = t("title.before_after", label=label,
                       outcome=t("title.raised" if recording.error else "title.ran")) \
         if korean() else None  # the ledger diff (the text twin) keeps its English title
-    return before, recording, before_after_view(before, after, picture_title=picture_title)
+    view = before_after_view(before, after, picture_title=picture_title)
+    view.after = after
+    return before, recording, view
 
 
 def outcome_line(recording, label):
@@ -133,15 +178,22 @@ def steps_title(recording, label):
     return t("steps.title", label=label, n=shown)
 
 
-def step_through(code, **names):
-    """Record ``code``'s backward node by node and show it as a slider (and a strip)."""
-    problem = bad_input("step_through", names, code)
+def step_through(code, model=None, depth=None, **names):
+    """Record ``code``'s backward node by node and show it as a slider (and a strip);
+    ``model=`` and ``depth=`` box the modules as in :func:`show_graph`."""
+    problem = bad_input("step_through", names, code) or \
+        _model_problem("step_through", model, depth)
     if problem:
         print(problem)
         return None
     call, label = as_call(code, caller_namespace())
     roots = graph_roots(names)
-    recording = record(call, roots=roots, names=names, frames=True)
+    if model is not None:
+        _, problem = _snapshot(roots, names, model, depth, "step_through")
+        if problem:
+            print(problem)
+            return None
+    recording = record(call, roots=roots, names=names, frames=True, model=model, depth=depth)
     if not recording.frames:
         print(t("steps.nothing", label=label))
     else:

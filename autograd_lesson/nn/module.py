@@ -233,8 +233,42 @@ class Module:
         raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required "
                                   f"\"forward\" function")
 
+    _forward_pre_hooks = _forward_hooks = ()  # none until one is registered
+
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks):
+            changed = hook(self, args)
+            if changed is not None:
+                args = changed if isinstance(changed, tuple) else (changed,)
+        output, finished = None, False
+        try:
+            output = self.forward(*args, **kwargs)
+            finished = True
+        finally:  # an always_call hook runs even when the forward raised, as in PyTorch
+            for hook, always in list(self._forward_hooks):
+                if always or finished:
+                    changed = hook(self, args, output)
+                    output = output if changed is None else changed
+        return output
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(module, args)`` before each forward (what it returns replaces the args)."""
+        return self._add_hook("_forward_pre_hooks", hook)
+
+    def register_forward_hook(self, hook, *, always_call=False):
+        """``hook(module, args, output)`` after each forward (what it returns replaces the
+        output); ``always_call=True`` runs it even when the forward raised."""
+        return self._add_hook("_forward_hooks", (hook, always_call))
+
+    def _add_hook(self, table, entry):
+        from ..utils.hooks import RemovableHandle
+        if table not in self.__dict__:
+            object.__setattr__(self, table, [])
+        hooks = self.__dict__[table]
+        hooks.append(entry)
+        return RemovableHandle(hooks, entry)
 
     # -- walking --------------------------------------------------------------------------
     def _named_members(self, table, prefix="", recurse=True, remove_duplicate=True):

@@ -22,6 +22,7 @@ from . import checks
 from .dot import panels_dot, picture_dot, snapshot_dot
 from .glance import GlanceView, legend_here
 from .ledger import diff, ledger
+from .modules import watch
 from .record import Frame, Recording, record
 from .render import GraphView, fit, fit_picture, render
 from .snapshot import BufferInfo, LeafInfo, NodeInfo, Snapshot, reachable_nodes, take_snapshot
@@ -59,4 +60,4 @@ def before_after_view(before, after, max_nodes=None, fold=True, picture_title=No
 
 __all__ = ["take_snapshot", "reachable_nodes", "Snapshot", "NodeInfo", "LeafInfo", "BufferInfo",
            "ledger", "diff", "snapshot_dot", "panels_dot", "picture_dot", "GraphView", "render",
-           "graph_view", "before_after_view", "record", "Recording", "Frame"]
+           "graph_view", "before_after_view", "record", "Recording", "Frame", "watch"]

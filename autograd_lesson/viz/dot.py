@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from ..i18n import t
+from . import modules
 from .fonts import CJK_FONT, HANGUL, text_width
 from .ledger import bytes_text, shape_text
 
@@ -41,7 +42,11 @@ STATES = {
                   meaning="released by a backward"),
     "stale": dict(fill="#e69f9f", border="#9e1b1b", width="3", dashed=False, icon="⚠",
                   meaning="changed in place: backward will raise"),
+    # torch only, a node the view never watched: alive or retained (modules.UNKNOWN_NOTE)
+    "unknown": dict(fill="#d0d0d0", border="#222222", width="2", dashed=True, icon="?",
+                    meaning="alive or retained: a backward may have run before the view watched"),
 }
+LEGEND_STATES = ("alive", "retained", "freed", "stale")
 NODE_STYLES = {  # fill, border colour, pen width, dashed, the word printed in the node
     "idle": ("#ffffff", "#555555", 1, False, ""),
     "ran": ("#9fd8b8", "#00704a", 2, False, "✓ ran"),
@@ -203,7 +208,7 @@ def _module(name):
     return name.split(".", 1)[0] if "." in name else ""
 
 
-def group_keys(snapshot):
+def group_keys(snapshot):  # (module boxes: viz/modules.py)
     """A group name for every node: a leaf's module (``G`` for ``G.0.weight``), else the
     named tensor the node helps compute (the nearest named node on the way from the roots)."""
     parents = defaultdict(list)
@@ -230,7 +235,10 @@ def group_keys(snapshot):
 
 def fold_plan(snapshot, keep):
     """Map every node not in ``keep`` to a group number: folded nodes that share a group key
-    and are connected form one group; a module's folded leaves form one group."""
+    and are connected form one group; a module's folded leaves form one group (with model=,
+    each module box is one group: modules.fold_plan)."""
+    if snapshot.modules is not None:
+        return modules.fold_plan(snapshot, keep)
     keys = group_keys(snapshot)
     leaves = {leaf.id for leaf in snapshot.leaves}
     folded = {n.id for n in snapshot.nodes if n.id not in keep}
@@ -268,6 +276,8 @@ def fold_plan(snapshot, keep):
 
 def focus_sets(before, after, changes):
     """What to keep in full at each fold level, most to least."""
+    if after.modules is not None:
+        return modules.focus_sets(before, after, changes)
     changed = {i for i, c in changes.items() if c.changed}
     named = {n.id for n in after.nodes if n.label} | set(after.roots)
     near = set(changed)
@@ -316,10 +326,12 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
     for (a, b), count in sorted(moves.items()):
         move = a.upper() if a == b else f"{a.upper()} → {b.upper()}"
         lines.append(t("group.buffers", n=count, s="s" if count != 1 else "", move=move))
-    live = sum(b.nbytes for b in buffers if b.state != "freed" and not b.wrapped_scalar)
+    live = modules.storage_bytes(buffers)  # each storage once, as the heading counts
     if buffers:
         lines.append(t("group.live", bytes=f"{live:,}"))
-    lines.append(f'<FONT COLOR="#444444">{t("group.unfold")}</FONT>')
+    unfold = t("group.unfold") if after.modules is None else \
+        t("group.deeper", n=after.modules.depth + 1)
+    lines.append(f'<FONT COLOR="#444444">{unfold}</FONT>')
     return _table([f"<TR>{_cell('<BR/>'.join(lines))}</TR>"], spacing=0)
 
 
@@ -416,6 +428,8 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
             lines.append(f"  {a} -> {b}{extra}")
         else:  # a node used twice (y * y) has two edges: both are drawn
             lines.extend(f"  {a} -> {b}" for _ in range(count))
+    if after.modules is not None and positions is None:
+        lines.extend(modules.clusters(after, plan))
     lines.append("}")
     return with_cjk_fallback("\n".join(lines) + "\n")
 
@@ -447,7 +461,8 @@ def _heading(title, before, after, notes, legend):
 def legend_table():
     """A compact legend: the four buffer states and the node marks, in two rows."""
     cells = []
-    for state, st in STATES.items():
+    for state in LEGEND_STATES:
+        st = STATES[state]
         dashed = ' STYLE="dashed"' if st["dashed"] else ""
         cells.append(_cell(f"<B>{_e(_state_word(state))}</B>",
                            f' BGCOLOR="{st["fill"]}" COLOR="{st["border"]}" '

@@ -49,6 +49,9 @@ def ledger(snapshot, title=None, max_lines=DEFAULT_MAX_LINES):
         lines.append("  " + "  ".join(cell.ljust(w) if j != 3 else cell.rjust(w)
                                       for j, (cell, w) in enumerate(zip(row, widths))).rstrip())
     lines.append("  " + totals_line(snapshot))
+    if any(b.state == "unknown" for b in snapshot.buffers):
+        from .modules import UNKNOWN_NOTE
+        lines.append("  unknown = " + UNKNOWN_NOTE)
     return "\n".join(lines)
 
 

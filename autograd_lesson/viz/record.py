@@ -143,14 +143,24 @@ def _summary(grads):
     return ", ".join(shown)
 
 
-def record(call, roots=None, names=None, frames=False, max_frames=200):
+def record(call, roots=None, names=None, frames=False, max_frames=200, model=None, depth=None):
     """Run ``call()`` while observing the engine; exceptions are caught into ``.error``.
 
     With ``frames=True`` (and ``roots``), one :class:`Frame` per executed node is kept (and one
-    for the node whose backward raised).
+    for the node whose backward raised). ``model``: the call runs under ``viz.watch(model)``
+    and the frames fold into its module boxes (``depth`` levels down).
     """
     import sys
     from .snapshot import _torch_passed
+    if model is not None:
+        from .modules import check_depth, watch
+        check_depth(depth, "record()")
+        with watch(model):
+            if _torch_passed(list(roots or []), names):
+                from . import torch_recording
+                return torch_recording.record(call, roots, names, frames, max_frames,
+                                              model=(model, depth))
+            return _record(call, roots, names, frames, max_frames, model=(model, depth))
     if _torch_passed(list(roots or []), names):
         from . import torch_recording  # only now: torch stays optional
         return torch_recording.record(call, roots, names, frames, max_frames)
@@ -173,7 +183,7 @@ def _either(call, frames, max_frames):
     return theirs if theirs.calls else ours["recording"]
 
 
-def _record(call, roots, names, frames, max_frames):
+def _record(call, roots, names, frames, max_frames, model=(None, None)):
     recording = Recording()
     roots = list(roots or [])
     state = {"ids": None, "timeline": None}
@@ -190,7 +200,8 @@ def _record(call, roots, names, frames, max_frames):
             # draw from its root too (a GraphRoot stands for several roots: use those).
             roots.extend(n for n in new if not any(n is r for r in roots))
             state["ids"] = node_ids(roots)
-            state["timeline"] = _Timeline(take_snapshot(roots, names, title="start"))
+            state["timeline"] = _Timeline(take_snapshot(roots, names, title="start",
+                                                        model=model[0], depth=model[1]))
 
     def on_event(event):
         if isinstance(event, BackwardStarted) and frames:

@@ -71,6 +71,7 @@ class Snapshot:
     roots: tuple         # ids of the root nodes
     title: str = ""
     notes: tuple = field(default=())
+    modules: object = None  # a modules.ModuleMap when drawn with model=: the module boxes
 
     @property
     def total_bytes(self):
@@ -137,15 +138,23 @@ def _short(value):
     return f"[{shown}{', …' if flat.size > 4 else ''}]" if value.ndim else f"{flat[0]:.4g}"
 
 
-def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=()):
+def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(), model=None,
+                  depth=None):
     """Capture the graph reachable from ``roots`` (tensors or nodes).
 
     ``names`` maps labels to the user's tensors (``{"x": x, "loss": loss}``); ``executed``
-    and ``failed`` come from a recorded backward (see :mod:`.record`).
+    and ``failed`` come from a recorded backward (see :mod:`.record`). ``model`` (its forward
+    run under ``viz.watch(model)``) folds the picture into module boxes ``depth`` levels down.
     """
     from .checks import names as check_names, roots as check_roots
     roots = check_roots(roots)
     names = check_names(names)
+    if model is not None:
+        from . import modules
+        modules.roots_of(model, "take_snapshot()")
+        modules.check_depth(depth, "take_snapshot()")
+        snap = take_snapshot(roots, names, executed, failed, title, notes)
+        return modules.attach(snap, _ordered(roots), model, depth)
     if _torch_passed(roots, names):
         from . import torch_graphs  # only now: torch stays optional
         return torch_graphs.take_snapshot(roots, names, executed, failed, title, notes)
@@ -190,6 +199,14 @@ def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(
     root_ids = tuple(ids[n] for n in (_root_node(r) for r in roots) if n is not None and n in ids)
     return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers), root_ids,
                     title, tuple(notes))
+
+
+def _ordered(roots):
+    """The snapshot's nodes in id order (for the module map)."""
+    if _torch_passed(roots, {}):
+        from . import torch_graphs
+        return torch_graphs.reachable(roots)[0]
+    return list(node_ids(roots))
 
 
 def _torch_passed(roots, names):

@@ -18,6 +18,7 @@ import sys
 import weakref
 
 from .snapshot import COUNTS, BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
+from .torch_births import unwatched
 
 _FREED_START = "Trying to backward through the graph a second time"
 _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); "
@@ -127,6 +128,7 @@ def _packed(raw):
     return data is not None and not isinstance(data, (torch.Tensor, list, tuple))
 
 
+@unwatched
 def _read(node, slot, k=None):
     """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None);
     a save held by a pack hook reads as 'none' (never unpacked). A save seen alive before
@@ -204,6 +206,7 @@ def _is_custom(node):
     return _kind(node)[2]
 
 
+@unwatched
 def _custom_items(node, k):
     count_key = (k[0], k[1], "saved_tensors#")
     try:
@@ -255,6 +258,8 @@ def _remember(k, value):
 def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
     torch = sys.modules["torch"]
     COUNTS["snapshots"] += 1
+    from .torch_births import adopt
+    adopt(roots)  # under viz.watch: what no op the watch saw made is watched from now on
     nodes, starts = reachable(roots)
     kinds = [_kind(n) for n in nodes]
     keys = [key(n, kind) for n, kind in zip(nodes, kinds)]
@@ -294,6 +299,9 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
                 buffers.append(info)
         _read_nodes.add(k)
     root_ids = tuple(ids[id(n)] for n in starts if id(n) in ids)
+    if any(b.state == "unknown" for b in buffers):  # never a state the reader did not see
+        from .modules import UNKNOWN_NOTE
+        notes = tuple(notes) + (UNKNOWN_NOTE,)
     return Snapshot(tuple(node_infos), tuple(edges), tuple(leaf_infos), tuple(buffers),
                     root_ids, title, tuple(notes))
 
@@ -360,7 +368,8 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
             scalar = t.item() if wrapped else None
             _remember(memo_key, (shape, dtype, nbytes, wrapped, version, is_output, ref,
                                  origin, scalar))
-        state = "retained" if k in _retained else "alive"
+        from .torch_births import state as known_state
+        state = known_state(k, k in _retained)
     del t, value, storage
     number = numbers.setdefault(ptr, len(numbers) + 1)
     return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, state,

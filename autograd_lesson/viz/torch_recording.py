@@ -38,7 +38,7 @@ def _tensors_in(value):
     return []
 
 
-def record(call, roots=None, names=None, frames=False, max_frames=200):
+def record(call, roots=None, names=None, frames=False, max_frames=200, model=(None, None)):
     """Run ``call()`` with a pre and a post hook on every node a backward inside it can reach
     (the roots' graph, and any graph a ``backward()`` / ``autograd.grad()`` call starts from),
     all removed before returning; exceptions are caught into ``.error``."""
@@ -46,7 +46,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200):
     from torch.overrides import TorchFunctionMode
     recording = Recording()
     started, ran, hooked, handles = {}, [], {}, []
-    steps = _Steps(recording, list(roots or []), dict(names or {}), max_frames) \
+    steps = _Steps(recording, list(roots or []), dict(names or {}), max_frames, model) \
         if frames else None
 
     def pre(node, k):
@@ -134,8 +134,9 @@ class _Steps:
     """Frames for a step-through: a snapshot when a backward starts, then per node that ran
     its buffer states (read when the next node starts, after torch released them)."""
 
-    def __init__(self, recording, roots, names, max_frames):
+    def __init__(self, recording, roots, names, max_frames, model=(None, None)):
         self.recording, self.roots, self.names = recording, roots, names
+        self.model = model  # (model, depth): the frames fold into its module boxes
         self.max_frames = max_frames
         self.pending = None
         self.ids = None      # id(node) -> snapshot id, nodes held only during the call
@@ -151,7 +152,9 @@ class _Steps:
             self.roots.extend(t for t in new if not any(t is r for r in self.roots))
             nodes, _ = reachable(self.roots)
             self.ids = {id(n): (i, n) for i, n in enumerate(nodes)}
-            self.timeline = _Timeline(take_snapshot(self.roots, self.names, title="start"))
+            from .snapshot import take_snapshot as snapshot  # model= goes through it
+            self.timeline = _Timeline(snapshot(self.roots, self.names, title="start",
+                                               model=self.model[0], depth=self.model[1]))
             self.rows = None
 
     def finish(self):
@@ -218,7 +221,8 @@ def _state_now(node, slot):
         return ("stale", value[1])
     if state in ("alive", "list"):
         version = value._version if state == "alive" else None
-        return ("retained" if key(node) in _retained else "alive", version)
+        from .torch_births import state as known_state
+        return (known_state(key(node), key(node) in _retained), version)
     return (state, None)
 
 
