@@ -204,20 +204,20 @@ class TensorOps(TensorShapeOps):
             return NotImplemented
         return _surface.matmul.matmul(other, self)
 
-    def matmul(self, other):
-        return _surface.matmul.matmul.method(self, other)
+    def matmul(self, *args, **kwargs):
+        return _surface.matmul.matmul.method(self, *args, **kwargs)
 
-    def mm(self, mat2):
-        return _surface.matmul.mm.method(self, mat2)
+    def mm(self, *args, **kwargs):
+        return _surface.matmul.mm.method(self, *args, **kwargs)
 
-    def mv(self, vec):
-        return _surface.matmul.mv.method(self, vec)
+    def mv(self, *args, **kwargs):
+        return _surface.matmul.mv.method(self, *args, **kwargs)
 
-    def dot(self, tensor):
-        return _surface.matmul.dot.method(self, tensor)
+    def dot(self, *args, **kwargs):
+        return _surface.matmul.dot.method(self, *args, **kwargs)
 
-    def bmm(self, mat2):
-        return _surface.matmul.bmm.method(self, mat2)
+    def bmm(self, *args, **kwargs):
+        return _surface.matmul.bmm.method(self, *args, **kwargs)
 
     def addmm(self, *args, **kwargs):
         return _surface.matmul.addmm.method(self, *args, **kwargs)

@@ -221,6 +221,10 @@ class _Signature:
         # int does not fit it (the parser tries varargs after the check fails): an int[1] takes
         # the int itself, so var(0, 1) does not become var((0, 1))
         self.varargs = self.max_pos_args == 1 and self.params[0].kind == "int[]"
+        # after n positional arguments: the defaults of the others (None: one is required)
+        self.rest = [None if any(not p.optional for p in self.params[n:])
+                     else {p.name: p.default for p in self.params[n:]}
+                     for n in range(len(self.params) + 1)]
         self.text = ", ".join(
             ("*, " if p.keyword_only and not any(q.keyword_only for q in self.params[:i]) else "")
             + p.text for i, p in enumerate(self.params))
@@ -228,25 +232,37 @@ class _Signature:
     def plain(self, args, kwargs):
         """The fast path: the values when every argument fits as given, ``_NO`` when this
         overload cannot fit, ``_UNSURE`` when only :meth:`parse` can tell."""
-        n, params = len(args), self.params
-        if self.varargs and n and type(args[0]) is int:
+        n, params, values = len(args), self.params, {}
+        if self.varargs and n and type(args[0]) is int:  # (x.view(2, 3): the ints, a tuple)
             for a in args:
                 if type(a) is not int:
                     return _UNSURE
-            args, n = (args,), 1
+            values[params[0].name], n = args, 1
         elif n > self.max_pos_args:
             return _NO
-        values = {}
-        for i in range(n):
-            param = params[i]
-            value = param.plain(args[i])
-            if value is _NO or value is _UNSURE:
-                return value
-            values[param.name] = value
+        else:
+            for i in range(n):
+                param, value = params[i], args[i]
+                kind = param.kind  # (an int and a Tensor inline: the common arguments)
+                if kind == "int" and type(value) is int or kind == "Tensor" and isinstance(
+                        value, Tensor):
+                    values[param.name] = value
+                    continue
+                value = param.plain(value)
+                if value is _NO or value is _UNSURE:
+                    return value
+                values[param.name] = value
+        if not kwargs:
+            rest = self.rest[n]  # (the defaults after n positional arguments)
+            if rest is None:
+                return _NO
+            if rest:
+                values.update(rest)
+            return values
         used = 0
         for i in range(n, len(params)):
             param = params[i]
-            if kwargs and param.name in kwargs:
+            if param.name in kwargs:
                 value = param.plain(kwargs[param.name])
                 if value is _NO or value is _UNSURE:
                     return value
@@ -254,11 +270,9 @@ class _Signature:
                 used += 1
             elif param.optional:
                 values[param.name] = param.default
-            else:  # (missing; or given by a NumPy name, which parse reads)
-                return _UNSURE if kwargs else _NO
-        if kwargs and used != len(kwargs):
-            return _UNSURE
-        return values
+            else:  # (missing, or given by a NumPy name, which parse reads)
+                return _UNSURE
+        return values if used == len(kwargs) else _UNSURE
 
     def parse(self, args, kwargs, raise_exception):
         """FunctionSignature::parse: the values by name (a default for one not given), or
@@ -361,10 +375,15 @@ class ArgParser:
         self.name, specs = name, SIGNATURES[name]
         self.signatures = [_Signature(name, spec, i, method) for i, spec in enumerate(specs)
                            if not method or spec.startswith("Tensor self")]
+        # a call with no arguments: the first overload that takes none, and its defaults
+        self.bare = next(((s.index, {k: v for k, v in s.rest[0].items() if k != "out"})
+                          for s in self.signatures if s.rest[0] is not None), None)
 
     def parse(self, args, kwargs):
         """(the table index of the overload that fits, its values by name, ``out`` checked
         and left out), or PyTorch's TypeError."""
+        if not args and not kwargs and self.bare is not None:
+            return self.bare[0], self.bare[1].copy()
         for signature in self.signatures:
             values = signature.plain(args, kwargs)
             if values is _UNSURE:

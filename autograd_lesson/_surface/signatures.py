@@ -110,7 +110,9 @@ SIGNATURES = {
     "bmm": ("Tensor self, Tensor mat2, " + _OUT,),
     "matmul": ("Tensor self, Tensor other, " + _OUT,),
     "addmm": ("Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
-              "Tensor? out=None",),
+              "Tensor? out=None",
+              "Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, "
+              "Scalar alpha=1, Tensor? out=None"),
     # -- nn ---------------------------------------------------------------------------------------
     "linear": ("Tensor self, Tensor weight, Tensor? bias=None",),
     "softmax": ("Tensor self, int dim, ScalarType? dtype=None, " + _OUT,),
