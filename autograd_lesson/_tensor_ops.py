@@ -45,10 +45,7 @@ def _compared(name, other):
 
 def _tensor_other(name, other):
     """The Tensor ``other`` of ``x.view_as(other)`` and its kin, as PyTorch's parser checks it."""
-    if not isinstance(other, TensorOps):
-        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
-                        f"{_dtype.typename(other)}")
-    return other
+    return _surface.parser.parse(name, (other,), {}, True)[1]["other"]
 
 
 def _operand(x, other):

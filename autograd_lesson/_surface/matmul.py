@@ -10,24 +10,9 @@ from .checks import broadcast_shape
 from .parser import parsed
 
 
-@parsed("mm")
-def mm(x, w):
-    return MmBackward0.apply(x, w)
-
-
-@parsed("mv")
-def mv(x, v):
-    return MvBackward0.apply(x, v)
-
-
-@parsed("dot")
-def dot(x, y):
-    return DotBackward0.apply(x, y)
-
-
-@parsed("bmm")
-def bmm(x, y):
-    return BmmBackward0.apply(x, y)
+# (two Tensors, parsed: the node applied to them)
+mm, mv, dot, bmm = (parsed(name)(op.apply) for name, op in (
+    ("mm", MmBackward0), ("mv", MvBackward0), ("dot", DotBackward0), ("bmm", BmmBackward0)))
 
 
 @parsed("addmm")

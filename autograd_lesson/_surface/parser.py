@@ -433,6 +433,7 @@ def parsed(name):
         def method(self, *args, **kwargs):
             return fn(self, *parse(name, args, kwargs, True)[1].values())
         function.method = method
+        function.__name__ = function.__qualname__ = name
         return function
     return wrap
 

@@ -41,6 +41,8 @@ SIGNATURES = {
               "Tensor condition, Scalar self, Scalar other"),
     "result_type": ("Tensor tensor, Tensor other", "Scalar scalar, Tensor tensor",
                     "Tensor tensor, Scalar other", "Scalar scalar1, Scalar scalar2"),
+    **{name: ("Tensor self, Tensor other",)
+       for name in ("view_as", "reshape_as", "expand_as", "type_as")},
     "fill_": ("Tensor self, Tensor value", "Tensor self, Scalar value"),
     "requires_grad_": ("Tensor self, bool requires_grad=True",),
     "leaky_relu": ("Tensor self, Scalar negative_slope=0.01",),
@@ -98,7 +100,8 @@ SIGNATURES = {
         "Tensor repeats, *, SymInt? output_size=None",
         "Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None"),
     "flip": ("Tensor self, int[] dims",),
-    "masked_fill": ("Tensor self, Tensor mask, Tensor value", "Tensor self, Tensor mask, Scalar value"),
+    "masked_fill": ("Tensor self, Tensor mask, Tensor value",
+                    "Tensor self, Tensor mask, Scalar value"),
     "masked_fill_": ("Tensor self, Tensor mask, Tensor value",
                      "Tensor self, Tensor mask, Scalar value"),
     "gather": ("Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None",),

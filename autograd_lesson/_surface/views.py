@@ -8,10 +8,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.shape import CloneBackward0
-from ..ops.views import (AliasBackward0, PermuteBackward0, ReshapeAliasBackward0, SelectBackward0,
-                         SliceBackward0, SplitBackward0, SplitWithSizesBackward0, SqueezeBackward0,
+from ..ops.views import (AliasBackward0, PermuteBackward0, ReshapeAliasBackward0, SliceBackward0,
+                         SplitBackward0, SplitWithSizesBackward0, SqueezeBackward0,
                          SqueezeBackward1, SqueezeBackward2, TransposeBackward0, UnbindBackward0,
-                         UnsafeViewBackward0, UnsqueezeBackward0, ViewBackward0)
+                         UnsafeViewBackward0, ViewBackward0)
 from .checks import wrap_dim
 from .parser import parse
 
