@@ -25,13 +25,13 @@ from ._tensor_ops import _OPERANDS
 # (Tensor's methods reach these modules at call time)
 from .ops import elementwise as _ew, shape as _shape_ops  # noqa: F401
 from ._surface import inplace as _inplace, reduce as _reduce, shape as _sh, views as _views  # noqa: F401
-from .ops.matmul import addmm, bmm, dot, matmul, mm, mv
+from ._surface.matmul import addmm, bmm, dot, matmul, mm, mv
 from ._surface.indexing import index_put
-from ._surface import parser as _parser, promotion as _promotion
+from ._surface import promotion as _promotion
 from ._surface.warn_once import is_warn_always_enabled, set_warn_always
-from ._surface.parser import tensor_arguments as _tensor_arguments
+from ._surface.parser import function as _function, parse as _parse, parsed as _parsed
 from . import _dtype as _dtype_module
-from .ops import nnops as _nnops
+from ._surface import nn as _surface_nn
 from ._factories import (arange, device, as_tensor, eye, from_numpy, full, linspace, ones, ones_like,
                          rand, rand_like, randint, randn, randn_like, tensor, zeros, zeros_like)
 from . import autograd, nn, optim, utils  # noqa: E402  (they need the ops above)
@@ -46,42 +46,42 @@ from ._dtype import (dtype, float16, half, float32, float, float64, double, comp
 __version__ = "0.1.0"
 
 
-@_tensor_arguments("exp", "input")
+@_parsed("exp")
 def exp(x):
     return x.exp()
 
 
-@_tensor_arguments("log", "input")
+@_parsed("log")
 def log(x):
     return x.log()
 
 
-@_tensor_arguments("tanh", "input")
+@_parsed("tanh")
 def tanh(x):
     return x.tanh()
 
 
-@_tensor_arguments("sigmoid", "input")
+@_parsed("sigmoid")
 def sigmoid(x):
     return x.sigmoid()
 
 
-@_tensor_arguments("relu", "input")
+@_parsed("relu")
 def relu(x):
     return x.relu()
 
 
-@_tensor_arguments("relu_", "input")
+@_parsed("relu_")
 def relu_(x):
     return x.relu_()
 
 
-@_tensor_arguments("sqrt", "input")
+@_parsed("sqrt")
 def sqrt(x):
     return x.sqrt()
 
 
-@_tensor_arguments("abs", "input")
+@_parsed("abs")
 def abs(x):
     return x.abs()
 
@@ -123,56 +123,58 @@ def div(input, other):
     return input.div(other)
 
 
-@_tensor_arguments("neg", "input")
+@_parsed("neg")
 def neg(x):
     return x.neg()
 
 
-reshape = _views.RESHAPE.torch_function(
-    lambda x, args, kwargs, function: x.reshape(
-        _parser.int_list_argument(_views.RESHAPE, "shape", x, args, kwargs, True)))
+@_parsed("reshape")
+def reshape(x, shape):
+    return _views.reshape(x, shape)
 
 
-flatten = _views.FLATTEN.function
+flatten = _parsed("flatten")(_views.flatten)
+transpose = _parsed("transpose")(_views.transpose)
+swapdims = _parsed("swapdims")(_views.transpose)
+swapaxes = _parsed("swapaxes")(_views.transpose)
 
 
-transpose = _views.TRANSPOSE.function
-swapdims = _views.SWAPDIMS.function
-swapaxes = _views.SWAPAXES.function
-
-
-@_tensor_arguments("t", "input")
+@_parsed("t")
 def t(x):
     return x.t()
 
 
-permute = _views.PERMUTE.torch_function(
-    lambda x, args, kwargs, function: x.permute(
-        _parser.int_list_argument(_views.PERMUTE, "dims", x, args, kwargs, True)))
+@_parsed("permute")
+def permute(x, dims):
+    return ops.views.PermuteBackward0.apply(x, dims)
 
 
-squeeze = _views.SQUEEZE.function
+squeeze = _parsed("squeeze")(_views.squeeze)
 
 
-unsqueeze = _views.UNSQUEEZE.function
+@_parsed("unsqueeze")
+def unsqueeze(x, dim):
+    return ops.views.UnsqueezeBackward0.apply(x, dim)
 
 
-select = _views.SELECT.function
+@_parsed("select")
+def select(x, dim, index):
+    return ops.views.SelectBackward0.apply(x, dim, index)
 
 
-narrow = _views.NARROW.function
+narrow = _parsed("narrow")(_views.narrow)
 
 
 def split(tensor, split_size_or_sections, dim=0):
     return tensor.split(split_size_or_sections, dim)
 
 
-@_tensor_arguments("detach", "input")
+@_parsed("detach")
 def detach(x):
     return x.detach()
 
 
-@_tensor_arguments("clone", "input")
+@_parsed("clone")
 def clone(x):
     return x.clone()
 
@@ -208,84 +210,78 @@ def pow(x, exponent):
     return x.pow(exponent)
 
 
-sum = _reduce.SUM.torch_function(_reduce.sum)
-mean = _reduce.MEAN.torch_function(_reduce.mean)
-argmax = _reduce.ARGMAX.torch_function(_reduce.argmax)
-argmin = _reduce.ARGMIN.torch_function(_reduce.argmin)
-softmax = _nnops.SOFTMAX.torch_function(_nnops.softmax)
-log_softmax = _nnops.LOG_SOFTMAX.torch_function(_nnops.log_softmax)
+sum = _function("sum", _reduce.sum)
+mean = _function("mean", _reduce.mean)
+argmax = _function("argmax", _reduce.argmax)
+argmin = _function("argmin", _reduce.argmin)
+softmax = _function("softmax", _surface_nn.softmax)
+log_softmax = _function("log_softmax", _surface_nn.log_softmax)
 
 
-max = _reduce.MAX.torch_function(_reduce.max)
-all = _reduce.ALL.torch_function(_reduce.all_)  # noqa: A001  (torch's names, shadowing the builtins)
-any = _reduce.ANY.torch_function(_reduce.any_)  # noqa: A001
+max = _function("max", _reduce.max)
+all = _function("all", _reduce.all_)  # noqa: A001  (torch's names, shadowing the builtins)
+any = _function("any", _reduce.any_)  # noqa: A001
 
 
 norm = _reduce.norm
 
 
 def cat(*args, **kwargs):
-    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CAT, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments("cat", args, kwargs))
 
 
 def stack(*args, **kwargs):
-    return _shape_ops.StackBackward0.apply(*_sh.tensor_list_arguments(_sh.STACK, args, kwargs))
+    return _shape_ops.StackBackward0.apply(*_sh.tensor_list_arguments("stack", args, kwargs))
 
 
 def concat(*args, **kwargs):
     """``torch.concat``: an alias of ``cat`` (``CatBackward0``)."""
-    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCAT, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments("concat", args, kwargs))
 
 
 def concatenate(*args, **kwargs):
     """``torch.concatenate``: an alias of ``cat`` (``CatBackward0``)."""
-    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments(_sh.CONCATENATE, args, kwargs))
+    return _shape_ops.CatBackward0.apply(*_sh.tensor_list_arguments("concatenate", args, kwargs))
 
 
 hstack, vstack, dstack = _sh.hstack, _sh.vstack, _sh.dstack
-tile = _sh.TILE.torch_function(
-    lambda x, args, kwargs, function: _sh.tile(
-        x, _parser.int_list_argument(_sh.TILE, "dims", x, args, kwargs, True)))
-roll = _sh.ROLL.torch_function(
-    lambda x, args, kwargs, function: _sh.roll(x, *_sh.roll_arguments(x, args, kwargs, True)))
-unflatten = _views.UNFLATTEN.torch_function(
-    lambda x, args, kwargs, function: _views.unflatten(
-        x, *_views.unflatten_arguments(x, args, kwargs, True)))
-repeat_interleave = _sh.REPEAT_INTERLEAVE.function
-movedim = _views.MOVEDIM.function
-moveaxis = _views.MOVEAXIS.function
+tile = _parsed("tile")(_sh.tile)
+roll = _parsed("roll")(_sh.roll)
+unflatten = _parsed("unflatten")(_views.unflatten)
+movedim = _parsed("movedim")(_views.movedim)
+moveaxis = _parsed("moveaxis")(_views.movedim)
 
 
-@_tensor_arguments("ravel", "input")
+def repeat_interleave(*args, **kwargs):
+    values = _parse("repeat_interleave", args, kwargs)[1]
+    return _sh.repeat_interleave(values.pop("input", None), *values.values())
+
+
+@_parsed("ravel")
 def ravel(x):
     return _views.ravel(x)
 
 
-chunk = _views.CHUNK.function
+chunk = _parsed("chunk")(_views.chunk)
 
 
-unbind = _views.UNBIND.function
+unbind = _parsed("unbind")(_views.unbind)
 
 
-@_tensor_arguments("is_floating_point", "input")
+@_parsed("is_floating_point")
 def is_floating_point(x):
     return x.is_floating_point()
 
 
 def where(condition, x, y):
+    _parse("where", (condition, x, y), {})  # (PyTorch's TypeErrors; the numbers as given)
     return _ew.where(condition, x, y)
-
-
-_RESULT_TYPE_SIGNATURES = ("Tensor tensor, Tensor other", "Number scalar, Tensor tensor",
-                           "Tensor tensor, Number other", "Number scalar1, Number scalar2")
 
 
 def result_type(tensor, other):
     """``torch.result_type``: the dtype an op of ``tensor`` and ``other`` (tensors or Python
     numbers) computes in, by PyTorch's promotion rules."""
-    numbers = (Tensor, _bi.bool, _bi.int, _bi.float, _bi.complex)
-    if not (isinstance(tensor, numbers) and isinstance(other, numbers)):
-        raise _parser.invalid_arguments("result_type", (tensor, other), _RESULT_TYPE_SIGNATURES)
+    _parse("result_type", (tensor, other), {})
     return _dtype_module.from_numpy(_promotion.result_type(tensor, other))
 
 
@@ -306,37 +302,33 @@ def numel(x):
 
 
 # -- issue 12: ops a learner reaches for (min, maximum, sin, comparisons ...) -------------------
-min = _reduce.MIN.torch_function(_reduce.min)
-amax = _reduce.AMAX.torch_function(_reduce.amax)
-amin = _reduce.AMIN.torch_function(_reduce.amin)
+min = _function("min", _reduce.min)
+amax = _function("amax", _reduce.amax)
+amin = _function("amin", _reduce.amin)
 
 
 from ._surface.elementwise import maximum, minimum  # noqa: E402
 from ._surface import indexing as _ix  # noqa: E402
 
 
-@_tensor_arguments("square", "input")
+@_parsed("square")
 def square(x):
     return x.square()
 
 
-@_tensor_arguments("sin", "input")
+@_parsed("sin")
 def sin(x):
     return x.sin()
 
 
-@_tensor_arguments("cos", "input")
+@_parsed("cos")
 def cos(x):
     return x.cos()
 
 
 def _comparison(name):
-    signatures = ("Tensor input, Tensor other, *, Tensor out = None",
-                  "Tensor input, Number other, *, Tensor out = None")
-
     def compare(input, other):
-        if not (isinstance(input, Tensor) and isinstance(other, _OPERANDS)):
-            raise _parser.invalid_arguments(name, (input, other), signatures)
+        _parse(name, (input, other), {})  # (PyTorch's TypeErrors; the number as given)
         return getattr(input, name)(other)
     compare.__name__ = compare.__qualname__ = name
     return compare
@@ -345,35 +337,23 @@ def _comparison(name):
 eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
-var = _reduce.VAR.torch_function(_reduce.var)
-std = _reduce.STD.torch_function(_reduce.std)
+var = _function("var", _reduce.var)
+std = _function("std", _reduce.std)
 
 
 from ._factories import empty, empty_like, full_like  # noqa: E402
 
 
-prod = _reduce.PROD.torch_function(_reduce.prod)
-cumsum = _reduce.CUMSUM.torch_function(_reduce.cumsum)
+prod = _function("prod", _reduce.prod)
+cumsum = _function("cumsum", _reduce.cumsum)
 
 
-@_tensor_arguments("flip", "input")
+@_parsed("flip")
 def flip(x, dims):
-    return _sh.flip(x, dims, _function=True)
+    return ops.shape.FlipBackward0.apply(x, dims)
 
 
-@_tensor_arguments("masked_fill", "input")
-def masked_fill(x, mask, value):
-    return _ix.masked_fill(x, mask, value, _function=True)
-
-
-@_tensor_arguments("gather", "input")
-def gather(x, dim, index, *, sparse_grad=False):
-    return _ix.gather(x, dim, index, sparse_grad, _function=True)
-
-
-@_tensor_arguments("index_select", "input")
-def index_select(x, dim, index):
-    return _ix.index_select(x, dim, index, _function=True)
+masked_fill, gather, index_select = _ix.masked_fill, _ix.gather, _ix.index_select
 
 
 __all__ = [

@@ -11,7 +11,7 @@ from ._tensor import Tensor
 from ._tensor_base import FLOAT_ONLY_FACTORY_ERROR, _infer_array
 from ._surface.checks import check_scalar
 from ._surface.promotion import scalar_dtype
-from ._surface.parser import tensor_arguments
+from ._surface.parser import parsed
 
 
 class device:
@@ -148,14 +148,11 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
     return _leaf(np.ones(_shape(size, "ones"), dtype=dtype), requires_grad)
 
 
-@tensor_arguments("full", None, "Scalar fill_value")
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+@parsed("full")
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """``fill_value``'s type sets the dtype, as in PyTorch: bool, int64, float32 or complex64
     (a 0-dim tensor's by its Python value: a float64 one gives float32)."""
     _check_device(device)
-    if not isinstance(size, (tuple, list)):
-        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{type(size).__name__}")
     if dtype is None:  # (fill_value: a Python number, as the parser unpacked it)
         dtype = scalar_dtype(fill_value)
     else:
@@ -308,13 +305,10 @@ def new_empty(t, size, dtype=None, device=None, requires_grad=False):
                  requires_grad)
 
 
-@tensor_arguments("new_full", None, None, "Scalar fill_value")
-def new_full(t, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+@parsed("new_full")
+def new_full(t, size, fill_value, dtype=None, device=None, requires_grad=False):
     _check_device(device)
     dtype = _new_dtype(t, dtype, "new_full")
-    if not isinstance(size, (tuple, list)):
-        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{type(size).__name__}")
     fill_value = check_scalar(fill_value, dtype)
     return _leaf(np.full(_shape((size,), "new_full"), fill_value, dtype=dtype), requires_grad)
 
@@ -330,8 +324,8 @@ def new_tensor(t, data, dtype=None, device=None, requires_grad=False):
     return _leaf(_infer_array(data, _new_dtype(t, dtype, "new_tensor")), requires_grad)
 
 
-@tensor_arguments("full_like", "input", "Scalar fill_value")
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+@parsed("full_like")
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     """input's shape filled with ``fill_value``, in input's dtype unless ``dtype`` is given."""
     _check_device(device)
     dtype = _new_dtype(input, dtype, "full_like")

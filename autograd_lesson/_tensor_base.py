@@ -3,7 +3,6 @@ conversions (``item``, ``numpy``, ``repr``), the in-place methods and ``x[key] =
 ``torch.tensor`` reads its data. ``_tensor.Tensor`` inherits :class:`TensorBase` (as PyTorch's
 ``Tensor`` inherits the C++ ``TensorBase``); its autograd fields live in ``_tensor.py``.
 """
-import functools
 import math
 
 import numpy as np
@@ -80,12 +79,6 @@ def _flatten(seq):
 def _nested_values(seq):
     return [(_nested_values(v) if isinstance(v, (list, tuple))
              else v.item() if isinstance(v, _tensor.Tensor) else v) for v in seq]
-
-
-@functools.cache
-def _requires_grad_parser():
-    """``requires_grad_``'s argument parser (made on first use: ops imports this module)."""
-    return _surface.parser.ArgParser("requires_grad_", "bool requires_grad=True")
 
 
 class TensorBase(TensorOps):
@@ -171,12 +164,8 @@ class TensorBase(TensorOps):
         regenerate_view_fn(self)
 
     def requires_grad_(self, *args, **kwargs):
-        if not args and not kwargs:
-            requires_grad = True
-        elif len(args) == 1 and not kwargs and type(args[0]) is bool:
-            requires_grad = args[0]  # (the usual call: no parser)
-        else:  # (the parser's TypeErrors: a bool only)
-            requires_grad = _requires_grad_parser().parse(args, kwargs)[1]["requires_grad"]
+        requires_grad = _surface.parser.parse("requires_grad_", args, kwargs, True)[1][
+            "requires_grad"]
         # PyTorch's C++ is_leaf() reads the stored grad_fn: a view whose base changed in place
         # is neither regenerated nor refused here, as it is by the is_leaf property
         leaf = self._grad_fn is None
@@ -283,10 +272,7 @@ class TensorBase(TensorOps):
     def fill_(self, *args, **kwargs):
         """``fill_(number)``: FillBackward2; ``fill_(0-dim tensor)``: FillBackward3, which
         records whatever this tensor's dtype (PyTorch's Tensor overload)."""
-        if len(args) == 1 and not kwargs and type(args[0]) in (int, float, bool):
-            value = args[0]  # (the usual call: no parser)
-        else:
-            value = _ops.elementwise.FILL.parse(args, kwargs)[1]["value"]
+        value = _surface.parser.parse("fill_", args, kwargs, True)[1]["value"]
         self._check_inference_inplace()
         if isinstance(value, _tensor.Tensor):
             if value.ndim:

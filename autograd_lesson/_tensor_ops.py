@@ -39,17 +39,13 @@ def _compare(fn, x, y):
 def _compared(name, other):
     """The ``other`` of ``x.lt(other)`` and its kin: a Tensor or a number, else PyTorch's
     parser error for its two overloads."""
-    if not isinstance(other, _OPERANDS):
-        raise _surface.parser.invalid_arguments(name, (other,), ("Tensor other", "Number other"))
+    _surface.parser.parse(name, (other,), {}, True)  # (PyTorch's TypeErrors)
     return other
 
 
 def _tensor_other(name, other):
     """The Tensor ``other`` of ``x.view_as(other)`` and its kin, as PyTorch's parser checks it."""
-    if not isinstance(other, TensorOps):
-        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not "
-                        f"{_dtype.typename(other)}")
-    return other
+    return _surface.parser.parse(name, (other,), {}, True)[1]["other"]
 
 
 def _operand(x, other):
@@ -198,30 +194,30 @@ class TensorOps(TensorShapeOps):
     def __matmul__(self, other):
         if not isinstance(other, TensorOps):  # (a number too: Python's TypeError, as PyTorch)
             return NotImplemented
-        return _ops.matmul.matmul(self, other)
+        return _surface.matmul.matmul(self, other)
 
     def __rmatmul__(self, other):
         if not isinstance(other, TensorOps):
             return NotImplemented
-        return _ops.matmul.matmul(other, self)
+        return _surface.matmul.matmul(other, self)
 
-    def matmul(self, other):
-        return _ops.matmul.matmul.method(self, other)
+    def matmul(self, *args, **kwargs):
+        return _surface.matmul.matmul.method(self, *args, **kwargs)
 
-    def mm(self, mat2):
-        return _ops.matmul.mm.method(self, mat2)
+    def mm(self, *args, **kwargs):
+        return _surface.matmul.mm.method(self, *args, **kwargs)
 
-    def mv(self, vec):
-        return _ops.matmul.mv.method(self, vec)
+    def mv(self, *args, **kwargs):
+        return _surface.matmul.mv.method(self, *args, **kwargs)
 
-    def dot(self, tensor):
-        return _ops.matmul.dot.method(self, tensor)
+    def dot(self, *args, **kwargs):
+        return _surface.matmul.dot.method(self, *args, **kwargs)
 
-    def bmm(self, mat2):
-        return _ops.matmul.bmm.method(self, mat2)
+    def bmm(self, *args, **kwargs):
+        return _surface.matmul.bmm.method(self, *args, **kwargs)
 
-    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-        return _ops.matmul.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    def addmm(self, *args, **kwargs):
+        return _surface.matmul.addmm.method(self, *args, **kwargs)
 
     # elementwise functions --------------------------------------------------------------------
     def exp(self):
@@ -258,24 +254,25 @@ class TensorOps(TensorShapeOps):
 
     def softmax(self, *args, **kwargs):
         """``softmax(dim, dtype=None)``."""
-        return _ops.nnops.softmax(self, args, kwargs)
+        return _surface.nn.softmax(self, *_surface.parser.parse("softmax", args, kwargs, True))
 
     def log_softmax(self, *args, **kwargs):
         """``log_softmax(dim, dtype=None)``."""
-        return _ops.nnops.log_softmax(self, args, kwargs)
+        return _surface.nn.log_softmax(self, *_surface.parser.parse("log_softmax", args, kwargs,
+                                                                     True))
 
     # reductions -------------------------------------------------------------------------------
     def sum(self, *args, **kwargs):
         """``sum(*, dtype=None)``, ``sum(dim, keepdim=False, *, dtype=None)``."""
-        return _surface.reduce.sum(self, args, kwargs)
+        return _surface.reduce.sum(self, *_surface.parser.parse("sum", args, kwargs, True))
 
     def mean(self, *args, **kwargs):
         """``mean(*, dtype=None)``, ``mean(dim, keepdim=False, *, dtype=None)``."""
-        return _surface.reduce.mean(self, args, kwargs)
+        return _surface.reduce.mean(self, *_surface.parser.parse("mean", args, kwargs, True))
 
     def max(self, *args, **kwargs):
         """``max()``, ``max(other)``, ``max(dim, keepdim=False)``."""
-        return _surface.reduce.max(self, args, kwargs)
+        return _surface.reduce.max(self, *_surface.parser.parse("max", args, kwargs, True))
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """See ``torch.norm``: any number p (None: 2.0), or "fro"."""
@@ -284,24 +281,24 @@ class TensorOps(TensorShapeOps):
 
     def amax(self, *args, **kwargs):
         """``amax(dim=[], keepdim=False)``."""
-        return _surface.reduce.amax(self, args, kwargs)
+        return _surface.reduce.amax(self, *_surface.parser.parse("amax", args, kwargs, True))
 
     def amin(self, *args, **kwargs):
         """``amin(dim=[], keepdim=False)``."""
-        return _surface.reduce.amin(self, args, kwargs)
+        return _surface.reduce.amin(self, *_surface.parser.parse("amin", args, kwargs, True))
 
     def argmax(self, *args, **kwargs):
         """``argmax(dim=None, keepdim=False)``."""
-        return _surface.reduce.argmax(self, args, kwargs)
+        return _surface.reduce.argmax(self, *_surface.parser.parse("argmax", args, kwargs, True))
 
     def argmin(self, *args, **kwargs):
         """``argmin(dim=None, keepdim=False)``."""
-        return _surface.reduce.argmin(self, args, kwargs)
+        return _surface.reduce.argmin(self, *_surface.parser.parse("argmin", args, kwargs, True))
 
     # more elementwise functions and reductions ------------------------------------------------
     def min(self, *args, **kwargs):
         """``min()``, ``min(other)``, ``min(dim, keepdim=False)``."""
-        return _surface.reduce.min(self, args, kwargs)
+        return _surface.reduce.min(self, *_surface.parser.parse("min", args, kwargs, True))
 
     def maximum(self, other):
         return _surface.elementwise.maximum.method(self, other)
@@ -320,10 +317,10 @@ class TensorOps(TensorShapeOps):
 
     def var(self, *args, **kwargs):
         """``var(dim, unbiased, keepdim)``, ``var(dim, correction=, keepdim=)``, ``var(unbiased)``."""
-        return _surface.reduce.var(self, args, kwargs)
+        return _surface.reduce.var(self, *_surface.parser.parse("var", args, kwargs, True))
 
     def std(self, *args, **kwargs):
-        return _surface.reduce.std(self, args, kwargs)
+        return _surface.reduce.std(self, *_surface.parser.parse("std", args, kwargs, True))
 
     def view_as(self, other):
         return _surface.views.view(self, *_tensor_other("view_as", other).shape)
@@ -350,8 +347,6 @@ class TensorOps(TensorShapeOps):
     def new_full(self, *args, **kwargs):
         """``new_full(size, fill_value, *, dtype=None, device=None, requires_grad=False)``."""
         from . import _factories
-        if len(args) > 2:  # (Python's own message would count self)
-            raise TypeError(f"new_full() takes 2 positional arguments but {len(args)} were given")
         return _factories.new_full.method(self, *args, **kwargs)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
@@ -360,11 +355,11 @@ class TensorOps(TensorShapeOps):
 
     def prod(self, *args, **kwargs):
         """``prod(*, dtype=None)``, ``prod(dim, keepdim=False, *, dtype=None)``."""
-        return _surface.reduce.prod(self, args, kwargs)
+        return _surface.reduce.prod(self, *_surface.parser.parse("prod", args, kwargs, True))
 
     def cumsum(self, *args, **kwargs):
         """``cumsum(dim, *, dtype=None)``."""
-        return _surface.reduce.cumsum(self, args, kwargs)
+        return _surface.reduce.cumsum(self, *_surface.parser.parse("cumsum", args, kwargs, True))
 
     def expand_as(self, other):
         return _ops.views.ExpandBackward0.apply(self, _tensor_other("expand_as", other).shape)
@@ -510,11 +505,11 @@ class TensorOps(TensorShapeOps):
 
     def any(self, *args, **kwargs):
         """``any()``, ``any(dim, keepdim=False)`` (an int or a tuple of ints)."""
-        return _surface.reduce.any_(self, args, kwargs)
+        return _surface.reduce.any_(self, *_surface.parser.parse("any", args, kwargs, True))
 
     def all(self, *args, **kwargs):
         """``all()``, ``all(dim, keepdim=False)`` (an int or a tuple of ints)."""
-        return _surface.reduce.all_(self, args, kwargs)
+        return _surface.reduce.all_(self, *_surface.parser.parse("all", args, kwargs, True))
 
 
 _OPERANDS = (TensorOps, bool, int, float, complex, np.number)

@@ -17,36 +17,28 @@ _T_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse 
               "reverse the dimensions of a tensor.")
 
 
-# The hot shape methods take their usual arguments positionally (no tuple packed per call); any
-# other call goes to PyTorch's parser with the arguments as given.
-_NOT_GIVEN = object()
-
-
-def _given(*values):
-    return tuple(v for v in values if v is not _NOT_GIVEN)
-
+def _parse(name, args, kwargs):
+    """``self.name(*args, **kwargs)``'s arguments after self, by the table's signatures."""
+    return _surface.parser.parse(name, args, kwargs, True)[1]
 
 
 class TensorShapeOps:
     __slots__ = ()
 
-    def flip(self, *dims):
-        if not dims:
-            raise TypeError('flip() missing 1 required positional arguments: "dims"')
-        return _surface.shape.flip(self, dims[0] if len(dims) == 1 and isinstance(
-            dims[0], (tuple, list)) else dims)
+    def flip(self, *dims, **kwargs):
+        return _ops.shape.FlipBackward0.apply(self, _parse("flip", dims, kwargs)["dims"])
 
-    def masked_fill(self, mask, value):
-        return _surface.indexing.masked_fill(self, mask, value)
+    def masked_fill(self, *args, **kwargs):
+        return _surface.indexing.masked_fill.method(self, *args, **kwargs)
 
-    def masked_fill_(self, mask, value):
-        return _surface.indexing.masked_fill_(self, mask, value)
+    def masked_fill_(self, *args, **kwargs):
+        return _surface.indexing.masked_fill_.method(self, *args, **kwargs)
 
-    def gather(self, dim, index, *, sparse_grad=False):
-        return _surface.indexing.gather(self, dim, index, sparse_grad)
+    def gather(self, *args, **kwargs):
+        return _surface.indexing.gather.method(self, *args, **kwargs)
 
-    def index_select(self, dim, index):
-        return _surface.indexing.index_select(self, dim, index)
+    def index_select(self, *args, **kwargs):
+        return _surface.indexing.index_select.method(self, *args, **kwargs)
 
     # shape ------------------------------------------------------------------------------------
     def index_put_(self, indices, values, accumulate=False):
@@ -60,19 +52,17 @@ class TensorShapeOps:
         return _surface.indexing.index_put(self, indices, values, accumulate)
 
     def reshape(self, *shape, **kwargs):
-        shape = _surface.parser.int_list_argument(_surface.views.RESHAPE, "shape", self, shape,
-                                                  kwargs)
-        return _surface.views.reshape(self, shape)
+        return _surface.views.reshape(self, _parse("reshape", shape, kwargs)["shape"])
 
     def view(self, *shape, **kwargs):
         """``view(*sizes)`` (a view, ``ViewBackward0``) or ``view(dtype)`` (the memory reread)."""
-        shape = _surface.views.view_arguments(self, shape, kwargs)
-        if type(shape) is not tuple:
-            return _surface.views.view_dtype(self, shape)
-        return _surface.views.view(self, shape)
+        index, values = _surface.parser.parse("view", shape, kwargs, True)
+        if not index:
+            return _surface.views.view_dtype(self, values["dtype"])
+        return _surface.views.view(self, values["size"])
 
     def flatten(self, *args, **kwargs):
-        return _surface.views.FLATTEN.call(self, args, kwargs)
+        return _surface.views.flatten(self, *_parse("flatten", args, kwargs).values())
 
     def t(self):
         return _ops.views.TBackward0.apply(self)
@@ -109,80 +99,67 @@ class TensorShapeOps:
         return self if self._data.flags.c_contiguous else _ops.shape.CloneBackward0.apply(self)
 
     def permute(self, *dims, **kwargs):
-        return _ops.views.PermuteBackward0.apply(
-            self,
-            _surface.parser.int_list_argument(_surface.views.PERMUTE, "dims", self, dims, kwargs))
+        return _ops.views.PermuteBackward0.apply(self, _parse("permute", dims, kwargs)["dims"])
 
-    def transpose(self, dim0=_NOT_GIVEN, dim1=_NOT_GIVEN, /, *args, **kwargs):
-        if type(dim0) is int and type(dim1) is int and not args and not kwargs:
-            return _ops.views.TransposeBackward0.apply(self, dim0, dim1)
-        return _surface.views.TRANSPOSE.call(self, _given(dim0, dim1) + args, kwargs)
+    def transpose(self, *args, **kwargs):
+        return _ops.views.TransposeBackward0.apply(
+            self, *_parse("transpose", args, kwargs).values())
 
     def swapdims(self, *args, **kwargs):
-        return _surface.views.SWAPDIMS.call(self, args, kwargs)
+        return _ops.views.TransposeBackward0.apply(
+            self, *_parse("swapdims", args, kwargs).values())
 
     def swapaxes(self, *args, **kwargs):
-        return _surface.views.SWAPAXES.call(self, args, kwargs)
+        return _ops.views.TransposeBackward0.apply(
+            self, *_parse("swapaxes", args, kwargs).values())
 
     def expand(self, *shape, **kwargs):
-        return _ops.views.ExpandBackward0.apply(
-            self,
-            _surface.parser.int_list_argument(_surface.views.EXPAND, "size", self, shape, kwargs))
+        return _ops.views.ExpandBackward0.apply(self, _parse("expand", shape, kwargs)["size"])
 
-    def unsqueeze(self, dim=_NOT_GIVEN, /, *args, **kwargs):
-        if type(dim) is int and not args and not kwargs:
-            return _ops.views.UnsqueezeBackward0.apply(self, dim)
-        return _surface.views.UNSQUEEZE.call(self, _given(dim) + args, kwargs)
+    def unsqueeze(self, *args, **kwargs):
+        return _ops.views.UnsqueezeBackward0.apply(self, _parse("unsqueeze", args, kwargs)["dim"])
 
-    def squeeze(self, dim=_NOT_GIVEN, /, *args, **kwargs):
+    def squeeze(self, *args, **kwargs):
         """``squeeze()``, ``squeeze(d)`` or ``squeeze((d0, d1))`` / ``squeeze(d0, d1)``."""
-        if not args and not kwargs:
-            if dim is _NOT_GIVEN:
-                return _ops.views.SqueezeBackward0.apply(self)
-            if type(dim) is int:
-                return _ops.views.SqueezeBackward1.apply(self, dim)
-        return _surface.views.SQUEEZE.call(self, _given(dim) + args, kwargs)
+        return _surface.views.squeeze(self, *_parse("squeeze", args, kwargs).values())
 
     def select(self, *args, **kwargs):
-        return _surface.views.SELECT.call(self, args, kwargs)
+        return _ops.views.SelectBackward0.apply(self, *_parse("select", args, kwargs).values())
 
     def narrow(self, *args, **kwargs):
-        return _surface.views.NARROW.call(self, args, kwargs)
+        return _surface.views.narrow(self, *_parse("narrow", args, kwargs).values())
 
     def chunk(self, *args, **kwargs):
-        return _surface.views.CHUNK.call(self, args, kwargs)
+        return _surface.views.chunk(self, *_parse("chunk", args, kwargs).values())
 
     def split(self, split_size, dim=0):
         return _surface.views.split(self, split_size, dim)
 
     def unbind(self, *args, **kwargs):
-        return _surface.views.UNBIND.call(self, args, kwargs)
+        return _surface.views.unbind(self, *_parse("unbind", args, kwargs).values())
 
     def repeat(self, *repeats, **kwargs):
         """``repeat(*repeats)``: ``RepeatBackward0``."""
-        repeats = _surface.parser.int_list_argument(_surface.shape.REPEAT, "repeats", self, repeats,
-                                                    kwargs)
-        return _surface.shape.repeat(self, repeats)
+        return _ops.shape.RepeatBackward0.apply(self, _parse("repeat", repeats, kwargs)["repeats"])
 
     def tile(self, *dims, **kwargs):
         """``tile(*dims)``: ``repeat`` with dims padded by leading 1s (``RepeatBackward0``)."""
-        return _surface.shape.tile(
-            self,
-            _surface.parser.int_list_argument(_surface.shape.TILE, "dims", self, dims, kwargs))
+        return _surface.shape.tile(self, _parse("tile", dims, kwargs)["dims"])
 
     def roll(self, *args, **kwargs):
         """``roll(shifts, dims=())``: ``RollBackward0``."""
-        return _surface.shape.roll(self, *_surface.shape.roll_arguments(self, args, kwargs))
+        return _surface.shape.roll(self, *_parse("roll", args, kwargs).values())
 
     def repeat_interleave(self, *args, **kwargs):
         """``repeat_interleave(repeats, dim=None, *, output_size=None)``, int repeats."""
-        return _surface.shape.REPEAT_INTERLEAVE.call(self, args, kwargs)
+        return _surface.shape.repeat_interleave(
+            self, *_parse("repeat_interleave", args, kwargs).values())
 
     def movedim(self, *args, **kwargs):
-        return _surface.views.MOVEDIM.call(self, args, kwargs)
+        return _surface.views.movedim(self, *_parse("movedim", args, kwargs).values())
 
     def moveaxis(self, *args, **kwargs):
-        return _surface.views.MOVEAXIS.call(self, args, kwargs)
+        return _surface.views.movedim(self, *_parse("moveaxis", args, kwargs).values())
 
     def unflatten(self, dim, sizes):
         return _surface.views.unflatten_method(self, dim, sizes)

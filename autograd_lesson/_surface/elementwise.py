@@ -6,7 +6,7 @@ from .._tensor import Tensor
 from ..ops.elementwise import (AddBackward0, DivBackward0, MaximumBackward0, MinimumBackward0,
                                MulBackward0, PowBackward0, PowBackward1, PowBackward2,
                                ReciprocalBackward0, RsubBackward1, SubBackward0)
-from .parser import tensor_arguments
+from .parser import parsed
 
 
 # -- functional entry points -------------------------------------------------------------------
@@ -64,11 +64,11 @@ def rpow(x, base):
     return PowBackward2.apply(x, base)
 
 
-@tensor_arguments("maximum", "input", "other")
+@parsed("maximum")
 def maximum(x, y):
     return MaximumBackward0.apply(x, y)
 
 
-@tensor_arguments("minimum", "input", "other")
+@parsed("minimum")
 def minimum(x, y):
     return MinimumBackward0.apply(x, y)

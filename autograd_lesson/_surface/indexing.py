@@ -16,7 +16,7 @@ from ..ops.indexing import IndexBackward0, IndexPutBackward0, IndexSelectBackwar
 from ..ops.views import AliasBackward0, SelectBackward0, SliceBackward0, UnsqueezeBackward0
 from .checks import _check_entries, broadcast_shape, check_scalar, wrap_dim
 from .kernels import check_overlap, has_internal_overlap
-from .parser import invalid_arguments, is_number
+from .parser import parsed
 from .promotion import cpp_name, torch_name
 
 
@@ -398,15 +398,7 @@ def _index_put_value(value, result_shape, dtype, strip=True):
     return value
 
 
-MASKED_FILL_SIGNATURES = (("Tensor mask, Tensor value", "Tensor mask, Number value"),
-                          ("Tensor input, Tensor mask, Tensor value",
-                           "Tensor input, Tensor mask, Number value"))
-
-
-def _masked_fill_arguments(name, x, mask, value, function, convert=True):
-    if not (isinstance(mask, Tensor) and (isinstance(value, Tensor) or is_number(value))):
-        raise invalid_arguments(name, (x, mask, value) if function else (mask, value),
-                                MASKED_FILL_SIGNATURES[function])
+def _masked_fill_arguments(x, mask, value, convert=True):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
@@ -417,12 +409,11 @@ def _masked_fill_arguments(name, x, mask, value, function, convert=True):
         check_scalar(value.item() if isinstance(value, Tensor) else value, x._data.dtype)
 
 
-def masked_fill(x, mask, value, _function=False):
+def _masked_fill(x, mask, value):
     """``x`` with ``value`` where ``mask`` (broadcast together, mask first): a number gives
     ``MaskedFillBackward0``, a 0-dim tensor ``MaskedFillBackward1`` (an edge to the value)."""
-    if isinstance(mask, Tensor):
-        broadcast_shape(mask.shape, x.shape)
-    _masked_fill_arguments("masked_fill", x, mask, value, _function)
+    broadcast_shape(mask.shape, x.shape)
+    _masked_fill_arguments(x, mask, value)
     if isinstance(value, Tensor):
         if (x._data.dtype.kind not in "fc" and value.requires_grad and _grad_mode._enabled
                 and _node._inplace_self is not x):  # (in place, PyTorch records it anyway)
@@ -431,9 +422,13 @@ def masked_fill(x, mask, value, _function=False):
     return MaskedFillBackward0.apply(x, mask, value)
 
 
+masked_fill = parsed("masked_fill")(_masked_fill)
+
+
+@parsed("masked_fill_")
 def masked_fill_(x, mask, value):
     """In place; on an expanded tensor PyTorch warns and writes where the mask is set."""
-    _masked_fill_arguments("masked_fill_", x, mask, value, False, convert=False)
+    _masked_fill_arguments(x, mask, value, convert=False)
     if not is_expandable_to(mask.shape, x.shape):  # (x first, in place; then the value)
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape "
                            f"{list(broadcast_shape(x.shape, mask.shape))}")
@@ -444,25 +439,14 @@ def masked_fill_(x, mask, value):
                       UserWarning, stacklevel=3)
         written = np.broadcast_to(mask._data, x.shape) if mask.shape != x.shape else mask._data
     others = (value,) if isinstance(value, Tensor) else ()
-    return x._inplace(lambda t: masked_fill(t, mask, value), *others, overlap=written is None,
+    return x._inplace(lambda t: _masked_fill(t, mask, value), *others, overlap=written is None,
                       written=written)
 
 
-def _index_arguments(name, x, dim, index, position=1):
-    """PyTorch's parser, in its order: dim an int, index a Tensor; then dim's range."""
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        wrap_dim(dim, x.ndim, name, "dim", position)
-    if not isinstance(index, Tensor):
-        from .._dtype import typename
-        raise TypeError(f"{name}(): argument 'index' (position {position + 1}) must be Tensor, "
-                        f"not {typename(index)}")
-    return wrap_dim(dim, x.ndim, name, "dim", position)
-
-
-def gather(x, dim, index, sparse_grad=False, _function=False):
+@parsed("gather")
+def gather(x, dim, index, sparse_grad=False):
     """out[i][j] = x[i][index[i][j]] along ``dim``; index may be smaller than x off ``dim``."""
-    first = 2 if _function else 1
-    given, dim = dim, _index_arguments("gather", x, dim, index, first)
+    given, dim = dim, wrap_dim(dim, x.ndim)
     if sparse_grad:
         raise NotImplementedError("autograd_lesson has no sparse gradients: use "
                                   "sparse_grad=False")
@@ -485,10 +469,10 @@ def gather(x, dim, index, sparse_grad=False, _function=False):
     return GatherBackward0.apply(x, given, index, sparse_grad)  # (the dim saved as given)
 
 
-def index_select(x, dim, index, _function=False):
+@parsed("index_select")
+def index_select(x, dim, index):
     """The slices of ``x`` at the int32/int64 vector (or 0-dim) ``index`` along ``dim``."""
-    first = 2 if _function else 1
-    given, dim = dim, _index_arguments("index_select", x, dim, index, first)
+    given, dim = dim, wrap_dim(dim, x.ndim)
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if index._data.dtype not in (np.int64, np.int32):

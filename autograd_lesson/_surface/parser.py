@@ -1,5 +1,8 @@
-"""PyTorch's argument parser (python_arg_parser.cpp): an op's overloads written as
-native_functions.yaml writes them, its TypeErrors, and the fast paths for the common calls."""
+"""PyTorch's argument parser (python_arg_parser.cpp), fed by one table of signatures
+(``signatures.py``, native_functions.yaml's notation): ``parse("sum", args, kwargs)`` picks the
+overload that fits and gives its values by name, or raises PyTorch's TypeError. A call whose
+arguments fit as given (Tensors, ints, bools, tuples of ints) takes the fast path here, the
+only one: backward formulas call these ops on every step."""
 import builtins
 import functools
 import operator
@@ -8,61 +11,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .checks import unpack_number
-
-
-def tensor_arguments(name, *params):
-    """PyTorch's argument parser for the Tensor parameters ``params`` (in order; None for one
-    that is not a Tensor; ``"bias?"`` for an optional one, which may be None; ``"Scalar
-    fill_value"`` for a Number, which the call gets unpacked as :func:`unpack_scalar` does):
-    ``relu(): argument 'input' (position 1) must be Tensor, not int``, and without the position
-    for an argument given by keyword. The wrapped function's ``.method`` is the Tensor method's
-    twin (``x.dot(2)``: position 1)."""
-    checks = [(i, param.rstrip("?").rpartition(" ")[2], param.endswith("?"),
-               param.startswith("Scalar "))
-              for i, param in enumerate(params) if param is not None]
-    numbers = any(check[3] for check in checks)
-
-    def check(args, kwargs, first):
-        for i, param, optional, number in checks:
-            if i < len(args):
-                value, where = args[i], f" (position {i + first})"
-            elif param in kwargs:
-                value, where = kwargs[param], ""
-            else:
-                continue
-            if number:
-                if is_number(value):
-                    continue
-                kind = "Number"
-            elif isinstance(value, Tensor) or optional and value is None:
-                continue
-            else:
-                kind = "Tensor"
-            from .._dtype import typename
-            raise TypeError(f"{name}(): argument '{param}'{where} must be {kind}, not "
-                            f"{typename(value)}")
-        if not numbers:
-            return args, kwargs
-        args = list(args)
-        for i, param, _, number in checks:
-            if number and i < len(args):
-                args[i] = unpack_scalar(args[i])
-            elif number and param in kwargs:
-                kwargs[param] = unpack_scalar(kwargs[param])
-        return args, kwargs
-
-    def wrap(fn):
-        @functools.wraps(fn)
-        def checked(*args, **kwargs):
-            args, kwargs = check(args, kwargs, 1)
-            return fn(*args, **kwargs)
-
-        def method(*args, **kwargs):  # ``x.dot(2)``: positions count after self
-            args, kwargs = check(args, kwargs, 0)
-            return fn(*args, **kwargs)
-        checked.method = method
-        return checked
-    return wrap
+from .signatures import SIGNATURES
 
 
 def invalid_arguments(name, args, signatures, kwargs=None):
@@ -83,7 +32,7 @@ def invalid_arguments(name, args, signatures, kwargs=None):
 _PARAM_TYPES = {"Tensor": "Tensor", "int[1]": "tuple of ints", "int": "int", "bool": "bool",
                 "float": "float",
                 "ScalarType": "torch.dtype", "Tensor[]": "tuple of Tensors", "int[]": "tuple of ints",
-                "Scalar": "Number"}
+                "Scalar": "Number", "Device": "torch.device"}
 
 
 _INT_LISTS = ("int[1]", "int[]")  # (int[1] also takes one int; int[] only a tuple or list)
@@ -149,7 +98,7 @@ def unpack_scalar(value):
 
 class _Param:
     __slots__ = ("kind", "name", "names", "optional", "allow_none", "keyword_only", "default",
-                 "text")
+                 "text", "spec")
 
     def __init__(self, spec, keyword_only):
         kind, _, rest = spec.partition(" ")
@@ -161,7 +110,51 @@ class _Param:
         self.allow_none = self.allow_none or default == "None"
         self.default = (_DEFAULTS[default] if default in _DEFAULTS
                         else float(default) if "." in default else int(default or 0))
-        self.text = f"{_PARAM_TYPES[self.kind]} {self.name}" + (f" = {default}" if eq else "")
+        self.spec = eq + default
+        self.rename(self.name)
+
+    def rename(self, name):
+        """``Tensor self`` is ``Tensor input`` in a ``torch.`` function, as PyTorch prints it."""
+        self.name, self.names = name, (name,) + _NUMPY_NAMES.get(name, ())
+        default = self.spec[1:]
+        self.text = f"{_PARAM_TYPES[self.kind]} {name}" + (f" = {default}" if self.spec else "")
+
+    def plain(self, value):
+        """The fast path's check: the value as the parser gives it when it fits as given (an
+        int, a bool, a Tensor, a tuple or list of ints ...), ``_NO`` when it cannot fit,
+        ``_UNSURE`` when only the full check can tell (a NumPy int, a 0-dim tensor ...)."""
+        kind, cls = self.kind, type(value)
+        if value is None:
+            return None if self.allow_none else _UNSURE if kind == "ScalarType" else _NO
+        if kind == "Tensor":
+            return value if isinstance(value, Tensor) else _NO if cls in _PLAIN else _UNSURE
+        if kind == "int":
+            return value if cls is int else _NO if cls in _PLAIN else _UNSURE
+        if kind == "bool":
+            return value if cls is bool else _NO
+        if kind in _INT_LISTS:
+            if cls is tuple or cls is list or isinstance(value, tuple):
+                for item in value:  # (a loop: cheaper than all() over a generator)
+                    if type(item) is not int:
+                        return _UNSURE
+                return tuple(value)
+            if cls is int:
+                return (value,) if kind == "int[1]" else _NO
+            return _NO if cls in _PLAIN else _UNSURE
+        if kind == "float":
+            return value if cls is float else float(value) if cls is int else _UNSURE
+        if kind == "Scalar":
+            if cls is float or cls is bool or cls is int and -2 ** 63 <= value < 2 ** 63:
+                return value
+            return _NO if cls is str or cls is tuple or cls is list else _UNSURE
+        if kind == "Device":
+            return value
+        if kind == "Tensor[]" and (cls is list or cls is tuple):
+            for item in value:
+                if not isinstance(item, Tensor):
+                    return _UNSURE
+            return value
+        return _NO if kind == "ScalarType" and cls in _PLAIN else _UNSURE
 
     def check(self, value):
         """FunctionParameter::check: (matches, the index of a list's element that does not)."""
@@ -189,33 +182,103 @@ class _Param:
         if kind == "Tensor[]":
             return isinstance(value, (tuple, list)) and all(
                 isinstance(v, Tensor) for v in value), None
+        if kind == "Device":  # (the factory checks the device itself)
+            return True, None
         return isinstance(value, Tensor), None
 
 
+# the fast path's answers when a value does not fit as given
+_NO, _UNSURE = object(), object()
+
+
+# the types of the common values that no Tensor, int or int list parameter takes
+_PLAIN = frozenset((int, float, bool, complex, str, tuple, list))
+
+
+
+
 class _Signature:
-    def __init__(self, name, spec):
-        self.name, self.params, keyword_only = name, [], False
+    """One overload: the table's text, as the method's parser reads it (``method``: without
+    ``self`` and ``out=``) or as the function's (``self`` named ``input``)."""
+
+    def __init__(self, name, spec, index, method):
+        self.name, self.index, self.params, keyword_only = name, index, [], False
         for part in spec.split(", ") if spec else ():
             if part == "*":
                 keyword_only = True
             else:
                 self.params.append(_Param(part, keyword_only))
+        if method:
+            self.params = [p for p in self.params[1:] if p.name != "out"]
+        for param in self.params:
+            if param.name == "self" and param.kind == "Tensor":
+                param.rename("input")
+        self.has_out = any(p.name == "out" for p in self.params)
         self.min_args = builtins.sum(not p.optional for p in self.params)
         self.max_pos_args = builtins.sum(not p.keyword_only for p in self.params)
         # one positional int list takes the positional arguments as its elements, as PyTorch's
-        # parser allows: x.view(2, 12) is x.view((2, 12)). Only where one int does not fit it
-        # (the parser tries varargs after the check fails): an int[1] takes the int itself, so
-        # var(0, 1) does not become var((0, 1))
+        # parser allows: x.view(2, 12) is x.view((2, 12)), x.view(5) x.view((5,)). Only where an
+        # int does not fit it (the parser tries varargs after the check fails): an int[1] takes
+        # the int itself, so var(0, 1) does not become var((0, 1))
         self.varargs = self.max_pos_args == 1 and self.params[0].kind == "int[]"
-        self.text = "(" + ", ".join(
+        # after n positional arguments: the defaults of the others (None: one is required)
+        self.rest = [None if any(not p.optional for p in self.params[n:])
+                     else {p.name: p.default for p in self.params[n:]}
+                     for n in range(len(self.params) + 1)]
+        self.text = ", ".join(
             ("*, " if p.keyword_only and not any(q.keyword_only for q in self.params[:i]) else "")
-            + p.text for i, p in enumerate(self.params)) + ")"
+            + p.text for i, p in enumerate(self.params))
+
+    def plain(self, args, kwargs):
+        """The fast path: the values when every argument fits as given, ``_NO`` when this
+        overload cannot fit, ``_UNSURE`` when only :meth:`parse` can tell."""
+        n, params, values = len(args), self.params, {}
+        if self.varargs and n and type(args[0]) is int:  # (x.view(2, 3): the ints, a tuple)
+            for a in args:
+                if type(a) is not int:
+                    return _UNSURE
+            values[params[0].name], n = args, 1
+        elif n > self.max_pos_args:
+            return _NO
+        else:
+            for i in range(n):
+                param, value = params[i], args[i]
+                kind = param.kind  # (an int and a Tensor inline: the common arguments)
+                if kind == "int" and type(value) is int or kind == "Tensor" and isinstance(
+                        value, Tensor):
+                    values[param.name] = value
+                    continue
+                value = param.plain(value)
+                if value is _NO or value is _UNSURE:
+                    return value
+                values[param.name] = value
+        if not kwargs:
+            rest = self.rest[n]  # (the defaults after n positional arguments)
+            if rest is None:
+                return _NO
+            if rest:
+                values.update(rest)
+            return values
+        used = 0
+        for i in range(n, len(params)):
+            param = params[i]
+            if param.name in kwargs:
+                value = param.plain(kwargs[param.name])
+                if value is _NO or value is _UNSURE:
+                    return value
+                values[param.name] = value
+                used += 1
+            elif param.optional:
+                values[param.name] = param.default
+            else:  # (missing, or given by a NumPy name, which parse reads)
+                return _UNSURE
+        return values if used == len(kwargs) else _UNSURE
 
     def parse(self, args, kwargs, raise_exception):
         """FunctionSignature::parse: the values by name (a default for one not given), or
         None (or, with ``raise_exception``, the error saying why this overload does not fit)."""
         name, nargs, values = self.name, len(args), {}
-        if self.varargs and nargs > 1 and _is_index(args[0]):
+        if self.varargs and nargs and _is_index(args[0]):
             args, nargs = (args,), 1
         if nargs > self.max_pos_args:
             if not raise_exception:
@@ -268,44 +331,12 @@ class _Signature:
                     raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
                 if index < nargs:
                     raise TypeError(f"{name}() got multiple values for argument '{key}'")
-        return values
+        return self.unpack(values)
 
-
-def check_no_out(out):
-    """``out=``: this package writes no result into a given tensor (one line that says so)."""
-    if out is not None:
-        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
-
-
-class ArgParser:
-    """PyTorch's argument parser for one function's overloads, given as native_functions.yaml
-    writes them (``int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None``): the first
-    overload that fits wins; when none does, a function with one overload (or one that takes
-    as many arguments as were given) names the argument at fault (``sum(): argument 'keepdim'
-    (position 2) must be bool, not int``), any other lists its overloads ("received an invalid
-    combination of arguments"). The values are unpacked: a dim list as a tuple of ints."""
-
-    def __init__(self, name, *signatures):
-        self.name = name
-        self.signatures = [_Signature(name, s) for s in signatures]
-
-    def parse(self, args, kwargs):
-        """(the index of the overload that fits, its values by name), or PyTorch's TypeError."""
-        for index, signature in enumerate(self.signatures):
-            values = signature.parse(args, kwargs, False)
-            if values is not None:
-                check_no_out(values.get("out"))
-                return index, self._unpack(signature, values)
-        if len(self.signatures) == 1:
-            self.signatures[0].parse(args, kwargs, True)
-        given = len(args) + len(kwargs)
-        plausible = [s for s in self.signatures if s.min_args <= given <= len(s.params)]
-        if len(plausible) == 1:
-            plausible[0].parse(args, kwargs, True)
-        raise invalid_arguments(self.name, args, [s.text[1:-1] for s in self.signatures], kwargs)
-
-    def _unpack(self, signature, values):
-        for param in signature.params:
+    def unpack(self, values):
+        """The values as the parser hands them on: a number as a Python number, an int list
+        as a tuple of ints."""
+        for param in self.params:
             value = values[param.name]
             if value is None or param.kind not in ("int", "int[1]", "int[]", "Scalar", "float"):
                 continue
@@ -332,75 +363,96 @@ class ArgParser:
         return values
 
 
-class Overloads:
-    """An op's overloads as its Tensor method takes them (self not counted) and as its
-    ``torch.`` function does (``Tensor input`` first, ``out=`` after)."""
+class ArgParser:
+    """PyTorch's PythonArgParser for one op: its overloads from the table (as the Tensor
+    method takes them, or as the ``torch.`` function does). The first overload that fits
+    wins; when none does, an op with one overload (or one that takes as many arguments as
+    were given) names the argument at fault (``sum(): argument 'keepdim' (position 2) must be
+    bool, not int``), any other lists its overloads ("received an invalid combination of
+    arguments")."""
 
-    def __init__(self, name, method, function):
-        self.name = name
-        self.method, self.function = ArgParser(name, *method), ArgParser(name, *function)
+    def __init__(self, name, method=False):
+        self.name, specs = name, SIGNATURES[name]
+        self.signatures = [_Signature(name, spec, i, method) for i, spec in enumerate(specs)
+                           if not method or spec.startswith("Tensor self")]
+        # a call with no arguments: the first overload that takes none, and its defaults
+        self.bare = next(((s.index, {k: v for k, v in s.rest[0].items() if k != "out"})
+                          for s in self.signatures if s.rest[0] is not None), None)
 
-    def parse(self, x, args, kwargs, function=False):
-        """(the overload's index, its values) for ``x.op(*args, **kwargs)``, or for
-        ``torch.op(x, *args, **kwargs)`` with ``function``."""
-        if function:
-            return self.function.parse((x,) + args, kwargs)
-        return self.method.parse(args, kwargs)
-
-    def torch_function(self, method):
-        """``torch.op(*args, **kwargs)``: ``method(x, args, kwargs, True)`` for a Tensor given
-        first, else the function's parser decides (input by keyword, or PyTorch's error)."""
-        names = self.function.signatures[0].params[0].names
-
-        def call(*args, **kwargs):
-            if args and isinstance(args[0], Tensor):
-                return method(args[0], args[1:], kwargs, True)
-            _, values = self.function.parse(args, kwargs)
-            rest = {k: v for k, v in kwargs.items() if k not in names}
-            return method(values["input"], args, rest, True)
-        call.__name__ = call.__qualname__ = self.name
-        return call
-
-
-# the types of dim the calls that need no parser give (a tuple or list: of ints)
-DIM_LISTS, DIM_INT, DIM_INT_OR_NONE = (int, tuple, list, type(None)), (int,), (int, type(None))
-
-
-def common_dims(args, kwargs, kinds=DIM_LISTS):
-    """``(dim, keepdim)`` of the calls that need no parser: ``(dim)``, ``(dim, keepdim)``,
-    ``(dim, keepdim=)``, ``(dim=, keepdim=)``, with a dim of a type in ``kinds`` (a tuple or
-    list of ints, for ``DIM_LISTS``) and a bool keepdim; None for any other call."""
-    n = len(args)
-    if kwargs:
-        if n == 1 and len(kwargs) == 1 and "keepdim" in kwargs:
-            dim, keepdim = args[0], kwargs["keepdim"]
-        elif not n and "dim" in kwargs and len(kwargs) == 1 + ("keepdim" in kwargs):
-            dim, keepdim = kwargs["dim"], kwargs.get("keepdim", False)
-        else:
-            return None
-    elif n == 1:
-        dim, keepdim = args[0], False
-    elif n == 2:
-        dim, keepdim = args
-    else:
-        return None
-    kind = type(dim)
-    if type(keepdim) is not bool or kind not in kinds:
-        return None
-    if kind is tuple or kind is list:
-        for d in dim:  # (a loop: cheaper than all() over a generator)
-            if type(d) is not int:
-                return None
-    return dim, keepdim
+    def parse(self, args, kwargs):
+        """(the table index of the overload that fits, its values by name, ``out`` checked
+        and left out), or PyTorch's TypeError."""
+        if not args and not kwargs and self.bare is not None:
+            return self.bare[0], self.bare[1].copy()
+        for signature in self.signatures:
+            values = signature.plain(args, kwargs)
+            if values is _UNSURE:
+                break
+            if values is not _NO:
+                if signature.has_out:
+                    check_no_out(values.pop("out"))
+                return signature.index, values
+        for signature in self.signatures:
+            values = signature.parse(args, kwargs, False)
+            if values is not None:
+                if signature.has_out:
+                    check_no_out(values.pop("out"))
+                return signature.index, values
+        if len(self.signatures) == 1:
+            self.signatures[0].parse(args, kwargs, True)
+        given = len(args) + len(kwargs)
+        plausible = [s for s in self.signatures if s.min_args <= given <= len(s.params)]
+        if len(plausible) == 1:
+            plausible[0].parse(args, kwargs, True)
+        raise invalid_arguments(self.name, args, [s.text for s in self.signatures], kwargs)
 
 
-def common_dim(args, kwargs):
-    """The int dim of ``(dim)`` or ``(dim=)``, which need no parser; None for any other call."""
-    if args:
-        dim = args[0] if len(args) == 1 and not kwargs else None
-    else:
-        dim = kwargs.get("dim") if len(kwargs) == 1 else None
-    return dim if type(dim) is int else None
+_PARSERS = ({}, {})  # (the functions' parsers, the methods'), made on first use
+
+
+def parse(name, args, kwargs, method=False):
+    """``torch.name(*args, **kwargs)`` (``x.name(*args, **kwargs)`` with ``method``: the
+    arguments after self) parsed by the table's signatures of ``name``: (the index of the
+    overload that fits, its values by name, in the signature's order), or PyTorch's TypeError."""
+    parsers = _PARSERS[method]
+    parser = parsers.get(name)
+    if parser is None:
+        parser = parsers[name] = ArgParser(name, method)
+    return parser.parse(args, kwargs)
+
+
+def parsed(name):
+    """A function whose arguments are the table's ``name``'s (its overloads share their
+    parameters' positions): the call parsed, then handed on by position. ``.method`` is the
+    Tensor method's twin (``x.dot(2)``: position 1)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def function(*args, **kwargs):
+            return fn(*parse(name, args, kwargs)[1].values())
+
+        def method(self, *args, **kwargs):
+            return fn(self, *parse(name, args, kwargs, True)[1].values())
+        function.method = method
+        function.__name__ = function.__qualname__ = name
+        return function
+    return wrap
+
+
+def function(name, op):
+    """``torch.name``, whose Tensor method's entry point is ``op(x, index, values)``: the
+    call parsed, then ``op(input, index, the other values)``."""
+    def call(*args, **kwargs):
+        index, values = parse(name, args, kwargs)
+        return op(values.pop("input", None), index, values)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = op.__doc__
+    return call
+
+
+def check_no_out(out):
+    """``out=``: this package writes no result into a given tensor (one line that says so)."""
+    if out is not None:
+        raise NotImplementedError("autograd_lesson has no out= argument: use the result")
 
 
 def _unpack_index(value):
@@ -409,55 +461,3 @@ def _unpack_index(value):
             raise TypeError
         return int(value._data.reshape(()))
     return operator.index(value)  # (a bool is 1, as THPUtils_unpackIndex reads it)
-
-
-def _ints(args, function=False):
-    """``args`` as a tuple of ints when it is plain ints, or one tuple or list of them (a
-    ``Size`` too: the backward formulas expand to one; only that for a ``torch.`` function,
-    whose size is one argument); else None."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = args[0]
-    elif function or not args:
-        return None
-    for s in args:
-        if type(s) is not int:
-            return None
-    return tuple(args)
-
-
-def int_list_argument(parser, name, x, args, kwargs, function=False):
-    """The int list ``name`` of ``x.op(*args, **kwargs)`` (``torch.op(x, *args, **kwargs)``
-    with ``function``), as ints: plain ints or one tuple or list of them skip the parser,
-    anything else goes to ``parser`` (an :class:`Overloads`, or an ArgParser for an op that
-    is only a method)."""
-    ints = None if kwargs else _ints(args, function)
-    if ints is not None:
-        return ints
-    if isinstance(parser, Overloads):
-        return parser.parse(x, args, kwargs, function)[1][name]
-    return parser.parse(args, kwargs)[1][name]
-
-
-class IntArguments:
-    """An op whose arguments after the tensor are ints or int lists: PyTorch's parser for its
-    method (``call(x, args, kwargs)``) and its ``torch.`` function (``.function``), then
-    ``op(x, *values)``. Plain ints, as many as a signature takes, skip the parser."""
-
-    def __init__(self, name, method, function, op):
-        self.overloads = Overloads(name, method, function)
-        signatures = self.overloads.method.signatures
-        self.arity = range(min(s.min_args for s in signatures),
-                           max(s.max_pos_args for s in signatures) + 1)
-        self.op = op
-        self.function = self.overloads.torch_function(self.call)
-        self.function.__doc__ = op.__doc__
-
-    def call(self, x, args, kwargs, function=False):
-        if not kwargs and len(args) in self.arity:
-            for a in args:
-                if type(a) is not int:
-                    break
-            else:
-                return self.op(x, *args)
-        _, values = self.overloads.parse(x, args, kwargs, function)
-        return self.op(x, *[v for k, v in values.items() if k != "input" and k != "out"])

@@ -1,6 +1,7 @@
 """The reductions' entry points: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``,
 ``argmax``/``argmin``, ``all``/``any``, ``var``/``std``, ``cumsum``, ``prod``, ``norm``: PyTorch's
-overloads and argument parsing (the common calls skip the parser), then a node of ``ops.reduce``.
+overloads (``signatures.py``) parsed by ``parser.parse``, then a node of ``ops.reduce``. Each
+takes ``(x, index, values)``: the overload's index in the table and its values by name.
 """
 import math
 from collections import namedtuple
@@ -15,8 +16,7 @@ from ..ops.reduce import (AmaxBackward0, AminBackward0, CumsumBackward0, LinalgV
                           MinBackward1, ProdBackward0, ProdBackward1, StdBackward0, SumBackward0,
                           SumBackward1, VarBackward0, _axes)
 from .checks import check_scalar, normalize_dims, wrap_dim
-from .parser import (ArgParser, DIM_INT, DIM_INT_OR_NONE, DIM_LISTS, Overloads, check_no_out,
-                     common_dim, common_dims)
+from .parser import check_no_out, parse
 from .promotion import torch_name
 
 
@@ -24,10 +24,6 @@ MaxResult = namedtuple("max", ["values", "indices"])
 
 
 MinResult = namedtuple("min", ["values", "indices"])
-
-
-VECTOR_NORM = ArgParser("linalg_vector_norm", "Tensor input, Scalar ord=2, int[1]? dim=None, "
-                        "bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None")
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -48,11 +44,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     """``linalg.vector_norm`` as its parser takes the arguments torch.norm passes it (all
     positional but dtype), then PyTorch's checks in its order."""
-    if not ((type(ord) is float or type(ord) is int and -2 ** 63 <= ord < 2 ** 63)
-            and type(keepdim) is bool and dtype is None and (
-            dim is None or type(dim) in (list, tuple) and all(type(d) is int for d in dim))):
-        values = VECTOR_NORM.parse((x, ord, dim, keepdim), {"dtype": dtype})[1]
-        ord, dim, dtype = values["ord"], values["dim"], values["dtype"]
+    values = parse("linalg_vector_norm", (x, ord, dim, keepdim), {"dtype": dtype})[1]
+    ord, dim, dtype = values["ord"], values["dim"], values["dtype"]
     if x._data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {torch_name(x._data.dtype)}")
@@ -111,48 +104,6 @@ def _matrix_norm(x, ord, dim):
     raise NotImplementedError("autograd_lesson has no nuclear norm (p='nuc')")
 
 
-# PyTorch's overloads (method, function), for its argument parser
-_DTYPE = "*, ScalarType? dtype=None"
-
-
-_DIMS = "int[1]? dim, bool keepdim=False, " + _DTYPE
-
-
-SUM = Overloads("sum", ("*, ScalarType? dtype=None", _DIMS),
-                ("Tensor input, " + _DTYPE, f"Tensor input, {_DIMS}, Tensor? out=None"))
-
-
-MEAN = Overloads("mean", (_DTYPE, _DIMS), (f"Tensor input, {_DTYPE}, Tensor? out=None",
-                                           f"Tensor input, {_DIMS}, Tensor? out=None"))
-
-
-PROD = Overloads("prod", (_DTYPE, "int dim, bool keepdim=False, " + _DTYPE),
-                 ("Tensor input, " + _DTYPE,
-                  f"Tensor input, int dim, bool keepdim=False, {_DTYPE}, Tensor? out=None"))
-
-
-# (amax(None) reduces every dim, as amax([]))
-AMAX, AMIN = (Overloads(name, ("int[1]? dim=[], bool keepdim=False",),
-                        ("Tensor input, int[1]? dim=[], bool keepdim=False, *, Tensor? out=None",))
-              for name in ("amax", "amin"))
-
-
-ARGMAX, ARGMIN = (Overloads(name, ("int? dim=None, bool keepdim=False",),
-                            ("Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None",))
-                  for name in ("argmax", "argmin"))
-
-
-MAX, MIN = (Overloads(name, ("", "Tensor other", "int dim, bool keepdim=False"),
-                      ("Tensor input, *, Tensor? out=None",
-                       "Tensor input, Tensor other, *, Tensor? out=None",
-                       "Tensor input, int dim, bool keepdim=False, *, Tensor[]? out=None"))
-            for name in ("max", "min"))
-
-
-CUMSUM = Overloads("cumsum", ("int dim, " + _DTYPE,),
-                   (f"Tensor input, int dim, {_DTYPE}, Tensor? out=None",))
-
-
 def _result_dtype(dtype, x):
     """The NumPy dtype a reduction's ``dtype=`` asks for (None: its own); an integer one
     cannot carry a gradient."""
@@ -164,29 +115,18 @@ def _result_dtype(dtype, x):
     return dtype
 
 
-def sum(x, args=(), kwargs=None, function=False):
-    """``x.sum(*args, **kwargs)``; ``torch.sum(x, *args, **kwargs)`` with ``function``."""
-    if not args and not kwargs:
-        return SumBackward0.apply(x)
-    common = common_dims(args, kwargs)
-    if common is not None:
-        return SumBackward1.apply(x, common[0], keepdim=common[1])
-    index, values = SUM.parse(x, args, kwargs, function)
-    dtype = _result_dtype(values["dtype"], x)
+def sum(x, index, values):
+    """``x.sum(*args, **kwargs)``: the whole tensor (SumBackward0), or over ``dim`` (SumBackward1,
+    a dim of None too, as PyTorch)."""
+    dtype = values["dtype"]
+    if dtype is not None:
+        dtype = _result_dtype(dtype, x)
     if not index:
         return SumBackward0.apply(x, dtype=dtype)
-    # (a dim of None too: SumBackward1, as PyTorch)
     return SumBackward1.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)
 
 
-def mean(x, args=(), kwargs=None, function=False):
-    """``x.mean(*args, **kwargs)``; ``torch.mean(x, *args, **kwargs)`` with ``function``."""
-    if not args and not kwargs:
-        return MeanBackward0.apply(x)
-    common = common_dims(args, kwargs)
-    if common is not None:
-        return MeanBackward1.apply(x, common[0], keepdim=common[1])
-    index, values = MEAN.parse(x, args, kwargs, function)
+def mean(x, index, values):
     dtype = values["dtype"]
     if dtype is not None:
         dtype = numpy_dtype(dtype)
@@ -199,69 +139,52 @@ def mean(x, args=(), kwargs=None, function=False):
     return MeanBackward1.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)
 
 
-def max(x, args=(), kwargs=None, function=False):
-    return _extreme(x, args, kwargs, function, MAX)
+def max(x, index, values):
+    return _extreme(x, index, values, True)
 
 
-def min(x, args=(), kwargs=None, function=False):
-    return _extreme(x, args, kwargs, function, MIN)
+def min(x, index, values):
+    return _extreme(x, index, values, False)
 
 
-def _extreme(x, args, kwargs, function, overloads):
-    """``max()``/``min()``, ``max(dim, keepdim)`` (values and indices) and ``max(other)`` (the
-    elementwise ``maximum``), as PyTorch's parser picks the overload (a Tensor ``other`` before
-    an int ``dim``: ``max(tensor(1))`` is ``maximum``)."""
-    if not args and not kwargs:
-        return (MaxBackward1 if overloads is MAX else MinBackward1).apply(x)
-    common = None if args and isinstance(args[0], Tensor) else common_dims(args, kwargs, DIM_INT)
-    if common is not None:
-        dim, keepdim = common
-    else:
-        index, values = overloads.parse(x, args, kwargs, function)
-        if not index:
-            return (MaxBackward1 if overloads is MAX else MinBackward1).apply(x)
-        if index == 1:
-            from ..ops.elementwise import MaximumBackward0, MinimumBackward0
-            return (MaximumBackward0 if overloads is MAX else MinimumBackward0).apply(
-                x, values["other"])
-        dim, keepdim = values["dim"], values["keepdim"]
-    if overloads is MAX:
+def _extreme(x, index, values, largest):
+    """``max()``/``min()``, ``max(other)`` (the elementwise ``maximum``) and ``max(dim,
+    keepdim)`` (values and indices), as PyTorch's parser picks the overload (a Tensor
+    ``other`` before an int ``dim``: ``max(tensor(1))`` is ``maximum``)."""
+    if not index:
+        return (MaxBackward1 if largest else MinBackward1).apply(x)
+    if index == 1:
+        from ..ops.elementwise import MaximumBackward0, MinimumBackward0
+        return (MaximumBackward0 if largest else MinimumBackward0).apply(x, values["other"])
+    dim, keepdim = values["dim"], values["keepdim"]
+    if largest:
         return MaxResult(*MaxBackward0.apply(x, dim, keepdim=keepdim))
     return MinResult(*MinBackward0.apply(x, dim, keepdim=keepdim))
 
 
-def amax(x, args=(), kwargs=None, function=False):
-    return _amax_or_amin(AmaxBackward0, AMAX, x, args, kwargs, function)
-
-
-def amin(x, args=(), kwargs=None, function=False):
-    return _amax_or_amin(AminBackward0, AMIN, x, args, kwargs, function)
-
-
-def _amax_or_amin(op, overloads, x, args, kwargs, function):
+def amax(x, index, values):
     """``amax(dim=[], keepdim=False)``: ``dim`` an int or a sequence of ints (None: every dim)."""
-    if not args and not kwargs:
-        return op.apply(x, ())
-    common = common_dims(args, kwargs, DIM_LISTS[:3])
-    if common is None:
-        _, values = overloads.parse(x, args, kwargs, function)
-        common = (() if values["dim"] is None else values["dim"]), values["keepdim"]
-    return op.apply(x, common[0], keepdim=common[1])
+    dim = values["dim"]
+    return AmaxBackward0.apply(x, () if dim is None else dim, keepdim=values["keepdim"])
 
 
-def arg_reduce(x, args, kwargs, function, overloads):
+def amin(x, index, values):
+    dim = values["dim"]
+    return AminBackward0.apply(x, () if dim is None else dim, keepdim=values["keepdim"])
+
+
+def argmax(x, index, values):
+    return arg_reduce(x, values["dim"], values["keepdim"], "argmax")
+
+
+def argmin(x, index, values):
+    return arg_reduce(x, values["dim"], values["keepdim"], "argmin")
+
+
+def arg_reduce(x, dim, keepdim, name):
     """``argmax``/``argmin``: the int64 index of the first largest/smallest element (nan
     counts as both), over ``dim`` or over the flattened tensor; not differentiable. With
     ``keepdim`` and no dim, every dim is kept as size 1. PyTorch's checks, in its order."""
-    name = overloads.name
-    if not args and not kwargs:
-        dim, keepdim = None, False
-    else:
-        common = common_dims(args, kwargs, DIM_INT_OR_NONE)
-        if common is None:
-            _, values = overloads.parse(x, args, kwargs, function)
-            common = values["dim"], values["keepdim"]
-        dim, keepdim = common
     if x._data.dtype.kind in "cb":
         raise RuntimeError(f"{name}(): does not support "
                            f"{'complex' if x._data.dtype.kind == 'c' else 'bool'} input")
@@ -280,35 +203,12 @@ def arg_reduce(x, args, kwargs, function, overloads):
                                    dtype=np.int64))
 
 
-def argmax(x, args=(), kwargs=None, function=False):
-    return arg_reduce(x, args, kwargs, function, ARGMAX)
-
-
-def argmin(x, args=(), kwargs=None, function=False):
-    return arg_reduce(x, args, kwargs, function, ARGMIN)
-
-
 # -- all, any ----------------------------------------------------------------------------------
-ALL, ANY = (Overloads(name, ("", "int[1]? dim=None, bool keepdim=False",
-                             "int dim, bool keepdim=False"),
-                      ("Tensor input, *, Tensor? out=None",
-                       "Tensor input, int[1]? dim=None, bool keepdim=False, *, Tensor? out=None",
-                       "Tensor input, int dim, bool keepdim=False, *, Tensor? out=None"))
-            for name in ("all", "any"))
-
-
-def all_or_any(x, args, kwargs, function, overloads):
+def all_or_any(x, index, values, reduce):
     """``all``/``any`` over every dim or over ``dim`` (``dim=()`` reduces none: each element
     tested, unlike sum's); not differentiable. A bool result, uint8 for a uint8 input."""
-    if not args and not kwargs:
-        dim, keepdim = None, False
-    else:
-        common = common_dims(args, kwargs)
-        if common is None:
-            index, values = overloads.parse(x, args, kwargs, function)
-            common = (values["dim"], values["keepdim"]) if index else (None, False)
-        dim, keepdim = common
-    data, reduce = x._data, np.all if overloads is ALL else np.any
+    dim, keepdim = (values["dim"], values["keepdim"]) if index else (None, False)
+    data = x._data
     if dim is None:
         out = reduce(data, keepdims=keepdim)
     else:
@@ -317,41 +217,20 @@ def all_or_any(x, args, kwargs, function, overloads):
     return Tensor._make(np.asarray(out, dtype=np.uint8 if data.dtype == np.uint8 else np.bool_))
 
 
-def all_(x, args=(), kwargs=None, function=False):
-    """``x.all(*args, **kwargs)``; ``torch.all(x, *args, **kwargs)`` with ``function``."""
-    return all_or_any(x, args, kwargs, function, ALL)
+def all_(x, index, values):
+    return all_or_any(x, index, values, np.all)
 
 
-def any_(x, args=(), kwargs=None, function=False):
-    """``x.any(*args, **kwargs)``; ``torch.any(x, *args, **kwargs)`` with ``function``."""
-    return all_or_any(x, args, kwargs, function, ANY)
+def any_(x, index, values):
+    return all_or_any(x, index, values, np.any)
 
 
 # -- var, std ----------------------------------------------------------------------------------
-_VAR_OVERLOADS = ("int[1]? dim, bool unbiased=True, bool keepdim=False",
-                  "int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False",
-                  "bool unbiased=True")
-
-
-VAR, STD = (Overloads(name, _VAR_OVERLOADS,
-                      ("Tensor input, " + _VAR_OVERLOADS[0] + ", *, Tensor? out=None",
-                       "Tensor input, " + _VAR_OVERLOADS[1] + ", Tensor? out=None",
-                       "Tensor input, " + _VAR_OVERLOADS[2]))
-            for name in ("var", "std"))
-
-
-def parse_var(overloads, x, args, kwargs, function):
+def var_arguments(index, values):
     """``(dim, correction, keepdim)`` of a var/std call, from PyTorch's three overloads:
     ``(dim, unbiased, keepdim)`` (correction 1 or 0), ``(dim=None, *, correction=None,
     keepdim)`` and ``(unbiased)``. A correction is read as a double (an imaginary part
     refuses)."""
-    if not kwargs and len(args) <= 1:  # (x.var(), x.var(dim): no parser)
-        if not args:
-            return None, None, False
-        common = common_dims(args, kwargs)
-        if common is not None:
-            return common[0], 1, False
-    index, values = overloads.parse(x, args, kwargs, function)
     if index == 2:
         return None, int(values["unbiased"]), False
     if index == 0:
@@ -362,34 +241,26 @@ def parse_var(overloads, x, args, kwargs, function):
     return values["dim"], correction, values["keepdim"]
 
 
-def var(x, args=(), kwargs=None, function=False):
-    """``x.var(*args, **kwargs)``; ``torch.var(x, *args, **kwargs)`` with ``function``."""
-    return VarBackward0.apply(x, *parse_var(VAR, x, args, kwargs, function))
+def var(x, index, values):
+    return VarBackward0.apply(x, *var_arguments(index, values))
 
 
-def std(x, args=(), kwargs=None, function=False):
-    """``x.std(*args, **kwargs)``; ``torch.std(x, *args, **kwargs)`` with ``function``."""
-    return StdBackward0.apply(x, *parse_var(STD, x, args, kwargs, function))
+def std(x, index, values):
+    return StdBackward0.apply(x, *var_arguments(index, values))
 
 
-def cumsum(x, args=(), kwargs=None, function=False):
-    """``x.cumsum(dim, *, dtype=None)``; ``torch.cumsum(x, ...)`` with ``function``."""
-    dim = common_dim(args, kwargs)
-    if dim is not None:
-        return CumsumBackward0.apply(x, dim)
-    _, values = CUMSUM.parse(x, args, kwargs, function)
-    return CumsumBackward0.apply(x, values["dim"], dtype=_result_dtype(values["dtype"], x))
+def cumsum(x, index, values):
+    """``x.cumsum(dim, *, dtype=None)``."""
+    dtype = values["dtype"]
+    return CumsumBackward0.apply(x, values["dim"],
+                                 dtype=None if dtype is None else _result_dtype(dtype, x))
 
 
-def prod(x, args=(), kwargs=None, function=False):
+def prod(x, index, values):
     """``prod()`` or ``prod(dim, keepdim)`` (an int dim only, as PyTorch)."""
-    if not args and not kwargs:
-        return ProdBackward0.apply(x)
-    common = common_dims(args, kwargs, DIM_INT)
-    if common is not None:
-        return ProdBackward1.apply(x, common[0], keepdim=common[1])
-    index, values = PROD.parse(x, args, kwargs, function)
-    dtype = _result_dtype(values["dtype"], x)
+    dtype = values["dtype"]
+    if dtype is not None:
+        dtype = _result_dtype(dtype, x)
     if not index:
         return ProdBackward0.apply(x, dtype=dtype)
     return ProdBackward1.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)

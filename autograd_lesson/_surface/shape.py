@@ -1,15 +1,16 @@
 """Entry points of the shape ops that copy: ``cat``/``stack`` and kin, ``copy_``, ``repeat``,
-``tile``, ``roll``, ``repeat_interleave``: PyTorch's argument parsing, then a node of ``ops``.
+``tile``, ``roll``, ``repeat_interleave``: arguments parsed by the table's signatures, then a
+node of ``ops``.
 """
 
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.shape import (CatBackward0, CloneBackward0, CopyBackwards, FlipBackward0, RepeatBackward0,
+from ..ops.shape import (CatBackward0, CloneBackward0, CopyBackwards, RepeatBackward0,
                          RollBackward0)
 from ..ops.views import ExpandBackward0, UnsqueezeBackward0, ViewBackward0
 from .checks import check_scalar, check_tensor_list, wrap_dim
-from .parser import ArgParser, IntArguments, Overloads
+from .parser import parse
 from .views import flatten
 
 
@@ -19,29 +20,13 @@ def copy_from(x, src):
     return CopyBackwards.apply(x, src)
 
 
-CAT = ArgParser("cat", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
-
-
-STACK = ArgParser("stack", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
-
-
-CONCAT = ArgParser("concat", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
-
-
-CONCATENATE = ArgParser("concatenate", "Tensor[] tensors, int dim=0, *, Tensor? out=None")
-
-
-def tensor_list_arguments(parser, args, kwargs):
+def tensor_list_arguments(name, args, kwargs):
     """``torch.cat``/``torch.stack``'s (tensors, dim): a list or tuple of tensors (its elements
-    checked first, as PyTorch's parser does) and an int dim; a list with an int skips the
-    parser."""
-    if (not kwargs and 0 < len(args) < 3 and type(args[0]) in (list, tuple)
-            and (len(args) == 1 or type(args[1]) is int)):
-        return list(args[0]), args[1] if len(args) == 2 else 0
+    checked first, as PyTorch's parser does) and an int dim."""
     tensors = args[0] if args else kwargs.get("tensors")
     if type(tensors) in (list, tuple):
         check_tensor_list(tensors)
-    _, values = parser.parse(args, kwargs)
+    values = parse(name, args, kwargs)[1]
     return list(values["tensors"]), values["dim"]
 
 
@@ -56,26 +41,8 @@ def tile(x, dims):
     return RepeatBackward0.apply(x, (1,) * (x.ndim - len(dims)) + dims)
 
 
-REPEAT = ArgParser("repeat", "SymInt[] repeats")
-
-
-TILE = Overloads("tile", ("SymInt[] dims",), ("Tensor input, SymInt[] dims",))
-
-
 def roll(x, shifts, dims=None):
     return RollBackward0.apply(x, tuple(shifts), () if dims is None else tuple(dims))
-
-
-ROLL = Overloads("roll", ("SymInt[1] shifts, int[1]? dims=[]",),
-                 ("Tensor input, SymInt[1] shifts, int[1]? dims=[]",))
-
-
-def roll_arguments(x, args, kwargs, function=False):
-    """(shifts, dims) of ``x.roll(*args, **kwargs)``; plain ints skip the parser."""
-    if not function and not kwargs and 0 < len(args) < 3 and all(type(a) is int for a in args):
-        return (args[0],), args[1:]
-    values = ROLL.parse(x, args, kwargs, function)[1]
-    return values["shifts"], values["dims"]
 
 
 # -- hstack, vstack, dstack: cat of atleast_1d/2d/3d -------------------------------------------
@@ -100,14 +67,11 @@ def _atleast_3d(t):
 def _stacking(name, atleast, dim):
     """``torch.hstack``/``vstack``/``dstack``: ``cat`` of the tensors made at least 1-, 2- or
     3-dim (``ViewBackward0``/``UnsqueezeBackward0`` then ``CatBackward0``, as PyTorch)."""
-    parser = ArgParser(name, "Tensor[] tensors, *, Tensor? out=None")
-
     def call(*args, **kwargs):
-        if not kwargs and len(args) == 1 and type(args[0]) in (list, tuple):
-            tensors = args[0]
+        tensors = args[0] if args else kwargs.get("tensors")
+        if type(tensors) in (list, tuple):
             check_tensor_list(tensors)
-        else:
-            tensors = parser.parse(args, kwargs)[1]["tensors"]
+        tensors = parse(name, args, kwargs)[1]["tensors"]
         if not tensors:
             raise RuntimeError(f"{name} expects a non-empty TensorList")
         tensors = [atleast(t) for t in tensors]
@@ -146,25 +110,3 @@ def repeat_interleave(x, repeats, dim=None, output_size=None):
         raise RuntimeError(f"repeat_interleave: Invalid output_size, expected "
                            f"{repeats * shape[d]} but got {output_size}")
     return flatten(CloneBackward0.apply(source), d, d + 1)
-
-
-_INTERLEAVE = ("Tensor repeats, int? dim=None, *, SymInt? output_size=None",
-               "SymInt repeats, int? dim=None, *, SymInt? output_size=None")
-
-
-REPEAT_INTERLEAVE = IntArguments(
-    "repeat_interleave", _INTERLEAVE,
-    ("Tensor input, Tensor repeats, int? dim=None, *, SymInt? output_size=None",
-     "Tensor repeats, *, SymInt? output_size=None",
-     "Tensor input, SymInt repeats, int? dim=None, *, SymInt? output_size=None"),
-    repeat_interleave)
-
-
-def flip(x, dims, _function=False):
-    """``flip(dims)`` (a tuple or list of ints; the method also takes ``flip(0, 1)``)."""
-    if isinstance(dims, (int, np.integer)) or not isinstance(dims, (tuple, list)) or not all(
-            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
-        from .._dtype import typename
-        raise TypeError(f"flip(): argument 'dims' (position {2 if _function else 1}) must be "
-                        f"tuple of ints, not {typename(dims)}")
-    return FlipBackward0.apply(x, tuple(dims))

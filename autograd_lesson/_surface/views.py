@@ -1,5 +1,6 @@
 """The view ops' entry points: ``view``, ``reshape``, ``flatten``, ``squeeze``, ``split``...
-parse a call as PyTorch does, check it, then apply a node of ``ops.views``.
+check a call (its arguments parsed by the table's signatures), then apply a node of
+``ops.views``.
 """
 import math
 
@@ -7,12 +8,12 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.shape import CloneBackward0
-from ..ops.views import (AliasBackward0, PermuteBackward0, ReshapeAliasBackward0, SelectBackward0,
-                         SliceBackward0, SplitBackward0, SplitWithSizesBackward0, SqueezeBackward0,
+from ..ops.views import (AliasBackward0, PermuteBackward0, ReshapeAliasBackward0, SliceBackward0,
+                         SplitBackward0, SplitWithSizesBackward0, SqueezeBackward0,
                          SqueezeBackward1, SqueezeBackward2, TransposeBackward0, UnbindBackward0,
-                         UnsafeViewBackward0, UnsqueezeBackward0, ViewBackward0)
+                         UnsafeViewBackward0, ViewBackward0)
 from .checks import wrap_dim
-from .parser import ArgParser, IntArguments, Overloads, _ints
+from .parser import parse
 
 
 def _infer_shape(shape, numel):
@@ -41,7 +42,7 @@ def _infer_shape(shape, numel):
 def reshape(x, *shape):
     """A view of a contiguous tensor (``view``), else a view where the strides allow one
     (``_reshape_alias``), else a copy then ``_unsafe_view``, as PyTorch decides. ``shape``:
-    ints, or one tuple of them (see ``int_list_argument`` for a user's)."""
+    ints, or one tuple of them."""
     shape = _infer_shape(shape, x.numel())
     if x._data.flags.c_contiguous:
         return ViewBackward0.apply(x, shape)
@@ -62,7 +63,7 @@ def view(x, *shape):
     return ViewBackward0.apply(x, _infer_shape(shape, x.numel()))
 
 
-def narrow(x, dim, start, length):
+def _narrow(x, dim, start, length):
     if not x.ndim:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim, "narrow")
@@ -102,44 +103,16 @@ def squeeze(x, dim=None):
     return SqueezeBackward1.apply(x, dim)
 
 
-def _narrow(x, dim, start, length):
+def narrow(x, dim, start, length):
     if isinstance(start, Tensor):  # (the overload that takes start as a tensor)
         if start.ndim or start._data.dtype.kind not in "iu":
             raise RuntimeError("start must be an 0-dim integral Tensor.")
         start = int(start._data)
-    return narrow(x, dim, start, length)
+    return _narrow(x, dim, start, length)
 
 
-def _transpose(x, dim0, dim1):
+def transpose(x, dim0, dim1):
     return TransposeBackward0.apply(x, dim0, dim1)
-
-
-def _two_dims(first, second):
-    return (f"int {first}, int {second}",), (f"Tensor input, int {first}, int {second}",)
-
-
-# -- PyTorch's argument parser for the shape ops ---------------------------------------------------
-# The common calls (plain ints, or one tuple or list of them) skip the parser: backward formulas
-# call these ops on every step.
-VIEW = ArgParser("view", "ScalarType dtype", "SymInt[] size")
-
-
-EXPAND = ArgParser("expand", "SymInt[] size, *, bool implicit=False")
-
-
-RESHAPE = Overloads("reshape", ("SymInt[] shape",), ("Tensor input, SymInt[] shape",))
-
-
-PERMUTE = Overloads("permute", ("int[] dims",), ("Tensor input, int[] dims",))
-
-
-def view_arguments(x, args, kwargs):
-    """``x.view(*args, **kwargs)``: the shape as ints, or the dtype of ``x.view(dtype)``."""
-    shape = None if kwargs else _ints(args)
-    if shape is None:
-        index, values = VIEW.parse(args, kwargs)
-        return values["dtype"] if index == 0 else values["size"]
-    return shape
 
 
 def view_dtype(x, dtype):
@@ -163,46 +136,6 @@ def view_dtype(x, dtype):
     return Tensor._make(a.view(target), storage=x._storage, version_counter=x._version_counter)
 
 
-SQUEEZE = IntArguments("squeeze", ("", "int dim", "int[] dim"),
-                       ("Tensor input", "Tensor input, int dim", "Tensor input, int[] dim"),
-                       squeeze)
-
-
-UNSQUEEZE = IntArguments("unsqueeze", ("int dim",), ("Tensor input, int dim",),
-                         lambda x, dim: UnsqueezeBackward0.apply(x, dim))
-
-
-TRANSPOSE = IntArguments("transpose", *_two_dims("dim0", "dim1"), _transpose)
-
-
-SWAPDIMS = IntArguments("swapdims", *_two_dims("dim0", "dim1"), _transpose)
-
-
-SWAPAXES = IntArguments("swapaxes", *_two_dims("axis0", "axis1"), _transpose)
-
-
-FLATTEN = IntArguments("flatten", ("int start_dim=0, int end_dim=-1",),
-                       ("Tensor input, int start_dim=0, int end_dim=-1",), flatten)
-
-
-SELECT = IntArguments("select", ("int dim, int index",), ("Tensor input, int dim, int index",),
-                      lambda x, dim, index: SelectBackward0.apply(x, dim, index))
-
-
-NARROW = IntArguments("narrow", ("int dim, Tensor start, int length",
-                                 "int dim, int start, int length"),
-                      ("Tensor input, int dim, Tensor start, int length",
-                       "Tensor input, int dim, int start, int length"), _narrow)
-
-
-CHUNK = IntArguments("chunk", ("int chunks, int dim=0",), ("Tensor input, int chunks, int dim=0",),
-                     lambda x, chunks, dim=0: chunk(x, chunks, dim))
-
-
-UNBIND = IntArguments("unbind", ("int dim=0",), ("Tensor input, int dim=0",),
-                      lambda x, dim=0: unbind(x, dim))
-
-
 def chunk(x, chunks, dim=0):
     """``x.chunk(n, dim)``: ``split`` into pieces of ceil(size / n) along dim."""
     if not x.ndim:
@@ -213,13 +146,6 @@ def chunk(x, chunks, dim=0):
     if not x.shape[d]:  # PyTorch keeps the number of (empty) chunks: split_with_sizes
         return split(x, [0] * chunks, dim)
     return split(x, -(-x.shape[d] // chunks), dim)
-
-
-SPLIT = ArgParser("split", "Tensor input, int split_size, int dim=0",
-                  "Tensor input, int[] split_size, int dim=0")
-
-
-SPLIT_WITH_SIZES = ArgParser("split_with_sizes", "Tensor input, int[] split_sizes, int dim=0")
 
 
 def split_arguments(x, split_size, dim):
@@ -234,9 +160,9 @@ def split_arguments(x, split_size, dim):
         except (TypeError, ValueError, RuntimeError):
             pass
     if isinstance(split_size, int):
-        _, values = SPLIT.parse((x, split_size, dim), {})
+        _, values = parse("split", (x, split_size, dim), {})
         return values["split_size"], values["dim"]
-    _, values = SPLIT_WITH_SIZES.parse((x, split_size, dim), {})
+    _, values = parse("split_with_sizes", (x, split_size, dim), {})
     return list(values["split_sizes"]), values["dim"]
 
 
@@ -303,15 +229,6 @@ def movedim(x, source, destination):
     return PermuteBackward0.apply(x, tuple(next(rest) if o is None else o for o in order))
 
 
-def _move_overloads(name):
-    return IntArguments(name, ("int source, int destination", "int[] source, int[] destination"),
-                        ("Tensor input, int source, int destination",
-                         "Tensor input, int[] source, int[] destination"), movedim)
-
-
-MOVEDIM, MOVEAXIS = _move_overloads("movedim"), _move_overloads("moveaxis")
-
-
 # -- unflatten, ravel (view) -----------------------------------------------------------------
 def unflatten(x, dim, sizes):
     """``x.unflatten(dim, sizes)``: dim split into ``sizes`` (one -1 inferred), a ``view``
@@ -338,17 +255,8 @@ def ravel(x):
     return ViewBackward0.apply(x.contiguous(), (x.numel(),))
 
 
-UNFLATTEN = Overloads("unflatten", ("int dim, SymInt[] sizes",),
-                      ("Tensor input, int dim, SymInt[] sizes",))
-
-
 def unflatten_method(x, dim, sizes):
     """``Tensor.unflatten``, a Python method in PyTorch: it refuses empty sizes itself."""
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    return unflatten(x, *unflatten_arguments(x, (dim, sizes), {}))
-
-
-def unflatten_arguments(x, args, kwargs, function=False):
-    values = UNFLATTEN.parse(x, args, kwargs, function)[1]
-    return values["dim"], values["sizes"]
+    return unflatten(x, *parse("unflatten", (dim, sizes), {}, True)[1].values())

@@ -5,28 +5,15 @@ import numpy as np
 
 from .._random import generator
 from .._tensor import Tensor
-from ..ops import elementwise as _ew, formula as _formula, matmul as _mm, nnops as _nn
+from ..ops import elementwise as _ew, formula as _formula, nnops as _nn
+from ..ops.matmul import AddmmBackward0
 from .._fp_errors import enter_fp_ignore, exit_fp_ignore
-from .._surface.parser import ArgParser, is_number, tensor_arguments
+from .._surface import matmul as _mm
+from .._surface.parser import parse, parsed
 from .._surface.checks import broadcast_shape
 from .._surface.promotion import torch_name
 
-# The ATen functions PyTorch's Python wrappers call, every argument passed by position: their
-# parser's TypeErrors name the position even for an argument the learner gave by keyword
-_ATEN = {name: ArgParser(name, spec) for name, spec in [
-    ("leaky_relu", "Tensor input, Scalar negative_slope=0.01"),
-    ("leaky_relu_", "Tensor input, Scalar negative_slope=0.01"),
-    ("dropout", "Tensor input, float p, bool train"),
-    ("dropout_", "Tensor input, float p, bool train"),
-    ("binary_cross_entropy_with_logits", "Tensor input, Tensor target, Tensor? weight=None, "
-                                         "Tensor? pos_weight=None, int reduction=1"),
-    ("nll_loss_nd", "Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
-                    "int ignore_index=-100"),
-    ("cross_entropy_loss", "Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
-                           "int ignore_index=-100, float label_smoothing=0.0")]}
-
-
-@tensor_arguments("linear", "input", "weight", "bias?")
+@parsed("linear")
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: ``TBackward0`` then ``AddmmBackward0`` for a 2-D input.
 
@@ -46,7 +33,7 @@ def linear(input, weight, bias=None):
         if isinstance(bias, Tensor):  # (what addmm's argument parser checks)
             token = enter_fp_ignore()  # (the two ops' error state, switched to once)
             try:
-                return _mm.AddmmBackward0.apply(bias, input, weight.t())
+                return AddmmBackward0.apply(bias, input, weight.t())
             finally:
                 exit_fp_ignore(token)
         return _mm.addmm(bias, input, weight.t())
@@ -64,8 +51,9 @@ def linear(input, weight, bias=None):
     return out.add_(bias)
 
 
-@tensor_arguments("relu", "input")
 def relu(input, inplace=False):
+    # (PyTorch's F.relu calls torch.relu or torch.relu_: their parser's TypeErrors)
+    input = parse("relu_" if inplace else "relu", (input,), {})[1]["input"]
     return input.relu_() if inplace else input.relu()
 
 
@@ -74,10 +62,8 @@ def relu_(input):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    if not (isinstance(input, Tensor) and is_number(negative_slope)):
-        _ATEN["leaky_relu_" if inplace else "leaky_relu"].parse((input, negative_slope), {})
-    if isinstance(negative_slope, Tensor):
-        negative_slope = negative_slope.item()
+    negative_slope = parse("leaky_relu_" if inplace else "leaky_relu", (input, negative_slope),
+                           {})[1]["negative_slope"]
     if inplace:
         return input._inplace(lambda x: _ew.LeakyReluBackward1.apply(x, negative_slope))
     return _ew.LeakyReluBackward0.apply(input, negative_slope=negative_slope)
@@ -126,8 +112,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     mode (or p=0) the input itself is returned, with no node.
     """
     _check_dropout_p(p)
-    if not isinstance(input, Tensor) or type(training) is not bool or type(p) is not float:
-        p = _ATEN["dropout_" if inplace else "dropout"].parse((input, p, training), {})[1]["p"]
+    p = parse("dropout_" if inplace else "dropout", (input, p, training), {})[1]["p"]
     _check_dropout_p(p, RuntimeError)
     if not training or p == 0:
         return input
@@ -210,8 +195,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     reduction = _reduction(size_average, reduce, reduction)
     target.size(), input.size()  # not tensors: PyTorch's AttributeError, before anything else
-    if not all(w is None or isinstance(w, Tensor) for w in (weight, pos_weight)):
-        _ATEN["binary_cross_entropy_with_logits"].parse((input, target, weight, pos_weight, 1), {})
+    parse("binary_cross_entropy_with_logits", (input, target, weight, pos_weight, 1), {})
     return _nn.BinaryCrossEntropyWithLogitsBackward0.apply(input, target, weight, pos_weight,
                                                            reduction=reduction)
 
@@ -252,14 +236,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def _check_loss_arguments(name, input, target, weight, ignore_index, *label_smoothing):
     """The parser's checks of ``nll_loss_nd``/``cross_entropy_loss``, after the reduction's:
     (ignore_index, label_smoothing) as it unpacks them (a 0-dim tensor's value)."""
-    numbers = (ignore_index, *label_smoothing)
-    if not (isinstance(input, Tensor) and isinstance(target, Tensor)
-            and (weight is None or isinstance(weight, Tensor)) and type(ignore_index) is int
-            and all(type(s) is float for s in label_smoothing)):
-        values = _ATEN[name].parse((input, target, weight, 1, *numbers), {})[1]
-        numbers = (values["ignore_index"],) + ((values["label_smoothing"],) if label_smoothing
-                                               else ())
-    return numbers
+    values = parse(name, (input, target, weight, 1, ignore_index, *label_smoothing), {})[1]
+    return (values["ignore_index"],) + ((values["label_smoothing"],) if label_smoothing else ())
 
 
 def _check_label_smoothing(label_smoothing):

@@ -15,7 +15,6 @@ from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multi
 from .formula import MaskedFillBackward0, div_scalar
 from .._surface.promotion import as_float, cast, check_castable, result_type, torch_name, value
 from .._surface.checks import check_alpha, check_broadcast, check_scalar
-from .._surface.parser import ArgParser
 
 
 def _binary(x, y, ufunc, alpha=1):
@@ -182,9 +181,6 @@ class FillBackward3(Op):
     def backward(ctx, grad):
         grad_value = grad.sum() if ctx.needs_input_grad[1] else None
         return (zeros(grad.shape, grad) if ctx.needs_input_grad[0] else None), grad_value
-
-
-FILL = ArgParser("fill_", "Tensor value", "Scalar value")  # (PyTorch's two overloads)
 
 
 class FillBackward2(Op):
@@ -541,18 +537,7 @@ def _extremum(ctx, x, y, ufunc, name):
     return ufunc(x._data, y._data).astype(dtype, copy=False)
 
 
-WHERE_SIGNATURES = ("Tensor condition",
-                    "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
-                    "Tensor condition, Number self, Tensor other",
-                    "Tensor condition, Tensor input, Number other",
-                    "Tensor condition, Number self, Number other")
-
-
 def where(condition, x, y):
-    numbers = (Tensor, int, float, complex, np.number)  # (bool is an int)
-    if not (isinstance(condition, Tensor) and isinstance(x, numbers) and isinstance(y, numbers)):
-        from .._surface.parser import invalid_arguments
-        raise invalid_arguments("where", (condition, x, y), WHERE_SIGNATURES)
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {torch_name(condition._data.dtype)}")

@@ -1,17 +1,16 @@
-"""Neural-network ops: softmax, log_softmax and the losses, with PyTorch's saves.
+"""Neural-network nodes: softmax, log_softmax and the losses, with PyTorch's saves
+(``_surface.nn`` parses the calls).
 
 ``reduction`` is saved as PyTorch's enum value: none=0, mean=1, sum=2.
 """
 import numpy as np
 
 from .. import _grad_mode
-from .._dtype import numpy_dtype
 from .._tensor import Tensor
 from . import double_backward as _db
 from .formula import LogitBackward0, div_scalar
 from .._fp_errors import quiet
 from ._op import Op
-from .._surface.parser import Overloads, common_dim
 from .._surface.checks import broadcast_shape, wrap_dim
 from .._surface.promotion import check_castable, result_type, torch_name
 
@@ -319,31 +318,3 @@ class NllLossBackward0(Op):
         return _db.NllLossBackwardBackward0.apply(
             grad, ctx.saved("self"), ctx.saved("target"), ctx.saved("weight"),
             ctx.saved("total_weight"), ctx.reduction, ctx.ignore_index)
-
-
-SOFTMAX, LOG_SOFTMAX = (Overloads(name, ("int dim, ScalarType? dtype=None",),
-                                  ("Tensor input, int dim, ScalarType? dtype=None, *, Tensor? out=None",))
-                        for name in ("softmax", "log_softmax"))
-
-
-def softmax(x, args=(), kwargs=None, function=False):
-    """``x.softmax(dim, dtype=None)``; ``torch.softmax(x, ...)`` with ``function``."""
-    return _softmax(SoftmaxBackward0, SOFTMAX, x, args, kwargs, function)
-
-
-def log_softmax(x, args=(), kwargs=None, function=False):
-    return _softmax(LogSoftmaxBackward0, LOG_SOFTMAX, x, args, kwargs, function)
-
-
-def _softmax(op, overloads, x, args, kwargs, function):
-    """``dtype=``: the input is cast first (a ToCopyBackward0 before the softmax), as PyTorch."""
-    dim = common_dim(args, kwargs)
-    if dim is not None:
-        return op.apply(x, dim)
-    _, values = overloads.parse(x, args, kwargs, function)
-    dim, dtype = values["dim"], values["dtype"]
-    if dtype is not None:
-        dtype = numpy_dtype(dtype)
-        _softmax_dim(x, dim, overloads.name, dtype)
-        x = x._to(dtype)
-    return op.apply(x, dim)
