@@ -32,7 +32,11 @@ CONFIG = '''\
 from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearMarkScheme,
                                     ComputeChecksums, IncludeHeaderFooter, InstantiateTests,
                                     LockCells, SaveCells)
+from nbgrader.preprocessors import (AssignLatePenalties, Execute, IgnorePattern, LimitOutput,
+                                    SaveAutoGrades)
+from nbconvert.preprocessors import ClearMetadataPreprocessor
 from autograd_lesson.course.classroom import ClearExerciseOutputs, ClearSolutionsKeepNames
+from autograd_lesson.course.hidden_tests import FlagForReview, GradeAnswers
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = {root!r}
@@ -41,6 +45,12 @@ c.GenerateAssignment.preprocessors = [
     IncludeHeaderFooter, InstantiateTests, LockCells, ClearSolutionsKeepNames,
     ClearExerciseOutputs, CheckCellMetadata, ComputeChecksums, SaveCells, ClearHiddenTests,
     ClearMarkScheme, ComputeChecksums, CheckCellMetadata,
+]
+# The points come from GradeAnswers, in nbgrader's process, not from the student's kernel
+# (autograd_lesson.course.hidden_tests); FlagForReview marks tampering "needs manual grade".
+c.Autograde.autograde_preprocessors = [
+    Execute, GradeAnswers, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    SaveAutoGrades, FlagForReview, AssignLatePenalties, CheckCellMetadata,
 ]
 c.ExecutePreprocessor.timeout = 300
 # A class's submissions graded at once on a busy hub start kernels slowly: nbclient's 60 s
