@@ -228,6 +228,9 @@ class _Scan(ast.NodeVisitor):
         return True  # type(x).attr = ..., f().attr = ...: an object the student did not make
 
     def visit_FunctionDef(self, node):
+        self._defines(node)
+        for child in getattr(node, "decorator_list", []) + node.args.defaults:
+            self.visit(child)
         params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
         stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and
                   isinstance(n.ctx, ast.Store)}
@@ -237,6 +240,14 @@ class _Scan(ast.NodeVisitor):
         self.locals.pop()
 
     visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+    def _defines(self, node):
+        if not self.locals and getattr(node, "name", None) in self.protected:
+            self.flag(node, f"replaces {node.name}, which the lesson's checks use")
+
+    def visit_ClassDef(self, node):
+        self._defines(node)
+        self.generic_visit(node)
 
     def visit_Global(self, node):
         self.flag(node, "declares a global name inside a function")
