@@ -425,3 +425,35 @@ def test_every_character_of_the_korean_messages_has_a_glyph():
                       and ord(ch) not in cjk})
     assert missing == []
     assert sorted({ch for ch in korean if _hangul(ch) and ord(ch) not in cjk}) == []
+
+
+def summed_step_reading_a_non_leaf_grad(model, x, y):
+    out = model(x)
+    out.grad  # a non-leaf's .grad: torch and the engine warn (UserWarning)
+    (((out - y) ** 2).mean() + out.abs().mean()).backward()
+
+
+def test_a_warning_of_a_right_step_is_shown_not_put_on_stderr(capsys, monkeypatch):
+    """nbgrader takes anything on a test cell's stderr for a failure: the step's warning is
+    a note under the verdict, and the right step stays right, under grading too."""
+    monkeypatch.setenv("AUTOGRAD_LESSON_GRADING", "1")
+    lesson.check_step(summed_step_reading_a_non_leaf_grad, article_step, make_two_losses,
+                      exercise="01-step")
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
+    assert out[0].startswith("✓ correct") and captured.err == ""
+    assert out[-1].startswith("note: your step gave a warning: UserWarning: The .grad attribute "
+                              "of a Tensor that is not a leaf Tensor is being accessed")
+
+
+def test_under_grading_the_feedback_is_raised_once_without_code(capsys, monkeypatch):
+    """The verdict is raised, not also printed, and IPython shows it as its lines alone (no
+    checker code such as the grading-mode test, no paths)."""
+    from autograd_lesson.lesson.grading import NotRight
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    with pytest.raises(NotRight) as error:
+        value(capsys, [1, 2, 3])
+    assert capsys.readouterr().out == ""
+    shown = error.value._render_traceback_()
+    assert shown[0].startswith("NotRight: ✗ not quite (1st try): x.grad is not [1, 2, 3]")
+    assert not any(".py" in line or "grading()" in line for line in shown)

@@ -117,6 +117,8 @@ MESSAGES = {
     "step.not_a_function": ("✗ define a function (def ...:), not a {type}.",
                             "✗ 함수(def ...:)를 정의하세요. 지금은 {type}입니다."),
     "step.raised": ("your step raised {error}", "여러분의 스텝에서 {error}"),
+    "step.warned": ("note: your step gave a warning: {warning}",
+                    "참고: 여러분의 스텝에서 경고가 나왔습니다: {warning}"),
     "step.peak_over": ("its peak of saved bytes was {peak} B, above the limit of {limit} B",
                        "저장된 바이트의 최대치가 {peak} B로, 한도 {limit} B를 넘었습니다"),
     "step.held": (

@@ -8,8 +8,9 @@ catalogue (keyed by exercise id) and show after a wrong answer; attempts are cou
 (:mod:`.grading`).
 """
 import gc
-import sys
 import numbers
+import sys
+import warnings
 
 from . import attempts
 from .catalogue import lookup
@@ -36,8 +37,7 @@ def exercise_and_hint(exercise, hint):
 
 def not_an_attempt(message):
     """No answer yet, or one of the wrong form: not an attempt. Say what is wanted and stop."""
-    print(message)
-    fail_if_grading(message)
+    print(fail_if_grading(message))
 
 
 def not_done():
@@ -57,9 +57,7 @@ def give_verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
         if hint:
             lines.append(t("verdict.hint", hint=hint))
     lines += list(after)
-    print("\n".join(lines))
-    if not correct:
-        fail_if_grading("\n".join(lines))
+    print(fail_if_grading("\n".join(lines)) if not correct else "\n".join(lines))
 
 
 def report(exercise, correct, right="", wrong="", answer_key=None):
@@ -425,10 +423,14 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
         return not_done()
     if not callable(fn):
         return not_an_attempt(t("step.not_a_function", type=type(fn).__name__))
-    with frozen_past():  # the collections below look only at what the check makes
+    with frozen_past(), warnings.catch_warnings(record=True) as caught:
+        # a warning of the learner's code (a non-leaf's .grad read) is shown, never on
+        # stderr, where nbgrader would take it for a failed test
+        warnings.simplefilter("always")
         ref_inputs = make()
         reference(*ref_inputs.values())
         want = _state(ref_inputs, compare)
+        del caught[:]  # the reference's own warnings are not the learner's
         inputs, events = make(), _Events()
         gc.collect()  # the reference's garbage must not be freed during the step (its peak)
         code = fn.__code__
@@ -448,9 +450,11 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
                     error = exc
                 gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
             peak, held = mem.peak - mem.start, mem.end - mem.start
+    notes = sorted({t("step.warned", warning=f"{w.category.__name__}: {w.message}")
+                    for w in caught})
     if error is not None:
         return give_verdict(exercise, hint, key, False, "",
-                            t("step.raised", error=verdict(error)[2:]))
+                            t("step.raised", error=verdict(error)[2:]), after=notes)
     problems = _event_problems(events, no_retain, max_runs_per_node, create_graph)
     if max_peak is not None and peak > max_peak:
         problems.append(t("step.peak_over", peak=f"{peak:,}", limit=f"{max_peak:,}"))
@@ -468,4 +472,5 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
              (t("step.each_once") if max_runs_per_node == 1 else "") +
              (t("step.peak", peak=f"{peak:,}", limit=f"{max_peak:,}")
               if max_peak is not None else "") + ".")
-    give_verdict(exercise, hint, key, not problems, right, "; ".join(problems) + ".")
+    give_verdict(exercise, hint, key, not problems, right, "; ".join(problems) + ".",
+                 after=notes)
