@@ -34,6 +34,8 @@ import builtins
 import math
 import os
 
+from nbformat.v4 import new_output
+
 try:  # the `classroom` extra (nbgrader); the reading of cells below needs none of it
     from nbgrader.preprocessors import NbGraderPreprocessor
 except ImportError:  # pragma: no cover
@@ -342,7 +344,6 @@ def _stream_text(output):
 
 
 def _error_output(message):
-    from nbformat.v4 import new_output
     return new_output("error", ename="AssertionError", evalue=message,
                       traceback=message.splitlines())
 
@@ -412,10 +413,11 @@ def _shape_of(key):
 
 
 def _write_code(cell):
-    errors = [o for o in cell.outputs if o.output_type == "error"]
+    """A write-code test cell: right on the checker's ✓ alone. (right, message, flagged); a
+    message None says the kernel's own error is the feedback."""
+    if any(o.output_type == "error" for o in cell.outputs):
+        return (False, None, False)
     said = "".join(_stream_text(o) for o in cell.outputs if o.output_type == "stream")
-    if errors:
-        return (False, f"{errors[0].get('ename', 'Error')}: {errors[0].get('evalue', '')}", False)
     if not any(line.startswith("✓") for line in said.splitlines()):
         return (False, "✗ the checker gave no ✓ verdict.", False)
     return (True, None, False)
@@ -438,7 +440,14 @@ class GradeAnswers(NbGraderPreprocessor):
                     output.name = "stdout"  # a warning is not a wrong answer
                 if output.output_type != "error":
                     kept.append(output)
-            cell.outputs = kept + ([] if right else [_error_output(message)])
+                    continue
+                lines = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}".splitlines()
+                if right or message is not None:  # the verdict is ours: theirs is feedback
+                    kept.append(new_output("stream", name="stdout", text="\n".join(lines) + "\n"))
+                else:  # the kernel's error is the verdict: its message, without the traceback
+                    output.traceback = lines
+                    kept.append(output)
+            cell.outputs = kept + ([] if right or message is None else [_error_output(message)])
             if flag:
                 flagged.append(_marks(cell)["grade_id"])
         resources[FLAGGED] = flagged
