@@ -57,21 +57,37 @@ def test_freed_same_wrong_answer_again_is_the_same_try(capsys):
 
 
 @pytest.mark.parametrize("answer, line", [
-    (3, '✗ answer with a set of "Node.slot" names, such as {"MulBackward0.other"} '
+    (3, '✗ answer with a set of "Node.slot" names, such as {"PowBackward0.self"} '
         "(set() if nothing is freed). You gave int."),
-    (None, '✗ answer with a set of "Node.slot" names, such as {"MulBackward0.other"} '
+    (None, '✗ answer with a set of "Node.slot" names, such as {"PowBackward0.self"} '
            "(set() if nothing is freed). You gave NoneType."),
     ("ExpBackward0.result", '✗ put the names in a set: {"ExpBackward0.result"}, not a bare string '
                             "(a string is read letter by letter)."),
     ({"ExpBackward0"}, '✗ "ExpBackward0" names no slot: write "NodeName.slot", such as '
-                       '"MulBackward0.other".'),
+                       '"PowBackward0.self".'),
     ({"Foo.bar"}, "✗ there is no node Foo in this graph (check the spelling in the ledger)."),
-    ({"ExpBackward0.reslt"}, "✗ ExpBackward0 has no saved slot 'reslt' (it saves result)."),
+    ({"ExpBackward0.reslt"}, "✗ ExpBackward0 has no slot 'reslt': its slots are result."),
+    (["ExpBackward0.result", "ExpBackward0.result"],
+     '✗ the question asks for a set: write the names in curly braces, {"ExpBackward0.result"}, '
+     "not in a list (a set has no order and no repeats)."),
     ({}, "✗ {} is an empty dict: write set() for 'nothing is freed'."),
 ])
 def test_freed_malformed_is_one_line_and_no_attempt(capsys, answer, line):
     assert freed(capsys, answer) == line + "\n"
     assert progress.status("00-freed") == "not done yet"
+
+
+def test_a_slot_its_node_has_but_did_not_save_here_is_a_wrong_try(capsys):
+    """A real slot of the node's type that this graph did not save is an answer (a wrong one,
+    counted): its reply does not list what the node saved, which would give the answer away."""
+    x = torch.randn(2, 3, requires_grad=True)
+    y = torch.nn.functional.linear(x, torch.randn(4, 3), torch.randn(4))  # saves mat2 only
+    loss = y.sum()
+    lesson.check_freed({"AddmmBackward0.mat1"}, "loss.backward()", exercise="04-freed",
+                       x=x, y=y, loss=loss)
+    out = capsys.readouterr().out
+    assert out.startswith("✗ not quite (1st try): AddmmBackward0.mat1 is not freed;")
+    assert "mat2" not in out and progress.status("04-freed") == "not yet right (1 try)"
 
 
 def test_not_done(capsys):
@@ -457,3 +473,51 @@ def test_under_grading_the_feedback_is_raised_once_without_code(capsys, monkeypa
     shown = error.value._render_traceback_()
     assert shown[0].startswith("NotRight: ✗ not quite (1st try): x.grad is not [1, 2, 3]")
     assert not any(".py" in line or "grading()" in line for line in shown)
+
+
+def test_which_raise_refuses_a_list(capsys):
+    assert which(capsys, ["a"]) == ('✗ the question asks for a set: write the names in curly '
+                                    'braces, {"a"}, not in a list (a set has no order and no '
+                                    'repeats).\n')
+    assert progress.status("00-which-raise") == "not done yet"
+
+
+def two_forwards_two_backwards(model, x, y):
+    ((model(x) - y) ** 2).mean().backward()
+    model(x).abs().mean().backward()
+
+
+def test_one_backward_means_one_backward_call(capsys):
+    """Two forward passes, each with its own backward, run every node once and free every
+    buffer, and give the same gradients: still two backward calls (01's exercise)."""
+    assert step(capsys, two_forwards_two_backwards)[0].startswith("✓ correct")
+    out = step(capsys, two_forwards_two_backwards, max_backwards=1)
+    assert out[0] == ("✗ not quite (1st try): it called backward 2 times (the exercise asks "
+                      "for 1).")
+
+
+def test_a_needless_retain_alone_gets_the_retain_hint(capsys):
+    out = step(capsys, summed_but_retained)
+    assert out[1] == ("hint: nothing runs this graph again after that backward: drop "
+                      "retain_graph=True, so the backward frees the buffers as it goes.")
+    assert step(capsys, one_loss_only)[1] == f"hint: {STEP_HINT}"
+
+
+def test_a_checker_run_before_its_setup_cell_says_which_name_to_define():
+    from autograd_lesson.lesson.grading import _name_error
+
+    class Shell:
+        user_ns = {"_ih": ["", 'lesson.check_raises(raises_b, "loss2.backward()")']}
+        shown = None
+
+        def _showtraceback(self, etype, value, stb):
+            self.shown = stb
+
+    shell = Shell()
+    try:
+        raises_b  # noqa: F821
+    except NameError as error:
+        _name_error(shell, NameError, error, error.__traceback__)
+    assert shell.shown == ["✗ `raises_b` is not defined yet: run the cell that defines it first "
+                           "(Run ▸ Run All Above Selected Cell runs every cell above this one), "
+                           "then this cell again."]

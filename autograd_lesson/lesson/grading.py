@@ -33,3 +33,27 @@ def fail_if_grading(feedback):
     if grading():
         raise NotRight(feedback) from None
     return feedback
+
+
+def _name_error(shell, etype, value, tb, tb_offset=None):
+    """IPython's handler of a NameError: in a checker cell run before the cell that defines
+    a name it uses (an answer, a setup function), one line that says to run that cell first;
+    elsewhere the usual traceback."""
+    from ..i18n import t
+    source = (shell.user_ns.get("_ih") or [""])[-1]
+    if "check_" not in source or not getattr(value, "name", None):
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+        return None
+    shell._showtraceback(etype, value, [t("order.run_first", name=value.name)])
+    return None
+
+
+def explain_name_errors():
+    """Install :func:`_name_error` in the running IPython kernel (nothing outside one)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return
+    shell = get_ipython()
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        shell.set_custom_exc((NameError,), _name_error)
