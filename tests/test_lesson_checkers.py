@@ -521,3 +521,36 @@ def test_a_checker_run_before_its_setup_cell_says_which_name_to_define():
     assert shell.shown == ["✗ `raises_b` is not defined yet: run the cell that defines it first "
                            "(Run ▸ Run All Above Selected Cell runs every cell above this one), "
                            "then this cell again."]
+
+
+def test_progress_survives_a_kernel_restart(capsys, monkeypatch, tmp_path):
+    """The attempts are kept beside the notebook: after a restart (a fresh _RECORDS) an
+    exercise taken in two tries still says so, and the same answer is still the same try."""
+    monkeypatch.delenv("AUTOGRAD_LESSON_PROGRESS")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(progress, "_LOADED", set())
+    value(capsys, [1, 1, 1])
+    value(capsys, [21, -15, 3])
+    monkeypatch.setattr(progress, "_RECORDS", {})  # a new kernel
+    monkeypatch.setattr(progress, "_LOADED", set())
+    assert progress.status("01-grad-sum") == "done, on the 2nd try"
+    assert value(capsys, [21, -15, 3]).startswith("✓ correct, on your 2nd try")
+    assert (tmp_path / progress.PROGRESS_FILE).exists()
+
+
+def test_progress_in_a_folder_it_cannot_write_stays_in_memory(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("AUTOGRAD_LESSON_PROGRESS")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(progress, "_LOADED", set())
+    (tmp_path / (progress.PROGRESS_FILE + ".tmp")).mkdir()  # writing it fails, as read-only would
+    value(capsys, [1, 1, 1])
+    assert progress.status("01-grad-sum") == "not yet right (1 try)"
+    assert not (tmp_path / progress.PROGRESS_FILE).exists()
+
+
+def test_no_progress_file_under_grading(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("AUTOGRAD_LESSON_PROGRESS")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    value(capsys, [21, -15, 3])
+    assert not (tmp_path / progress.PROGRESS_FILE).exists()
