@@ -109,12 +109,12 @@ MESSAGES = {
     "step.hint_retain": (
         "nothing runs this graph again after that backward: drop retain_graph=True, so the "
         "backward frees the buffers as it goes.",
-        "그 backward 뒤에 이 그래프를 다시 실행하는 곳이 없습니다: retain_graph=True를 지워서 "
-        "backward가 지나가며 버퍼를 해제하게 하세요."),
+        "그 역전파 뒤에 이 그래프를 다시 실행하는 곳이 없습니다: retain_graph=True를 지워서 "
+        "역전파가 지나가며 버퍼를 해제하게 하세요."),
     "order.run_first": (
         "✗ `{name}` is not defined yet: run the cell that defines it first (Run ▸ Run All Above "
         "Selected Cell runs every cell above this one), then this cell again.",
-        "✗ `{name}`이(가) 아직 정의되지 않았습니다: 그것을 정의하는 셀을 먼저 실행하세요(Run ▸ Run "
+        "✗ 이름 `{name}`은 아직 정의되지 않았습니다: 그것을 정의하는 셀을 먼저 실행하세요(Run ▸ Run "
         "All Above Selected Cell은 이 셀 위의 모든 셀을 실행합니다). 그다음 이 셀을 다시 "
         "실행하세요."),
     "step.and_more": (" and {n} more", " 외 {n}개"),

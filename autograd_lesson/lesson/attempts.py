@@ -21,7 +21,7 @@ from .grading import grading
 
 _RECORDS = {}
 _LOADED = set()  # the progress files read into _RECORDS in this kernel
-_SHOWN = set()  # the lessons whose summary this kernel has displayed (to redraw them)
+_SHOWN = {}  # lesson -> the display id of its summary shown last in this kernel (redrawn)
 PROGRESS_FILE = ".autograd_lesson_progress.json"
 LESSONS = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
 
@@ -83,9 +83,9 @@ def attempt(exercise_id, answer_key, correct):
     if correct and rec.solved_on is None:
         rec.solved_on = rec.attempts
     _save()
-    for lesson_id in sorted(_SHOWN):
+    for lesson_id, display_id in sorted(_SHOWN.items()):
         if any(e.id == exercise_id for e in exercises_of(lesson_id)):
-            _show(lesson_id, update=True)
+            _show(lesson_id, display_id, update=True)
     return rec
 
 
@@ -135,7 +135,7 @@ def summary(lesson_id):
     return "\n".join(lines)
 
 
-def _show(lesson_id, update=False):
+def _show(lesson_id, display_id, update=False):
     """The summary in a notebook as a display that later checks redraw; printed elsewhere."""
     try:
         from IPython import get_ipython
@@ -148,12 +148,13 @@ def _show(lesson_id, update=False):
             print(summary(lesson_id))
         return
     shown = (update_display if update else display)
-    shown({"text/plain": summary(lesson_id)}, raw=True,
-          display_id=f"autograd-lesson-progress-{lesson_id}")
+    shown({"text/plain": summary(lesson_id)}, raw=True, display_id=display_id)
 
 
 def progress(lesson_id):
     """Show 'k of n done, m on the first try' and each exercise's status; in a notebook the
     lines are redrawn after every later check of the lesson's exercises."""
-    _SHOWN.add(lesson_id)
-    _show(lesson_id)
+    # a new id each time: only the summary shown last is redrawn (a client that re-runs the
+    # cell, such as nbclient, keeps no stale output under an old id)
+    _SHOWN[lesson_id] = f"autograd-lesson-progress-{lesson_id}-{len(_SHOWN)}-{os.urandom(4).hex()}"
+    _show(lesson_id, _SHOWN[lesson_id])
