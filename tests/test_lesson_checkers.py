@@ -57,21 +57,37 @@ def test_freed_same_wrong_answer_again_is_the_same_try(capsys):
 
 
 @pytest.mark.parametrize("answer, line", [
-    (3, '✗ answer with a set of "Node.slot" names, such as {"MulBackward0.other"} '
+    (3, '✗ answer with a set of "Node.slot" names, such as {"PowBackward0.self"} '
         "(set() if nothing is freed). You gave int."),
-    (None, '✗ answer with a set of "Node.slot" names, such as {"MulBackward0.other"} '
+    (None, '✗ answer with a set of "Node.slot" names, such as {"PowBackward0.self"} '
            "(set() if nothing is freed). You gave NoneType."),
     ("ExpBackward0.result", '✗ put the names in a set: {"ExpBackward0.result"}, not a bare string '
                             "(a string is read letter by letter)."),
     ({"ExpBackward0"}, '✗ "ExpBackward0" names no slot: write "NodeName.slot", such as '
-                       '"MulBackward0.other".'),
+                       '"PowBackward0.self".'),
     ({"Foo.bar"}, "✗ there is no node Foo in this graph (check the spelling in the ledger)."),
-    ({"ExpBackward0.reslt"}, "✗ ExpBackward0 has no saved slot 'reslt' (it saves result)."),
+    ({"ExpBackward0.reslt"}, "✗ ExpBackward0 has no slot 'reslt': its slots are result."),
+    (["ExpBackward0.result", "ExpBackward0.result"],
+     '✗ the question asks for a set: write the names in curly braces, {"ExpBackward0.result"}, '
+     "not in a list (a set has no order and no repeats)."),
     ({}, "✗ {} is an empty dict: write set() for 'nothing is freed'."),
 ])
 def test_freed_malformed_is_one_line_and_no_attempt(capsys, answer, line):
     assert freed(capsys, answer) == line + "\n"
     assert progress.status("00-freed") == "not done yet"
+
+
+def test_a_slot_its_node_has_but_did_not_save_here_is_a_wrong_try(capsys):
+    """A real slot of the node's type that this graph did not save is an answer (a wrong one,
+    counted): its reply does not list what the node saved, which would give the answer away."""
+    x = torch.randn(2, 3, requires_grad=True)
+    y = torch.nn.functional.linear(x, torch.randn(4, 3), torch.randn(4))  # saves mat2 only
+    loss = y.sum()
+    lesson.check_freed({"AddmmBackward0.mat1"}, "loss.backward()", exercise="04-freed",
+                       x=x, y=y, loss=loss)
+    out = capsys.readouterr().out
+    assert out.startswith("✗ not quite (1st try): AddmmBackward0.mat1 is not freed;")
+    assert "mat2" not in out and progress.status("04-freed") == "not yet right (1 try)"
 
 
 def test_not_done(capsys):
@@ -425,3 +441,116 @@ def test_every_character_of_the_korean_messages_has_a_glyph():
                       and ord(ch) not in cjk})
     assert missing == []
     assert sorted({ch for ch in korean if _hangul(ch) and ord(ch) not in cjk}) == []
+
+
+def summed_step_reading_a_non_leaf_grad(model, x, y):
+    out = model(x)
+    out.grad  # a non-leaf's .grad: torch and the engine warn (UserWarning)
+    (((out - y) ** 2).mean() + out.abs().mean()).backward()
+
+
+def test_a_warning_of_a_right_step_is_shown_not_put_on_stderr(capsys, monkeypatch):
+    """nbgrader takes anything on a test cell's stderr for a failure: the step's warning is
+    a note under the verdict, and the right step stays right, under grading too."""
+    monkeypatch.setenv("AUTOGRAD_LESSON_GRADING", "1")
+    lesson.check_step(summed_step_reading_a_non_leaf_grad, article_step, make_two_losses,
+                      exercise="01-step")
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
+    assert out[0].startswith("✓ correct") and captured.err == ""
+    assert out[-1].startswith("note: your step gave a warning: UserWarning: The .grad attribute "
+                              "of a Tensor that is not a leaf Tensor is being accessed")
+
+
+def test_under_grading_the_feedback_is_raised_once_without_code(capsys, monkeypatch):
+    """The verdict is raised, not also printed, and IPython shows it as its lines alone (no
+    checker code such as the grading-mode test, no paths)."""
+    from autograd_lesson.lesson.grading import NotRight
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    with pytest.raises(NotRight) as error:
+        value(capsys, [1, 2, 3])
+    assert capsys.readouterr().out == ""
+    shown = error.value._render_traceback_()
+    assert shown[0].startswith("NotRight: ✗ not quite (1st try): x.grad is not [1, 2, 3]")
+    assert not any(".py" in line or "grading()" in line for line in shown)
+
+
+def test_which_raise_refuses_a_list(capsys):
+    assert which(capsys, ["a"]) == ('✗ the question asks for a set: write the names in curly '
+                                    'braces, {"a"}, not in a list (a set has no order and no '
+                                    'repeats).\n')
+    assert progress.status("00-which-raise") == "not done yet"
+
+
+def two_forwards_two_backwards(model, x, y):
+    ((model(x) - y) ** 2).mean().backward()
+    model(x).abs().mean().backward()
+
+
+def test_one_backward_means_one_backward_call(capsys):
+    """Two forward passes, each with its own backward, run every node once and free every
+    buffer, and give the same gradients: still two backward calls (01's exercise)."""
+    assert step(capsys, two_forwards_two_backwards)[0].startswith("✓ correct")
+    out = step(capsys, two_forwards_two_backwards, max_backwards=1)
+    assert out[0] == ("✗ not quite (1st try): it called backward 2 times (the exercise asks "
+                      "for 1).")
+
+
+def test_a_needless_retain_alone_gets_the_retain_hint(capsys):
+    out = step(capsys, summed_but_retained)
+    assert out[1] == ("hint: nothing runs this graph again after that backward: drop "
+                      "retain_graph=True, so the backward frees the buffers as it goes.")
+    assert step(capsys, one_loss_only)[1] == f"hint: {STEP_HINT}"
+
+
+def test_a_checker_run_before_its_setup_cell_says_which_name_to_define():
+    from autograd_lesson.lesson.grading import _name_error
+
+    class Shell:
+        user_ns = {"_ih": ["", 'lesson.check_raises(raises_b, "loss2.backward()")']}
+        shown = None
+
+        def _showtraceback(self, etype, value, stb):
+            self.shown = stb
+
+    shell = Shell()
+    try:
+        raises_b  # noqa: F821
+    except NameError as error:
+        _name_error(shell, NameError, error, error.__traceback__)
+    assert shell.shown == ["✗ `raises_b` is not defined yet: run the cell that defines it first "
+                           "(Run ▸ Run All Above Selected Cell runs every cell above this one), "
+                           "then this cell again."]
+
+
+def test_progress_survives_a_kernel_restart(capsys, monkeypatch, tmp_path):
+    """The attempts are kept beside the notebook: after a restart (a fresh _RECORDS) an
+    exercise taken in two tries still says so, and the same answer is still the same try."""
+    monkeypatch.delenv("AUTOGRAD_LESSON_PROGRESS")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(progress, "_LOADED", set())
+    value(capsys, [1, 1, 1])
+    value(capsys, [21, -15, 3])
+    monkeypatch.setattr(progress, "_RECORDS", {})  # a new kernel
+    monkeypatch.setattr(progress, "_LOADED", set())
+    assert progress.status("01-grad-sum") == "done, on the 2nd try"
+    assert value(capsys, [21, -15, 3]).startswith("✓ correct, on your 2nd try")
+    assert (tmp_path / progress.PROGRESS_FILE).exists()
+
+
+def test_progress_in_a_folder_it_cannot_write_stays_in_memory(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("AUTOGRAD_LESSON_PROGRESS")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(progress, "_LOADED", set())
+    (tmp_path / (progress.PROGRESS_FILE + ".tmp")).mkdir()  # writing it fails, as read-only would
+    value(capsys, [1, 1, 1])
+    assert progress.status("01-grad-sum") == "not yet right (1 try)"
+    assert not (tmp_path / progress.PROGRESS_FILE).exists()
+
+
+def test_no_progress_file_under_grading(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("AUTOGRAD_LESSON_PROGRESS")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    value(capsys, [21, -15, 3])
+    assert not (tmp_path / progress.PROGRESS_FILE).exists()

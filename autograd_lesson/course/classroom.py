@@ -58,6 +58,7 @@ from autograd_lesson.course.classroom import ClearExerciseOutputs, ClearSolution
 from autograd_lesson.course.collecting import LessonFileCollector
 from autograd_lesson.course.export import ExerciseCsvExport
 from autograd_lesson.course.feedback import FeedbackExporter, OneMessagePerExercise
+from autograd_lesson.course.hidden_tests import FlagForReview, GradeAnswers
 from autograd_lesson.course.needs_torch import RequireTorch
 
 c = get_config()  # noqa: F821
@@ -75,9 +76,11 @@ c.GenerateAssignment.preprocessors = [
 # The lessons graded on real PyTorch: autograde fails for them, with one line saying why,
 # where the grading kernel cannot import torch (else their checkers would be skipped, not failed)
 c.RequireTorch.assignments = {torch_assignments!r}
+# The points come from GradeAnswers, in nbgrader's process, not from the student's kernel
+# (autograd_lesson.course.hidden_tests); FlagForReview marks tampering "needs manual grade".
 c.Autograde.autograde_preprocessors = [
-    RequireTorch, Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    RequireTorch, Execute, GradeAnswers, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    SaveAutoGrades, FlagForReview, AssignLatePenalties, CheckCellMetadata,
 ]
 c.ZipCollectApp.collector_plugin = LessonFileCollector
 c.ExportApp.plugin_class = ExerciseCsvExport

@@ -34,6 +34,8 @@ from ..lesson.catalogue import is_exercise_cell  # noqa: F401 (classroom takes i
 
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?",
                    re.MULTILINE | re.DOTALL)
+HIDDEN = re.compile(r"\n?^[ \t]*### BEGIN HIDDEN TESTS\n.*?^[ \t]*### END HIDDEN TESTS[ \t]*$\n?",
+                    re.MULTILINE | re.DOTALL)  # the key (course.hidden_tests): never in a copy
 STAMP = "autograd_lesson_student"  # notebook metadata: the hash of the generated cells
 
 
@@ -53,6 +55,7 @@ def student_notebook(nb):
     for cell in nb.cells:
         if "### BEGIN SOLUTION" in cell.source:
             cell.source = strip_solutions(cell.source)
+        cell.source = HIDDEN.sub("", cell.source)
         if is_exercise_cell(cell):
             cell.outputs = []
             cell.execution_count = None

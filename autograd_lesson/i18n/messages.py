@@ -28,14 +28,19 @@ MESSAGES = {
     "verdict.hint": ("hint: {hint}", "힌트: {hint}"),
     "listing.nothing": ("nothing", "없음"),
     "freed.form": (
-        '✗ answer with a set of "Node.slot" names, such as {{"MulBackward0.other"}} (set() if '
+        '✗ answer with a set of "Node.slot" names, such as {{"PowBackward0.self"}} (set() if '
         'nothing is freed).',
-        '✗ {{"MulBackward0.other"}}처럼 "Node.slot" 이름의 집합으로 답하세요(해제되는 버퍼가 '
+        '✗ {{"PowBackward0.self"}}처럼 "Node.slot" 이름의 집합으로 답하세요(해제되는 버퍼가 '
         '없으면 set()).'),
     "freed.bare_string": (
         '✗ put the names in a set: {{"{name}"}}, not a bare string (a string is read letter by '
         'letter).',
         '✗ 이름을 집합에 넣어 {{"{name}"}}처럼 쓰세요. 문자열만 쓰면 한 글자씩 읽힙니다.'),
+    "freed.a_list": (
+        "✗ the question asks for a set: write the names in curly braces, {braces}, not in a "
+        "list (a set has no order and no repeats).",
+        "✗ 집합으로 답하세요: 목록(list)이 아니라 중괄호로 {braces}처럼 씁니다(집합에는 순서도 "
+        "중복도 없습니다)."),
     "freed.empty_dict": (
         "✗ {{}} is an empty dict: write set() for 'nothing is freed'.",
         "✗ {{}}는 빈 dict입니다: '해제되는 버퍼가 없음'은 set()으로 쓰세요."),
@@ -43,16 +48,15 @@ MESSAGES = {
     "freed.not_a_name": (" {value} is not a name in quotes.",
                          " {value}: 따옴표로 감싼 이름이 아닙니다."),
     "freed.no_slot": (
-        '✗ "{name}" names no slot: write "NodeName.slot", such as "MulBackward0.other".',
-        '✗ "{name}"에는 슬롯 이름이 없습니다: "MulBackward0.other"처럼 "NodeName.slot" 형태로 '
+        '✗ "{name}" names no slot: write "NodeName.slot", such as "PowBackward0.self".',
+        '✗ "{name}"에는 슬롯 이름이 없습니다: "PowBackward0.self"처럼 "NodeName.slot" 형태로 '
         '쓰세요.'),
     "freed.no_node": (
         "✗ there is no node {node} in this graph (check the spelling in the ledger).",
         "✗ 이 그래프에는 {node} 노드가 없습니다(버퍼 장부(ledger)에서 철자를 확인하세요)."),
-    "freed.no_tensor": ("no tensor", "텐서 없음"),
     "freed.no_such_slot": (
-        "✗ {node} has no saved slot '{slot}' (it saves {saved}).",
-        "✗ {node}에는 저장된 슬롯 '{slot}'이 없습니다(저장하는 것: {saved})."),
+        "✗ {node} has no slot '{slot}': its slots are {slots}.",
+        "✗ {node}에는 '{slot}' 슬롯이 없습니다. 슬롯 이름은 {slots}입니다."),
     "freed.extra": ("{listing} {are} not freed", "해제되지 않는 버퍼가 들어 있습니다: {listing}"),
     "freed.missing": ("{n} freed buffer{s_are} missing from your set",
                       "해제되는 버퍼 {n}개가 답에서 빠졌습니다"),
@@ -100,6 +104,19 @@ MESSAGES = {
     "step.differs": ("{label} differs from the reference (largest difference {difference})",
                      "{label}: 기준 스텝과 다릅니다(가장 큰 차이 {difference})"),
     "step.no_backward": ("it ran no backward", "backward()를 한 번도 호출하지 않았습니다"),
+    "step.backwards_over": ("it called backward {n} times (the exercise asks for {limit})",
+                            "backward()를 {n}번 호출했습니다(이 연습은 {limit}번을 요구합니다)"),
+    "step.hint_retain": (
+        "nothing runs this graph again after that backward: drop retain_graph=True, so the "
+        "backward frees the buffers as it goes.",
+        "그 역전파 뒤에 이 그래프를 다시 실행하는 곳이 없습니다: retain_graph=True를 지워서 "
+        "역전파가 지나가며 버퍼를 해제하게 하세요."),
+    "order.run_first": (
+        "✗ `{name}` is not defined yet: run the cell that defines it first (Run ▸ Run All Above "
+        "Selected Cell runs every cell above this one), then this cell again.",
+        "✗ 이름 `{name}`은 아직 정의되지 않았습니다: 그것을 정의하는 셀을 먼저 실행하세요(Run ▸ Run "
+        "All Above Selected Cell은 이 셀 위의 모든 셀을 실행합니다). 그다음 이 셀을 다시 "
+        "실행하세요."),
     "step.and_more": (" and {n} more", " 외 {n}개"),
     "step.retained": ("{shown} of its {n} call{s} used retain_graph=True (this step needs none)",
                       "호출 {n}번 중 {shown}에서 retain_graph=True를 썼습니다(이 스텝에는 "
@@ -117,6 +134,8 @@ MESSAGES = {
     "step.not_a_function": ("✗ define a function (def ...:), not a {type}.",
                             "✗ 함수(def ...:)를 정의하세요. 지금은 {type}입니다."),
     "step.raised": ("your step raised {error}", "여러분의 스텝에서 {error}"),
+    "step.warned": ("note: your step gave a warning: {warning}",
+                    "참고: 여러분의 스텝에서 경고가 나왔습니다: {warning}"),
     "step.peak_over": ("its peak of saved bytes was {peak} B, above the limit of {limit} B",
                        "저장된 바이트의 최대치가 {peak} B로, 한도 {limit} B를 넘었습니다"),
     "step.held": (

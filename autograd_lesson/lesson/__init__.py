@@ -27,6 +27,7 @@ from .catalogue import EXERCISES, exercises_of
 from .checking import (NOT_DONE, check_freed, check_raises, check_step, check_value,
                        check_which_raise, not_done, report)
 from .attempts import progress
+from .grading import explain_name_errors
 from .inside_engine import check_engine, check_order, plug, show_code, step_through_engine
 from .on_torch import check_audit, check_findings, on_real_torch, real_torch
 from .showing import (expect_error, first_sentence, show_backward, show_graph, step_through,
@@ -38,3 +39,5 @@ __all__ = ["audit", "EXERCISES", "NOT_DONE", "check_audit", "check_engine", "che
            "expect_error", "first_sentence", "get_language", "not_done", "on_real_torch",
            "progress", "real_torch", "report", "set_language", "show_backward", "show_graph",
            "step_through", "verdict", "watch"]
+
+explain_name_errors()  # a checker run before its setup cell says which cell to run

@@ -8,8 +8,9 @@ catalogue (keyed by exercise id) and show after a wrong answer; attempts are cou
 (:mod:`.grading`).
 """
 import gc
-import sys
 import numbers
+import sys
+import warnings
 
 from . import attempts
 from .catalogue import lookup
@@ -21,7 +22,7 @@ from ..viz.snapshot import is_tensor, is_torch  # neither imports torch
 
 NOT_DONE = ("✎ not done yet: replace the ... with your answer, run that cell, "
             "then run this cell again.")
-FREED_FORM = ('✗ answer with a set of "Node.slot" names, such as {"MulBackward0.other"} '
+FREED_FORM = ('✗ answer with a set of "Node.slot" names, such as {"PowBackward0.self"} '
               '(set() if nothing is freed).')
 RAISES_FORM = "✗ answer True (it raises) or False (it runs), without quotes."
 
@@ -36,8 +37,7 @@ def exercise_and_hint(exercise, hint):
 
 def not_an_attempt(message):
     """No answer yet, or one of the wrong form: not an attempt. Say what is wanted and stop."""
-    print(message)
-    fail_if_grading(message)
+    print(fail_if_grading(message))
 
 
 def not_done():
@@ -57,9 +57,7 @@ def give_verdict(exercise, hint, answer_key, correct, right, wrong, after=()):
         if hint:
             lines.append(t("verdict.hint", hint=hint))
     lines += list(after)
-    print("\n".join(lines))
-    if not correct:
-        fail_if_grading("\n".join(lines))
+    print(fail_if_grading("\n".join(lines)) if not correct else "\n".join(lines))
 
 
 def report(exercise, correct, right="", wrong="", answer_key=None):
@@ -68,12 +66,20 @@ def report(exercise, correct, right="", wrong="", answer_key=None):
     give_verdict(exercise, hint, answer_key, correct, localize(right), localize(wrong))
 
 
+def _braces(items):
+    """A list or tuple of names written as the set it should have been."""
+    names = [f'"{i}"' if isinstance(i, str) else repr(i) for i in dict.fromkeys(items)]
+    return "{" + ", ".join(names) + "}" if names else "set()"
+
+
 def set_of_names_form(prediction, choices, form, bare, unknown):
-    """None if ``prediction`` is a set (or list) of names among ``choices``; else the one line
-    that says what form is wanted: ``bare(name)`` for one choice not put in a set,
-    ``unknown(name)`` for the first name that is not a choice, else ``form``."""
+    """None if ``prediction`` is a set of names among ``choices``; else the one line that
+    says what form is wanted: ``bare(name)`` for one choice not put in a set, a set's braces
+    for a list, ``unknown(name)`` for the first name that is not a choice, else ``form``."""
     if isinstance(prediction, str):
         return bare(prediction) if prediction in choices else form
+    if isinstance(prediction, (list, tuple)):
+        return t("freed.a_list", braces=_braces(prediction))
     if not isinstance(prediction, (set, frozenset, list, tuple)) or \
             not all(isinstance(p, str) for p in prediction):
         return form
@@ -83,7 +89,7 @@ def set_of_names_form(prediction, choices, form, bare, unknown):
 
 # -- which buffers does a call free? -----------------------------------------------------------
 def _normalise(key, keep_id=False):
-    """'MulBackward0.other', 'MulBackward0._saved_other' and '#0 MulBackward0._saved_other'
+    """'PowBackward0.self', 'MulBackward0._saved_other' and '#0 MulBackward0._saved_other'
     all name the same buffer; with ``keep_id`` the '#0 ' (node number in the ledger) stays,
     to tell apart two nodes of the same type."""
     key = key.strip()
@@ -98,6 +104,8 @@ def _freed_form(prediction):
         return t("freed.bare_string", name=prediction.strip())
     if isinstance(prediction, dict) and not prediction:
         return t("freed.empty_dict")
+    if isinstance(prediction, (list, tuple)):
+        return t("freed.a_list", braces=_braces(prediction))
     if not isinstance(prediction, (set, frozenset, list, tuple)):
         return t("freed.form") + t("freed.you_gave", type=type(prediction).__name__)
     odd = [p for p in prediction if not isinstance(p, str)]
@@ -109,26 +117,48 @@ def _freed_form(prediction):
     return None
 
 
-def _unknown(guess, snapshot, keep_id):
-    """One line naming the first guessed node or slot that is not in the graph, or None."""
-    slots = {}
-    for b in snapshot.buffers:
-        node = _normalise(b.key, keep_id).rsplit(".", 1)[0]
-        slots.setdefault(node, set()).add(b.slot.replace("_saved_", "", 1))
+def _slots_by_type(roots):
+    """Node type name -> the tensor slots nodes of that type have (saved here or not), read
+    from the nodes of the graph behind ``roots`` (either engine: both expose ``_saved_<slot>``)."""
+    slots, seen, stack = {}, set(), [getattr(r, "grad_fn", None) for r in roots]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names = slots.setdefault(node.name(), set())
+        for attr in dir(node):
+            if not attr.startswith("_saved_") or attr.endswith(("_sym_sizes", "_sym_strides")):
+                continue
+            try:
+                value = getattr(node, attr)
+            except Exception:  # noqa: BLE001  (a freed buffer: it was a tensor)
+                value = None
+            if value is None or is_tensor(value) or is_torch(value):
+                names.add(attr[len("_saved_"):])
+        stack += [child for child, _ in getattr(node, "next_functions", ())]
+    return slots
+
+
+def _unknown(guess, snapshot, keep_id, slots):
+    """One line naming the first guessed node that is not in the graph, or slot that nodes
+    of its type never have (a typo: their slots are listed, saved here or not), or None. A
+    real slot that is not saved here is an answer, and a wrong one: it costs a try."""
     nodes = {(f"#{n.id} {n.name}" if keep_id else n.name) for n in snapshot.nodes}
     for name in sorted(guess):
         node, slot = name.rsplit(".", 1)
         if node not in nodes:
             return t("freed.no_node", node=node)
-        if slot not in slots.get(node, ()):
-            saved = ", ".join(sorted(slots.get(node, ()))) or t("freed.no_tensor")
-            return t("freed.no_such_slot", node=node, slot=slot, saved=saved)
+        kind = node.split(" ", 1)[-1]
+        if slots.get(kind) and slot not in slots[kind]:
+            return t("freed.no_such_slot", node=kind, slot=slot,
+                     slots=", ".join(sorted(slots[kind])))
     return None
 
 
 def check_freed(prediction, code, hint="", exercise=None, **names):
     """Predict-then-check: which saved buffers will ``code`` free? ``prediction`` is a set of
-    names like ``{"MulBackward0.other"}`` (empty set: nothing is freed), or, to tell apart
+    names like ``{"PowBackward0.self"}`` (empty set: nothing is freed), or, to tell apart
     nodes of one type, ledger names with their number: ``{"#3 AddmmBackward0.mat1"}``."""
     exercise, hint = exercise_and_hint(exercise, hint)
     if prediction is ...:
@@ -141,7 +171,7 @@ def check_freed(prediction, code, hint="", exercise=None, **names):
     before = take_snapshot(roots, names)
     keep_id = any(k.strip().startswith("#") for k in prediction)
     guess = {_normalise(k, keep_id) for k in prediction}
-    problem = _unknown(guess, before, keep_id)
+    problem = _unknown(guess, before, keep_id, _slots_by_type(roots))
     if problem:
         return not_an_attempt(problem)
     recording = record(call, roots=roots, names=names)
@@ -374,12 +404,15 @@ class _Events:
             self.names.setdefault(key, event.node.name())
 
 
-def _event_problems(events, no_retain, max_runs_per_node, create_graph):
+def _event_problems(events, no_retain, max_runs_per_node, create_graph, max_backwards=None):
     """What the engine's event stream says was wrong with how the gradients were obtained."""
     calls = events.calls
     if not calls:
         return [t("step.no_backward")]
     problems = []
+    backwards = sum(accumulate for _, _, accumulate in calls)
+    if max_backwards is not None and backwards > max_backwards:
+        problems.append(t("step.backwards_over", n=backwards, limit=max_backwards))
     if no_retain:
         retained = [f"{'backward' if accumulate else 'autograd.grad'} #{i}"
                     for i, (retain, create, accumulate) in enumerate(calls, 1)
@@ -405,7 +438,7 @@ def _event_problems(events, no_retain, max_runs_per_node, create_graph):
 
 def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_retain=True,
                max_runs_per_node=1, max_peak=None, nothing_held=True, create_graph=False,
-               atol=1e-5):
+               max_backwards=None, atol=1e-5):
     """Check a step the learner wrote, by behaviour.
 
     ``make()`` builds fresh inputs, a dict name -> model, tensor or optimizer (seeded, so two
@@ -415,7 +448,9 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
     tracker: use no ``retain_graph=True`` except with ``create_graph=True`` (``no_retain``),
     run no graph node more than ``max_runs_per_node`` times (AccumulateGrad not counted),
     keep the peak of saved bytes at most ``max_peak``, hold no saved buffer once it returns
-    (``nothing_held``), and, with ``create_graph``, record a graph of a gradient.
+    (``nothing_held``), with ``create_graph``, record a graph of a gradient, and call
+    ``backward`` at most ``max_backwards`` times (two forward passes each with its own
+    backward are not "one backward").
     """
     from ..autograd.graph import observe
     from ..viz.timeline import track_saved_bytes
@@ -425,10 +460,14 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
         return not_done()
     if not callable(fn):
         return not_an_attempt(t("step.not_a_function", type=type(fn).__name__))
-    with frozen_past():  # the collections below look only at what the check makes
+    with frozen_past(), warnings.catch_warnings(record=True) as caught:
+        # a warning of the learner's code (a non-leaf's .grad read) is shown, never on
+        # stderr, where nbgrader would take it for a failed test
+        warnings.simplefilter("always")
         ref_inputs = make()
         reference(*ref_inputs.values())
         want = _state(ref_inputs, compare)
+        del caught[:]  # the reference's own warnings are not the learner's
         inputs, events = make(), _Events()
         gc.collect()  # the reference's garbage must not be freed during the step (its peak)
         code = fn.__code__
@@ -448,16 +487,21 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
                     error = exc
                 gc.collect()  # a graph nobody refers to any more is not "held", even in a cycle
             peak, held = mem.peak - mem.start, mem.end - mem.start
+    notes = sorted({t("step.warned", warning=f"{w.category.__name__}: {w.message}")
+                    for w in caught})
     if error is not None:
         return give_verdict(exercise, hint, key, False, "",
-                            t("step.raised", error=verdict(error)[2:]))
-    problems = _event_problems(events, no_retain, max_runs_per_node, create_graph)
+                            t("step.raised", error=verdict(error)[2:]), after=notes)
+    problems = _event_problems(events, no_retain, max_runs_per_node, create_graph,
+                               max_backwards)
     if max_peak is not None and peak > max_peak:
         problems.append(t("step.peak_over", peak=f"{peak:,}", limit=f"{max_peak:,}"))
     if nothing_held and held > 0:
         problems.append(t("step.held", held=f"{held:,}"))
     if events.calls:
         problems += _differences(_state(inputs, compare), want, atol)
+    if problems and problems == _event_problems(events, no_retain, None, False):
+        hint = t("step.hint_retain")  # the retain was the only mistake: not the lesson's hint
     backwards = sum(accumulate for _, _, accumulate in events.calls)
     grads = len(events.calls) - backwards
     calls = (t("step.backward_calls", n=backwards, s="s" if backwards != 1 else "") +
@@ -468,4 +512,5 @@ def check_step(fn, reference, make, *, exercise, compare=("grad", "value"), no_r
              (t("step.each_once") if max_runs_per_node == 1 else "") +
              (t("step.peak", peak=f"{peak:,}", limit=f"{max_peak:,}")
               if max_peak is not None else "") + ".")
-    give_verdict(exercise, hint, key, not problems, right, "; ".join(problems) + ".")
+    give_verdict(exercise, hint, key, not problems, right, "; ".join(problems) + ".",
+                 after=notes)
