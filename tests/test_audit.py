@@ -62,10 +62,15 @@ def test_audit_finds_exactly_the_planted_kinds(lib, name, variant, kinds):
 @pytest.mark.parity
 @pytest.mark.parametrize("name,variant,kinds", CASES, ids=IDS)
 def test_the_report_reads_the_same_from_both_engines(torch, name, variant, kinds):
+    """Byte for byte, but for the line saying what trying the fix on a copy of the step showed:
+    only torch's tensors can be copied (the package's refuse to be pickled)."""
     ours, theirs = report(al, name, variant), report(torch, name, variant)
     assert [(f.kind, f.message, f.fix) for f in ours.findings] == \
         [(f.kind, f.message, f.fix) for f in theirs.findings]
-    assert ours.text == theirs.text
+    assert all(f.check == "" and f.verified is None for f in ours.findings)
+    tried = "\n  tried on a copy of the step: "
+    assert ours.text == "\n".join(line for line in theirs.text.split("\n")
+                                  if not line.startswith(tried[1:]))
 
 
 def test_messages_name_the_lines_nodes_and_bytes(lib):

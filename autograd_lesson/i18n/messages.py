@@ -298,7 +298,6 @@ MESSAGES = {
         "h = h.detach()",
         "스텝을 넘어 그래프가 아니라 숫자를 들고 가세요: total += loss.item(). 은닉 상태는 "
         "h = h.detach()로 넘기세요"),
-    "audit.check_line": ("\n  checked: {check}", "\n  확인: {check}"),
     "audit.note": ("note: {note}", "참고: {note}"),
     "audit.line": ("line {line}", "{line}행"),
     "audit.lines": ("lines {rest} and {last}", "{rest}, {last}행"),
@@ -362,6 +361,33 @@ MESSAGES = {
         "{label}은 torch.func 래퍼 텐서(torch.func.grad, vmap)에서 실행되었습니다: audit은 그 "
         "안을 들여다보지 않습니다"),
     "audit.calls_at": ("{n} backwards at {where}", "{where}의 역전파 {n}번"),
+    "audit.check_line": ("\n  tried on a copy of the step: {check}",
+                         "\n  스텝의 복사본에서 해 본 결과: {check}"),
+    "audit.verified": ("verified", "확인됨"),
+    "audit.not_verified": ("not verified", "확인되지 않음"),
+    "audit.check_unsafe": ("not verified: the step reaches objects audit could not copy",
+                           "확인되지 않음: 스텝이 audit이 복사할 수 없는 객체에 닿습니다"),
+    "audit.check_fails": ("not verified: the fix fails too: {error}",
+                          "확인되지 않음: 이 해결책도 실패합니다: {error}"),
+    "audit.check_nothing": ("not verified: it runs, but the step as written fails, so there is "
+                            "nothing to compare with",
+                            "확인되지 않음: 실행되지만 원래 스텝이 실패해서 비교할 기준이 없습니다"),
+    "audit.check_drop": ("without retain_graph=True on {label} the step runs",
+                         "{label}에 retain_graph=True가 없어도 스텝이 실행됩니다"),
+    "audit.check_sum": ("with {label} and {second} as one backward the step runs",
+                        "{label}과 {second}를 한 번의 역전파로 합쳐도 스텝이 실행됩니다"),
+    "audit.check_detach": ("with {label} stopped before the shared sub-network the step runs",
+                           "{label}이 공유 하위 네트워크 앞에서 멈춰도 스텝이 실행됩니다"),
+    "audit.check_same": (" and gives the same gradients and weights",
+                         ". 기울기와 가중치도 같습니다"),
+    "audit.check_differs": (", but the gradients or weights differ",
+                            ". 하지만 기울기나 가중치가 다릅니다"),
+    "audit.check_retain_stale": (
+        "with retain_graph=True on {label}, {second} fails with the in-place version error "
+        "instead",
+        "{label}에 retain_graph=True를 주면 {second}가 대신 제자리 변경 버전 오류로 실패합니다"),
+    "audit.check_retain_runs": ("with retain_graph=True on {label} the step runs",
+                                "{label}에 retain_graph=True를 주면 스텝이 실행됩니다"),
     "audit.raised": (
         "✗ {label} raised {type}: {message} (make it run, then audit it again)",
         "✗ {label}에서 {type} 발생: {message} (오류 없이 실행되게 고친 다음 다시 진단하세요)"),

@@ -135,7 +135,7 @@ def run_once(step, args):
     made still hold after it)."""
     with frozen_past():  # count only the graphs the step makes
         start = _live_graphs()[0]
-        calls, _, _, error = _run(step, list(args), {})
+        calls, _, _, error, _ = _run(step, list(args), {})
         end = _live_graphs()[0]
     return calls, error, end - start
 
@@ -148,7 +148,8 @@ def _tensor_types():
 
 def _run(step, args, kwargs, settle_all=False):
     """Run the step once under watch: (its calls, its optimizer steps, the node numbers it
-    used per engine, the error it raised)."""
+    used per engine, the error it raised, weak references to the leaves its backwards
+    reached)."""
     watch, error = observe.Watch(settle_all), None
     try:
         with observe.watching(watch):
@@ -165,46 +166,46 @@ def _run(step, args, kwargs, settle_all=False):
                           frozenset(c["roots"]), c["inputs"], c["leaves"], c["shared_leaves"],
                           c["wrapped"], c["steps_before"], frozenset(c["cleared"]),
                           c.get("engine", "")))
-    return calls, watch.steps, watch.span, error
+    return calls, watch.steps, watch.span, error, watch.leaf_refs
 
 
 def _audit(step, label, args, kwargs):
     baseline = _live_graphs()
-    calls, steps, span, error = _run(step, args, kwargs)
+    calls, steps, span, error, leaves = _run(step, args, kwargs)
+    subject = (step, args, kwargs, leaves)  # what _report may try a fix on
     found = analysis.failures(calls, steps)
     if error is not None and not found:
         return Audit(label, calls, [], error=_one_line(error, label), notes=_wrapped(calls))
     if error is not None:
         found += analysis.judged(calls, steps, stopped=True)
-        return _report(step, args, kwargs, label, calls, found, _stopped(calls))
+        return _report(subject, label, calls, found, _stopped(calls))
     runs, sizes = [(calls, steps, span)], [baseline, _live_graphs()]
     kept = any(c.retain_graph for c in calls)  # a later call may run what this one kept
     for run in range(2, RUNS_FOR_GROWTH + 1):
-        again_calls, again_steps, again_span, again = _run(step, args, kwargs, kept)
+        again_calls, again_steps, again_span, again, _ = _run(step, args, kwargs, kept)
         later = [c for c, _, _ in runs[1:]]
         if again is not None:
             failed = analysis.failures(again_calls, again_steps, runs)
             if not failed:
-                return _report(step, args, kwargs, label, calls,
-                               analysis.judged(calls, steps, later),
+                return _report(subject, label, calls, analysis.judged(calls, steps, later),
                                error=_one_line(again, label, run))
             found = analysis.judged(calls, steps, later + [again_calls]) + failed
-            return _report(step, args, kwargs, label, calls, found)
+            return _report(subject, label, calls, found)
         runs.append((again_calls, again_steps, again_span))
         sizes.append(_live_graphs())
     found = analysis.judged(calls, steps, [c for c, _, _ in runs[1:]])
-    return _report(step, args, kwargs, label, calls, found, extra=_growth(sizes))
+    return _report(subject, label, calls, found, extra=_growth(sizes))
 
 
-def _report(step, args, kwargs, label, calls, occurrences, notes=(), extra=(), error=None):
+def _report(subject, label, calls, occurrences, notes=(), extra=(), error=None):
     """Findings grouped by kind and lines; each group's fix tried on a copy of the step where
-    an experiment can show it (torch)."""
+    an experiment can show it (torch; ``subject``: the step, its arguments, its leaves)."""
     from . import verify
     findings = []
     for kind, message, fix, first in analysis.grouped(occurrences):
         check, verified = "", None
         if first.plan is not None and error is None:
-            verified, check = verify.try_fix(step, args, kwargs, first.plan, calls)
+            verified, check = verify.try_fix(*subject, first.plan, calls)
         findings.append(Finding(kind, message, fix, check, verified))
     return Audit(label, calls, findings + list(extra), error=error,
                  notes=list(notes) + _wrapped(calls))

@@ -10,9 +10,10 @@ on the real models. Each node gets one pre-hook, read once per backward; a node'
 are read once per audit (they cannot change, and a freed node can no longer be read).
 """
 import contextlib
+import linecache
 import os
 import sys
-import linecache
+import weakref
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
@@ -89,6 +90,7 @@ class Watch:
     def __init__(self, settle_all=False):
         self.calls, self.steps, self.span, self.settle_all = [], [], {}, settle_all
         self.sizes = {}  # node key -> saved bytes (read once: they cannot change)
+        self.leaf_refs = {}  # leaf id -> weak reference (torch), for trying fixes on copies
 
     def on_optimizer_step(self, optimizer, args, kwargs):
         versions = {id(p): p._version for group in optimizer.param_groups
@@ -348,8 +350,9 @@ class _WatchTorch:
         self._leaves(call, leaves, shared)
         return nodes, shared, leaves
 
-    @staticmethod
-    def _leaves(call, leaves, shared):
+    def _leaves(self, call, leaves, shared):
+        for n in leaves:  # (weakly: the fix is tried on copies of the leaves still alive)
+            self.watch.leaf_refs.setdefault(id(n.variable), weakref.ref(n.variable))
         call["leaves"] = {id(n.variable): n.variable._version for n in leaves}
         call["cleared"] = {id(n.variable) for n in leaves if n.variable.grad is None}
         call["shared_leaves"] = shared_leaves(shared, _is_accumulate)
