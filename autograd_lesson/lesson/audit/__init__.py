@@ -201,6 +201,15 @@ def _report(subject, label, calls, occurrences, notes=(), extra=(), error=None):
     """Findings grouped by kind and lines; each group's fix tried on a copy of the step where
     an experiment can show it (torch; ``subject``: the step, its arguments, its leaves)."""
     from . import verify
+    for o in occurrences if error is None else ():
+        if o.probe is not None:  # would keeping the first graph only make it fail stale?
+            write, failed = verify.find_write(*subject, ("retain", o.probe[0].index), calls)
+            if failed and failed.startswith(analysis.STALE_START):
+                analysis.fresh_forward(o, write)
+        if o.unnamed_write:
+            write, _ = verify.find_write(*subject, None, calls)
+            if write:
+                analysis.name_write(o, write)
     findings = []
     for kind, message, fix, first in analysis.grouped(occurrences):
         check, verified = "", None

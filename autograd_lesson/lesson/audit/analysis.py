@@ -26,6 +26,8 @@ class Occurrence:
     fix: str
     calls: tuple          # the calls it names (their lines group it)
     plan: tuple = None    # (experiment, *call indexes) for verify, or None
+    probe: tuple = None   # (a, b): if retaining a's graph makes b fail stale, a fresh forward
+    unnamed_write: bool = False  # stale-saved whose write no optimizer step explains
 
 
 def names(nodes):
@@ -120,7 +122,7 @@ def failures(calls, steps, earlier_runs=()):
             write = _stale_write(call, message, steps, earlier_runs)
             fix = t("audit.fix_stale_at", write=write) if write else t("audit.fix_stale")
             text += t("audit.stale_by", write=write) if write else ""
-            found.append(Occurrence(kind, text, fix, (call,)))
+            found.append(Occurrence(kind, text, fix, (call,), unnamed_write=not write))
     return found
 
 
@@ -144,16 +146,33 @@ def _freed(call, calls, steps, text):
         return Occurrence("freed-reuse", text + t("audit.weights_changed", writes=changed),
                           t("audit.fix_fresh", label=label(a)), both, ("retain", a.index,
                                                                       call.index))
+    found = Occurrence("freed-reuse", text, t("audit.fix_freed"), both, probe=both)
     if a.accumulate and call.accumulate and a.roots != call.roots:
         between = steps_between(a, call, steps)
         stepped = {v for s in between for v in s[2]}
         if between and not stepped & set(call.shared_leaves or {}):
-            return Occurrence("freed-reuse", text, t("audit.fix_detach", label=label(a)), both,
-                              ("detach", a.index, call.index))
-        if not between:
-            return Occurrence("freed-reuse", text, _sum_fix(a, call), both,
-                              ("sum", a.index, call.index))
-    return Occurrence("freed-reuse", text, t("audit.fix_freed"), both)
+            found.fix, found.plan = t("audit.fix_detach", label=label(a)), \
+                ("detach", a.index, call.index)
+        elif not between:
+            found.fix, found.plan = _sum_fix(a, call), ("sum", a.index, call.index)
+    return found
+
+
+def fresh_forward(occurrence, writes):
+    """The occurrence, once an experiment showed that keeping the first graph only makes the
+    second backward fail on stale saved tensors: the weights changed in between."""
+    a = occurrence.probe[0]
+    occurrence.message += t("audit.weights_changed", writes=writes or t("audit.write_unknown"))
+    occurrence.fix = t("audit.fix_fresh", label=label(a))
+    occurrence.plan = ("retain", a.index, occurrence.probe[1].index)
+    return occurrence
+
+
+def name_write(occurrence, write):
+    """The stale-saved occurrence, with the in-place write an experiment found."""
+    occurrence.message += t("audit.stale_by", write=write)
+    occurrence.fix = t("audit.fix_stale_at", write=write)
+    return occurrence
 
 
 def _sum_fix(a, b):
@@ -212,14 +231,21 @@ def _repeats(ok, steps):
         for k in call.nodes:
             if not _through_a_gradient(call, k, ok):
                 plain.setdefault(k, []).append(call)
-    pairs = {}
+    groups = []  # [calls, nodes]: repeats that share a backward are one occurrence
     for k, cs in plain.items():
-        if len(cs) > 1:
-            pairs.setdefault(tuple(c.index for c in cs), {})[k] = cs[0].nodes[k]
+        if len(cs) < 2:
+            continue
+        indexes = {c.index for c in cs}
+        joined = [g for g in groups if g[0] & indexes]
+        merged = [indexes.union(*(g[0] for g in joined)), {k: cs[0].nodes[k]}]
+        for g in joined:
+            merged[1].update(g[1])
+            groups.remove(g)
+        groups.append(merged)
     found = []
     by_index = {c.index: c for c in ok}
-    for indexes, nodes in pairs.items():
-        runs = [by_index[i] for i in indexes]
+    for indexes, nodes in sorted(groups, key=lambda g: min(g[0])):
+        runs = [by_index[i] for i in sorted(indexes)]
         text = t("audit.double", n=len(nodes), s="s" if len(nodes) > 1 else "",
                  runs=labels(runs), names=names(nodes),
                  bytes=bytes_text(sum(b or 0 for _, b in nodes.values())))

@@ -17,12 +17,13 @@ A fix is an intervention at one backward of the copy (by its number in the step)
 import contextlib
 import copy
 import random
+import re
 import sys
 import types
 
 from ...i18n import t
-from .analysis import FREED_START, STALE_START
-from .observe import _is_accumulate, walk
+from .analysis import STALE_START, write_text
+from .observe import _is_accumulate, walk, where
 
 
 class _Unsafe(Exception):
@@ -39,12 +40,13 @@ def try_fix(step, args, kwargs, leaf_refs, plan, calls):
     leaf_ids = [i for i, ref in leaf_refs.items() if ref() is not None]
     kind, first = plan[0], plan[1]
     try:
-        with _isolated():
-            reference = _experiment(step, args, kwargs, leaf_ids, None)
+        with _isolated() as seed:
+            run = (step, args, kwargs, leaf_ids, seed)
+            reference = _experiment(*run, None)
             if kind in ("sum", "detach") and reference[0] is not None:
                 # the step as written fails: compare with retain_graph=True on the first one
-                reference = _experiment(step, args, kwargs, leaf_ids, ("retain", first))
-            fixed = _experiment(step, args, kwargs, leaf_ids, plan, calls)
+                reference = _experiment(*run, ("retain", first))
+            fixed = _experiment(*run, plan, calls)
     except _Unsafe:
         return False, t("audit.check_unsafe")
     error, same = fixed[0], _same(reference, fixed)
@@ -69,13 +71,72 @@ def _verdict(verified, text):
     return t("audit.verified" if verified else "audit.not_verified") + ": " + text
 
 
+def find_write(step, args, kwargs, leaf_refs, plan, calls):
+    """The in-place write that made a saved tensor stale, as ``"`code` at file:line"``: a copy
+    of the step (with ``plan``'s intervention, or as written) runs with every in-place op
+    watched, and the write that took the tensor the error names past its saved version is
+    the one. (the write, the copy's error) — (None, None) where no copy can run."""
+    if "torch" not in sys.modules or any(c.engine != "torch" for c in calls):
+        return None, None
+    leaf_ids = [i for i, ref in leaf_refs.items() if ref() is not None]
+    writes = []
+    try:
+        with _isolated() as seed:
+            error = _experiment(step, args, kwargs, leaf_ids, seed, plan, calls, writes)[0]
+    except _Unsafe:
+        return None, None
+    found = _SHAPE.search(error or "")
+    if not found:
+        return None, error
+    shape = tuple(int(n) for n in found.group(1).split(",") if n.strip())
+    saved = int(found.group(3))
+    numel = 1
+    for n in shape:
+        numel *= n
+    for where, shape_after, size, version in writes:  # the write that went past the save
+        if version == saved + 1 and (shape_after == shape or size == numel):
+            return write_text((0, where, {})), error
+    return None, error
+
+
+_SHAPE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); expected version "
+                    r"(\d+)")
+
+
+class _Writes:
+    """A TorchFunctionMode noting each in-place op: (its line, the tensor's shape, number of
+    elements and version after it)."""
+
+    def __new__(cls, writes):
+        from torch.overrides import TorchFunctionMode
+
+        class Writes(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                result = func(*args, **(kwargs or {}))
+                name = getattr(func, "__name__", "")
+                if args and (name.endswith("_") and not name.startswith("_")
+                             or name in _INPLACE_DUNDERS):
+                    target = args[0]
+                    if isinstance(target, sys.modules["torch"].Tensor):
+                        writes.append((where(), tuple(target.shape), target.numel(),
+                                       target._version))
+                return result
+        return Writes()
+
+
+_INPLACE_DUNDERS = {"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+                    "__ipow__", "__imod__", "__iand__", "__ior__", "__ixor__", "__setitem__",
+                    "__ilshift__", "__irshift__", "__imatmul__"}
+
+
 @contextlib.contextmanager
 def _isolated():
-    """The learner's random streams are left as they were."""
+    """The learner's random streams are left as they were; every copy run of one experiment
+    starts from the state they have now (yielded)."""
     torch = sys.modules["torch"]
     state, py, np = torch.get_rng_state(), random.getstate(), _numpy_state()
     try:
-        yield
+        yield state, py
     finally:
         torch.set_rng_state(state)
         random.setstate(py)
@@ -88,9 +149,10 @@ def _numpy_state():
     return numpy.random.get_state() if numpy is not None else None
 
 
-def _experiment(step, args, kwargs, leaf_ids, plan, calls=()):
-    """Run a copy of the step (with ``plan``'s intervention): (its error's first sentence or
-    None, the gradients and values of the copied leaves the step's backwards reached)."""
+def _experiment(step, args, kwargs, leaf_ids, seed, plan, calls=(), writes=None):
+    """Run a copy of the step (with ``plan``'s intervention; noting in-place writes in
+    ``writes`` if given): (its error's first sentence or None, the gradients and values of the
+    copied leaves the step's backwards reached)."""
     torch = sys.modules["torch"]
     memo = {}
     fn, c_args, c_kwargs = _copy_step(step, args, kwargs, memo)
@@ -98,11 +160,11 @@ def _experiment(step, args, kwargs, leaf_ids, plan, calls=()):
         raise _Unsafe
     leaves = [memo[i] for i in leaf_ids]
     originals = set(leaf_ids) | (set(memo) - {id(memo)})
-    state = _isolated_seed()
-    torch.set_rng_state(state[0])
-    random.setstate(state[1])
+    torch.set_rng_state(seed[0])
+    random.setstate(seed[1])
     error = None
-    with _Intervene(plan, calls, memo, originals):
+    with _Intervene(plan, calls, memo, originals), \
+            (_Writes(writes) if writes is not None else contextlib.nullcontext()):
         try:
             fn(*c_args, **c_kwargs)
         except _Unsafe:
@@ -111,12 +173,6 @@ def _experiment(step, args, kwargs, leaf_ids, plan, calls=()):
             error = str(exc).split(". ")[0].split("\n")[0]
     return error, [(None if p.grad is None else p.grad.detach().clone(), p.detach().clone())
                    for p in leaves]
-
-
-def _isolated_seed():
-    """The random state every copy run of one audit starts from (the learner's, now)."""
-    torch = sys.modules["torch"]
-    return torch.get_rng_state(), random.getstate()
 
 
 def _same(a, b):
