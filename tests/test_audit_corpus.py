@@ -61,3 +61,60 @@ def test_audit_meets_the_ground_truth(case):
         assert any(case.note in note for note in report.notes), report.text
     if case.raises is not None and case.raises[0] == 1:  # cut short: retains are not judged
         assert "unused-retain" not in [f.kind for f in report.findings]
+
+
+# -- trying a fix on a copy leaves the learner's objects as they were ---------------------------
+def _state(model, optimizer):
+    return [p.detach().clone() for p in model.parameters()] + \
+        [v.clone() for s in optimizer.state.values() for v in s.values() if torch.is_tensor(v)]
+
+
+def test_trying_fixes_changes_only_what_the_step_itself_changes():
+    """audit runs the step 3 times on the learner's objects (as a plain loop would) and its
+    experiments on copies: afterwards the model, the optimizer and the random stream are as
+    after 3 plain calls."""
+    def make():
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Dropout(0.5),
+                                    torch.nn.Linear(8, 2))
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+        x = torch.randn(5, 4)
+
+        def step():
+            optimizer.zero_grad()
+            out = model(x)
+            loss1, loss2 = out[:, 0].pow(2).mean(), out[:, 1].abs().mean()
+            loss1.backward(retain_graph=True)
+            loss2.backward()
+            optimizer.step()
+        return model, optimizer, step
+    model, optimizer, step = make()
+    report = lesson.audit(step)
+    assert report.findings[0].verified is True, report.text  # dropout: same random stream
+    after_audit, rng = _state(model, optimizer), torch.get_rng_state()
+    model, optimizer, step = make()
+    for _ in range(3):
+        step()
+    assert all(torch.equal(a, b) for a, b in zip(after_audit, _state(model, optimizer)))
+    assert torch.equal(rng, torch.get_rng_state())
+
+
+class _Uncopyable:
+    def __init__(self, model):
+        self.model = model
+
+    def __deepcopy__(self, memo):
+        raise TypeError("no copies")
+
+
+def test_a_step_audit_cannot_copy_is_not_verified():
+    torch.manual_seed(0)
+    holder = _Uncopyable(torch.nn.Linear(3, 1))
+    x = torch.randn(4, 3)
+
+    def step():
+        out = holder.model(x)
+        out.sum().backward(retain_graph=True)
+    finding, = lesson.audit(step).findings
+    assert finding.kind == "unused-retain" and finding.verified is False
+    assert finding.check == "not verified: the step reaches objects audit could not copy"

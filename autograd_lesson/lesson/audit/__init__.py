@@ -1,25 +1,31 @@
 """``lesson.audit(step, *args, **kwargs)``: a retain_graph doctor for one training step.
 
-It runs ``step`` under observation (either engine: the package's event stream, or torch node
-hooks registered only while the step runs), then twice more to see whether graphs pile up and
-whether a later call reaches into an earlier call's graph, and returns an :class:`Audit`
-whose ``.findings`` have ``.kind``, ``.message`` (what happened, with the evidence: the
-backward's line in the step as ``file.py:12 `code``` (``cell line 12`` in Jupyter), node names,
-bytes) and ``.fix`` (what to write instead):
+It runs ``step`` under observation (either engine: the package's event stream, or torch's
+engine entry and node hooks, swapped in only while the step runs, see :mod:`.observe`), then
+twice more to see whether graphs pile up and whether a later call reaches into an earlier
+call's graph, and returns an :class:`Audit` whose ``.findings`` have ``.kind``, ``.message``
+(what happened, with the evidence: the backward's line in the step as ``file.py:12 `code```
+(``cell line 12`` in Jupyter), node names, bytes), ``.fix`` (what to write instead, chosen from
+the evidence, see :mod:`.analysis`) and, where a copy of the step could try it (torch,
+:mod:`.verify`), ``.check`` / ``.verified``:
 
 - ``unused-retain``: a ``retain_graph=True`` backward whose kept nodes no later backward ran,
-  in this call of the step or the next ones;
-- ``double-traversal``: a node with saved tensors run by more than one backward of the step
-  (the backward through a gradient made with ``create_graph=True`` may run it once more: a
-  gradient penalty's double backward is not a finding);
+  in this call of the step or the next ones (not judged when a backward raised: the calls after
+  it never ran);
+- ``double-traversal``: a node with saved tensors run by more than one backward of the step,
+  counted per order: a backward through a gradient an earlier ``create_graph=True`` call made
+  from that node runs it legitimately (a gradient penalty, a second derivative, MAML);
 - ``graph-grows``: graphs the step built still alive after it, with more saved bytes or more
   nodes after every call (``total = total + loss``, a hidden state carried without detach);
 - ``freed-reuse``: a backward failed because an earlier one freed what it needed;
-- ``stale-saved``: a backward failed because a saved tensor was modified in place.
+- ``stale-saved``: a backward failed because a saved tensor was modified in place (the
+  optimizer step or the in-place op that did it is named).
 
-Only graphs made while the audit runs are counted (older objects are frozen out of the
-collector's view meanwhile). Bad input (not a function, a step that raises for another reason)
-gives a report whose text is one line, ``.error``. The report keeps plain data only.
+Findings of one kind on the same lines are one finding ("×8 calls, lines 20 and 21"); what was
+not judged, and backwards inside ``torch.func`` wrappers, are ``.notes``. Only graphs made while
+the audit runs are counted (older objects are frozen out of the collector's view meanwhile).
+Bad input (not a function, a step that raises for another reason) gives a report whose text is
+one line, ``.error``. The report keeps plain data only.
 """
 import contextlib
 import gc
