@@ -118,3 +118,17 @@ def test_a_step_audit_cannot_copy_is_not_verified():
     finding, = lesson.audit(step).findings
     assert finding.kind == "unused-retain" and finding.verified is False
     assert finding.check == "not verified: the step reaches objects audit could not copy"
+
+
+def test_a_graph_the_step_keeps_is_never_shared_with_a_copy():
+    """A dict holding a tensor with a graph cannot be deep-copied: sharing it, a copy run would
+    put its own (freed) loss there. audit says "not verified" and the learner's loss is kept."""
+    state = {}
+
+    def step():
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        state["loss"] = (x.exp() * 2).sum()
+        state["loss"].backward(retain_graph=True)
+    finding, = lesson.audit(step).findings
+    assert finding.verified is False and "could not copy" in finding.check
+    state["loss"].backward()  # still the step's own graph, kept by retain_graph=True

@@ -218,8 +218,10 @@ def _copy_value(value, memo, globals_map):
         return value
     try:
         return copy.deepcopy(value, memo)
-    except Exception:  # noqa: BLE001 (not copyable: shared; the leaf check decides)
-        return value
+    except Exception:  # noqa: BLE001 (e.g. a dict holding a tensor with a graph)
+        if isinstance(value, (int, float, complex, str, bytes, bool, type(None))):
+            return value
+        raise _Unsafe from None  # sharing it, the copy run could change the learner's state
 
 
 def _copy_function(fn, memo, globals_map):
