@@ -214,9 +214,9 @@ AUDIT_ENGLISH = {  # the words of each finding kind's message and fix, as audit 
 }
 AUDIT_KOREAN = {
     "freed-reuse": ["실패: Trying to backward through the graph a second time",
-                    "에서 해제되었습니다", "해결: 합친 기울기만 쓰입니다"],
+                    "에서 해제되었습니다", "해결: 합친 변화도만 쓰입니다"],
     "double-traversal": ["저장된 텐서가 있는 노드", ") 및 backward #2 (", "에서 실행되었습니다",
-                         "반복을 위해", "하위 네트워크에 남긴 기울기는 쓰이지 않았습니다"],
+                         "반복을 위해", "하위 네트워크에 남긴 변화도는 쓰이지 않았습니다"],
     "unused-retain": ["저장된 텐서", "(retain_graph=True: ", "이후의 어떤 역전파도 쓰지 않았습니다",
                       "해결: 그 backward() 호출에서 retain_graph=True를 빼세요"],
     "graph-grows": ["스텝의 첫 번째, 두 번째, 세 번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 "

@@ -320,26 +320,26 @@ MESSAGES = {
     "audit.fix_sum": (
         "only the total gradient is used: add the losses and call backward once, "
         "({a} + {b}).backward()",
-        "합친 기울기만 쓰입니다: 손실을 더해서 backward()를 한 번 호출하세요. "
+        "합친 변화도만 쓰입니다: 손실을 더해서 backward()를 한 번 호출하세요. "
         "({a} + {b}).backward()"),
     "audit.fix_detach": (
         "the gradients {label} put into the sub-network both backwards reach were not used "
         "(the optimizer step between them updated other parameters): detach that "
         "sub-network's output in the first loss (fake.detach()), so the first backward stops "
         "there",
-        "{label}이 두 역전파가 모두 지나는 하위 네트워크에 남긴 기울기는 쓰이지 않았습니다(그 사이의 "
+        "{label}이 두 역전파가 모두 지나는 하위 네트워크에 남긴 변화도는 쓰이지 않았습니다(그 사이의 "
         "옵티마이저 스텝은 다른 매개변수를 갱신했습니다): 첫 손실에서 그 하위 네트워크의 출력을 "
         "떼어 내세요(fake.detach()). 그러면 첫 역전파가 거기서 멈춥니다"),
     "audit.fix_one_grad": (
         "both are first-order gradients of the same output: one call over both inputs gives "
         "them in one pass, {example}",
-        "둘 다 같은 출력의 1계 기울기입니다: 두 입력을 한 번에 넘기는 호출 하나로 한 번의 "
+        "둘 다 같은 출력의 1계 변화도입니다: 두 입력을 한 번에 넘기는 호출 하나로 한 번의 "
         "역전파에 얻습니다. {example}"),
     "audit.fix_batched": (
         "the gradients of each loss are used separately: take them in one call, "
         "torch.autograd.grad(torch.stack(losses), params, grad_outputs=torch.eye(len(losses)), "
         "is_grads_batched=True), or give each backward only the inputs it needs (inputs=...)",
-        "손실마다 따로 기울기를 씁니다: 호출 하나로 얻으세요. "
+        "손실마다 따로 변화도를 씁니다: 호출 하나로 얻으세요. "
         "torch.autograd.grad(torch.stack(losses), params, grad_outputs=torch.eye(len(losses)), "
         "is_grads_batched=True). 아니면 역전파마다 필요한 입력만 넘기세요(inputs=...)"),
     "audit.fix_stale_at": (
@@ -379,9 +379,9 @@ MESSAGES = {
     "audit.check_detach": ("with {label} stopped before the shared sub-network the step runs",
                            "{label}이 공유 하위 네트워크 앞에서 멈춰도 스텝이 실행됩니다"),
     "audit.check_same": (" and gives the same gradients and weights",
-                         ". 기울기와 가중치도 같습니다"),
+                         ". 변화도와 가중치도 같습니다"),
     "audit.check_differs": (", but the gradients or weights differ",
-                            ". 하지만 기울기나 가중치가 다릅니다"),
+                            ". 하지만 변화도나 가중치가 다릅니다"),
     "audit.check_retain_stale": (
         "with retain_graph=True on {label}, {second} fails with the in-place version error "
         "instead",

@@ -159,7 +159,10 @@ def _experiment(step, args, kwargs, leaf_ids, seed, plan, calls=(), writes=None)
     if any(i not in memo for i in leaf_ids):
         raise _Unsafe
     leaves = [memo[i] for i in leaf_ids]
-    originals = set(leaf_ids) | (set(memo) - {id(memo)})
+    # ids of live objects only: deepcopy's memo also holds ids of temporaries it freed, which
+    # the copy run's own tensors may reuse
+    originals = set(leaf_ids) | {id(o) for o in memo.get(id(memo), ())
+                                 if isinstance(o, torch.optim.Optimizer)}
     torch.set_rng_state(seed[0])
     random.setstate(seed[1])
     error = None
