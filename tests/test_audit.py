@@ -62,10 +62,15 @@ def test_audit_finds_exactly_the_planted_kinds(lib, name, variant, kinds):
 @pytest.mark.parity
 @pytest.mark.parametrize("name,variant,kinds", CASES, ids=IDS)
 def test_the_report_reads_the_same_from_both_engines(torch, name, variant, kinds):
+    """Byte for byte, but for the line saying what trying the fix on a copy of the step showed:
+    only torch's tensors can be copied (the package's refuse to be pickled)."""
     ours, theirs = report(al, name, variant), report(torch, name, variant)
     assert [(f.kind, f.message, f.fix) for f in ours.findings] == \
         [(f.kind, f.message, f.fix) for f in theirs.findings]
-    assert ours.text == theirs.text
+    assert all(f.check == "" and f.verified is None for f in ours.findings)
+    tried = "\n  tried on a copy of the step: "
+    assert ours.text == "\n".join(line for line in theirs.text.split("\n")
+                                  if not line.startswith(tried[1:]))
 
 
 def test_messages_name_the_lines_nodes_and_bytes(lib):
@@ -96,7 +101,9 @@ def test_messages_name_the_lines_nodes_and_bytes(lib):
 def test_a_carried_hidden_state_gets_the_detach_fix(lib):
     naive = report(lib, "rnn", "naive").findings[0]
     assert naive.message.startswith("on call 2 of the step, backward #1 (scenarios.py:")
-    assert naive.message.endswith("; it reached into the graph call 1 built (TanhBackward0)")
+    # the part of call 1's graph the carried hidden state reaches: 3 time steps of the cell
+    assert naive.message.endswith("; it reached into the graph call 1 built "
+                                  "(AddmmBackward0 ×6, TanhBackward0 ×3)")
     assert "hidden = hidden.detach()" in naive.fix
     grows = report(lib, "rnn", "wrong").findings[0]
     assert grows.message == ("after calls 1, 2, 3 of the step, graphs it built are still "
@@ -241,7 +248,8 @@ def test_no_observer_hook_mode_or_frozen_gc_is_left(lib):
         assert torch._C._len_torch_function_stack() == 0
         assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
         assert torch._C._autograd._saved_tensors_hooks_is_enabled()
-    ours = ("audit.py", "torch_graphs.py")
+        assert torch.autograd._engine_run_backward is torch.autograd.graph._engine_run_backward
+    ours = ("observe.py", "analysis.py", "verify.py", "audit/__init__.py", "torch_graphs.py")
     called = []
 
     def profile(frame, event, arg):
@@ -298,8 +306,9 @@ def test_helpers_leave_no_hook_and_keep_no_buffer(lib, capsys, monkeypatch):
 
     def profile(frame, event, arg):
         if event == "call" and "autograd_lesson" in frame.f_code.co_filename and \
-                frame.f_code.co_filename.endswith(("audit.py", "torch_graphs.py", "record.py",
-                                                   "steps.py", "checking.py", "showing.py")):
+                frame.f_code.co_filename.endswith(("observe.py", "audit/__init__.py",
+                                                   "torch_graphs.py", "record.py", "steps.py",
+                                                   "checking.py", "showing.py")):
             called.append(frame.f_code.co_name)
     sys.setprofile(profile)
     try:

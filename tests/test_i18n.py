@@ -200,9 +200,10 @@ def test_audit_speaks_korean_and_keeps_the_finding_kinds():
 
 AUDIT_ENGLISH = {  # the words of each finding kind's message and fix, as audit prints them
     "freed-reuse": ["failed: Trying to backward through the graph a second time",
-                    "had freed it", "fix: compute the losses first"],
+                    "had freed it", "fix: only the total gradient is used"],
     "double-traversal": ["with saved tensors ran in backward #1", ") and backward #2 (",
-                         "kept for the repeat", "fix: sum the losses"],
+                         "kept for the repeat", "fix: the gradients backward #1",
+                         "were not used (the optimizer step between them"],
     "unused-retain": ["of saved tensors (retain_graph=True: ", "that no later backward used",
                       "fix: drop retain_graph=True"],
     "graph-grows": ["after calls 1, 2, 3 of the step, graphs it built are still alive",
@@ -213,9 +214,9 @@ AUDIT_ENGLISH = {  # the words of each finding kind's message and fix, as audit 
 }
 AUDIT_KOREAN = {
     "freed-reuse": ["실패: Trying to backward through the graph a second time",
-                    "에서 해제되었습니다", "해결: 손실을 먼저 모두 계산하고"],
+                    "에서 해제되었습니다", "해결: 합친 변화도만 쓰입니다"],
     "double-traversal": ["저장된 텐서가 있는 노드", ") 및 backward #2 (", "에서 실행되었습니다",
-                         "반복을 위해", "해결: 손실을 더해서"],
+                         "반복을 위해", "하위 네트워크에 남긴 변화도는 쓰이지 않았습니다"],
     "unused-retain": ["저장된 텐서", "(retain_graph=True: ", "이후의 어떤 역전파도 쓰지 않았습니다",
                       "해결: 그 backward() 호출에서 retain_graph=True를 빼세요"],
     "graph-grows": ["스텝의 첫 번째, 두 번째, 세 번째 호출이 끝난 뒤에도 스텝이 만든 그래프가 "

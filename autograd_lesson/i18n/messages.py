@@ -332,6 +332,96 @@ MESSAGES = {
         "h = h.detach()",
         "스텝을 넘어 그래프가 아니라 숫자를 들고 가세요: total += loss.item(). 은닉 상태는 "
         "h = h.detach()로 넘기세요"),
+    "audit.note": ("note: {note}", "참고: {note}"),
+    "audit.line": ("line {line}", "{line}행"),
+    "audit.lines": ("lines {rest} and {last}", "{rest}, {last}행"),
+    "audit.times": (" (×{n} calls, {lines})", " (호출 ×{n}, {lines})"),
+    "audit.times_nowhere": (" (×{n} calls)", " (호출 ×{n})"),
+    "audit.write_at": ("`{code}` at {place}", "{place}의 `{code}`"),
+    "audit.write_step": ("an optimizer step", "옵티마이저 스텝"),
+    "audit.write_unknown": ("an in-place write", "제자리 쓰기"),
+    "audit.stale_by": ("; changed in place by {write}", "; {write}에서 제자리 변경되었습니다"),
+    "audit.weights_changed": (
+        "; in between, the weights its saved tensors hold changed in place ({writes})",
+        "; 그 사이에 저장된 텐서가 가리키는 가중치가 제자리에서 바뀌었습니다({writes})"),
+    "audit.fix_fresh": (
+        "run the forward again after the weights change and call backward on the new loss; "
+        "retain_graph=True on {label} would not do: the kept tensors are stale, so the "
+        "backward would fail with the in-place version error instead",
+        "가중치가 바뀐 뒤에 순전파를 다시 하고 새 손실로 backward()를 호출하세요. {label}에 "
+        "retain_graph=True를 주어도 소용없습니다: 유지된 텐서가 이미 낡아서, 역전파가 대신 "
+        "제자리 변경 버전 오류로 실패합니다"),
+    "audit.fix_sum": (
+        "only the total gradient is used: add the losses and call backward once, "
+        "({a} + {b}).backward()",
+        "합친 변화도만 쓰입니다: 손실을 더해서 backward()를 한 번 호출하세요. "
+        "({a} + {b}).backward()"),
+    "audit.fix_detach": (
+        "the gradients {label} put into the sub-network both backwards reach were not used "
+        "(the optimizer step between them updated other parameters): detach that "
+        "sub-network's output in the first loss (fake.detach()), so the first backward stops "
+        "there",
+        "{label}이 두 역전파가 모두 지나는 하위 네트워크에 남긴 변화도는 쓰이지 않았습니다(그 사이의 "
+        "옵티마이저 스텝은 다른 매개변수를 갱신했습니다): 첫 손실에서 그 하위 네트워크의 출력을 "
+        "떼어 내세요(fake.detach()). 그러면 첫 역전파가 거기서 멈춥니다"),
+    "audit.fix_one_grad": (
+        "both are first-order gradients of the same output: one call over both inputs gives "
+        "them in one pass, {example}",
+        "둘 다 같은 출력의 1계 변화도입니다: 두 입력을 한 번에 넘기는 호출 하나로 한 번의 "
+        "역전파에 얻습니다. {example}"),
+    "audit.fix_batched": (
+        "the gradients of each loss are used separately: take them in one call, "
+        "torch.autograd.grad(torch.stack(losses), params, grad_outputs=torch.eye(len(losses)), "
+        "is_grads_batched=True), or give each backward only the inputs it needs (inputs=...)",
+        "손실마다 따로 변화도를 씁니다: 호출 하나로 얻으세요. "
+        "torch.autograd.grad(torch.stack(losses), params, grad_outputs=torch.eye(len(losses)), "
+        "is_grads_batched=True). 아니면 역전파마다 필요한 입력만 넘기세요(inputs=...)"),
+    "audit.fix_stale_at": (
+        "call every backward that needs the old values before {write}, or run the forward "
+        "again after it; use an out-of-place op (x = x + ...) if the old value is still needed",
+        "예전 값이 필요한 backward()를 모두 {write} 전에 호출하거나, 그 뒤에 순전파를 다시 하세요. "
+        "예전 값이 계속 필요하면 제자리가 아닌 연산(x = x + ...)을 쓰세요"),
+    "audit.stopped": (
+        "{label} raised, so the step stopped there: the backwards after it did not run and "
+        "are not judged",
+        "{label}에서 오류가 나서 스텝이 거기서 멈췄습니다: 그 뒤의 역전파는 실행되지 않았으므로 "
+        "판단하지 않습니다"),
+    "audit.not_judged": (
+        "; nor is retain_graph=True on {labels} (a backward that did not run might use it)",
+        "; {labels}의 retain_graph=True도 판단하지 않습니다(실행되지 않은 역전파가 쓸 수 있습니다)"),
+    "audit.wrapped": (
+        "{label} ran on torch.func wrapper tensors (torch.func.grad, vmap): audit does not "
+        "look inside them",
+        "{label}은 torch.func 래퍼 텐서(torch.func.grad, vmap)에서 실행되었습니다: audit은 그 "
+        "안을 들여다보지 않습니다"),
+    "audit.calls_at": ("{n} backwards at {where}", "{where}의 역전파 {n}번"),
+    "audit.check_line": ("\n  tried on a copy of the step: {check}",
+                         "\n  스텝의 복사본에서 해 본 결과: {check}"),
+    "audit.verified": ("verified", "확인됨"),
+    "audit.not_verified": ("not verified", "확인되지 않음"),
+    "audit.check_unsafe": ("not verified: the step reaches objects audit could not copy",
+                           "확인되지 않음: 스텝이 audit이 복사할 수 없는 객체에 닿습니다"),
+    "audit.check_fails": ("not verified: the fix fails too: {error}",
+                          "확인되지 않음: 이 해결책도 실패합니다: {error}"),
+    "audit.check_nothing": ("not verified: it runs, but the step as written fails, so there is "
+                            "nothing to compare with",
+                            "확인되지 않음: 실행되지만 원래 스텝이 실패해서 비교할 기준이 없습니다"),
+    "audit.check_drop": ("without retain_graph=True on {label} the step runs",
+                         "{label}에 retain_graph=True가 없어도 스텝이 실행됩니다"),
+    "audit.check_sum": ("with {label} and {second} as one backward the step runs",
+                        "{label}과 {second}를 한 번의 역전파로 합쳐도 스텝이 실행됩니다"),
+    "audit.check_detach": ("with {label} stopped before the shared sub-network the step runs",
+                           "{label}이 공유 하위 네트워크 앞에서 멈춰도 스텝이 실행됩니다"),
+    "audit.check_same": (" and gives the same gradients and weights",
+                         ". 변화도와 가중치도 같습니다"),
+    "audit.check_differs": (", but the gradients or weights differ",
+                            ". 하지만 변화도나 가중치가 다릅니다"),
+    "audit.check_retain_stale": (
+        "with retain_graph=True on {label}, {second} fails with the in-place version error "
+        "instead",
+        "{label}에 retain_graph=True를 주면 {second}가 대신 제자리 변경 버전 오류로 실패합니다"),
+    "audit.check_retain_runs": ("with retain_graph=True on {label} the step runs",
+                                "{label}에 retain_graph=True를 주면 스텝이 실행됩니다"),
     "audit.raised": (
         "✗ {label} raised {type}: {message} (make it run, then audit it again)",
         "✗ {label}에서 {type} 발생: {message} (오류 없이 실행되게 고친 다음 다시 진단하세요)"),

@@ -14,6 +14,16 @@ from .._tensor import Tensor
 from ..nn.module import class_repr, typename
 
 
+_global_optimizer_post_hooks = []  # torch.optim.optimizer's: hooks every optimizer runs
+
+
+def register_optimizer_step_post_hook(hook):
+    """``hook(optimizer, args, kwargs)`` after every optimizer's ``step`` (after its own
+    post-hooks, as in torch); ``lesson.audit`` names the step that changed a saved tensor."""
+    _global_optimizer_post_hooks.append(hook)
+    return RemovableHandle(_global_optimizer_post_hooks, hook)
+
+
 def _with_step_hooks(step):
     """Wrap a subclass's ``step`` so the step pre- and post-hooks run around it."""
     @functools.wraps(step)
@@ -28,7 +38,7 @@ def _with_step_hooks(step):
                                        f"new_kwargs), but got {result}.")
                 args, kwargs = result
         out = step(*args, **kwargs)
-        for hook in list(post_hooks):
+        for hook in list(post_hooks) + _global_optimizer_post_hooks:
             hook(self, args, kwargs)
         return out
     return wrapper

@@ -1,15 +1,13 @@
 """Recording a real PyTorch backward for the view: which nodes ran (``record``, with frames for a
-step-through) and what each saved slot held (``observe_backwards``, for ``lesson.audit``).
+step-through) and what each saved slot held.
 
 Imported only when torch is in use (``viz.record`` given a ``torch.Tensor``, or a call that ran
-torch's backward; ``lesson.audit`` with torch imported); it reads graphs with ``viz.torch_graphs``.
+torch's backward); it reads graphs with ``viz.torch_graphs``.
 The node hooks a recording registers are removed before :func:`record` returns.
 """
 import sys
 
-from .torch_graphs import (_MAX_MEMO, _custom_items, _is_accumulate, _is_custom,
-                           _is_wrapped_scalar, _read, _readable, _retained, _slots, key,
-                           node_name, reachable, remember, take_snapshot)
+from .torch_graphs import (_MAX_MEMO, _custom_items, _is_accumulate, _read, _readable, _retained, key, node_name, reachable, remember)
 from .snapshot import _short
 
 
@@ -224,95 +222,3 @@ def _state_now(node, slot):
         from .torch_births import state as known_state
         return (known_state(key(node), key(node) in _retained), version)
     return (state, None)
-
-
-class observe_backwards:
-    """``with observe_backwards(calls, where):`` appends ``[retain_graph, create_graph, nodes,
-    error, where(), accumulate, ran]`` for every torch backward (``accumulate``) or
-    autograd.grad inside the block: ``nodes`` maps each node with saved tensors that ran to
-    ``(name, bytes)``, ``ran`` every node that ran but AccumulateGrad to its name, and
-    ``where()`` says which line called it. Hooks and the mode last only the block."""
-
-    def __init__(self, calls, where=lambda: ""):
-        self.calls, self.where = calls, where
-
-    def __enter__(self):
-        torch = sys.modules["torch"]
-        from torch.overrides import TorchFunctionMode
-        calls, hooked, handles, where = self.calls, {}, [], self.where
-        self.hooked, self.handles = hooked, handles
-        backward_calls = {torch.Tensor.backward: 2, torch.autograd.backward: 2,
-                          torch.autograd.grad: 3}
-
-        def seen(node):
-            if calls:
-                calls[-1][6][key(node)] = node.name()
-                size = _saved_bytes(node)
-                if size is not None:
-                    calls[-1][2][key(node)] = (node.name(), size)
-
-        def post(node):
-            def hook(grad_inputs, grad_outputs):
-                seen(node)
-            return hook
-
-        def pre(node):
-            def hook(grad_outputs):
-                seen(node)
-            return hook
-
-        class _Backwards(TorchFunctionMode):
-            def __torch_function__(self, func, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                if func not in backward_calls:
-                    return func(*args, **kwargs)
-                position = backward_calls[func]
-                create = bool(kwargs.get("create_graph", args[position + 1]
-                                         if len(args) > position + 1 else False))
-                retain = kwargs.get("retain_graph", args[position] if len(args) > position
-                                    else None)
-                record = [bool(create if retain is None else retain), create, {}, None, where(),
-                          func is not torch.autograd.grad, {}]
-                calls.append(record)
-                nodes, _ = reachable([t for t in _tensors_in(list(args) + list(kwargs.values()))
-                                      if t.grad_fn is not None])
-                for node in nodes:
-                    if id(node) not in hooked and not _is_accumulate(node):
-                        hooked[id(node)] = node
-                        handles.append(node.register_prehook(pre(node)))
-                        handles.append(node.register_hook(post(node)))
-                try:
-                    return func(*args, **kwargs)
-                except Exception as error:
-                    record[3] = error
-                    raise
-
-        self.mode = _Backwards()
-        self.mode.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.mode.__exit__(*exc)
-        for handle in self.handles:
-            handle.remove()
-        self.handles.clear()
-        self.hooked.clear()
-        return False
-
-
-def _saved_bytes(node):
-    """Bytes of a node's readable saved tensors (None when it saved nothing)."""
-    slots = _slots(node)
-    if not slots:
-        return None
-    total = 0
-    for slot in slots:
-        try:
-            items = _custom_items(node, key(node)) if _is_custom(node) else \
-                [(slot,) + _read(node, slot)]
-        except RuntimeError:
-            continue
-        for _, state, value in items:
-            if state == "alive" and not _is_wrapped_scalar(value, set()):
-                total += value.numel() * value.element_size()
-    return total
