@@ -215,7 +215,7 @@ def grade_students(students, generated, tmp):
     root = tmp / "course"
     shutil.copytree(generated, root)
     from autograd_lesson.course import classroom
-    classroom.main(str(ROOT / "notebooks"), str(root))  # the configuration names its root
+    classroom.main([str(ROOT / "notebooks"), str(root)])  # the configuration names its root
     api = _api(root, tmp)
     for student in students:
         folder = root / "submitted" / student / STEM
@@ -241,7 +241,7 @@ def generate(tmp):
     from autograd_lesson.course import classroom
     from test_classroom import _api
     root = tmp / "course"
-    classroom.main(str(ROOT / "notebooks"), str(root))
+    classroom.main([str(ROOT / "notebooks"), str(root)])
     result = _api(root, tmp).generate_assignment(STEM)
     assert result["success"], result["log"]
     return root

@@ -473,11 +473,17 @@ class FlagForReview(NbGraderPreprocessor):
 
 
 def _source_notebook(preprocessor, resources):
-    """The course's source notebook (with the solutions) of this submission."""
+    """The lesson as the course released it (``release/``): which cells are the lesson's, which
+    names its answers define. Grading never needs ``source/``, the key, so it can run where
+    student code cannot read it (INSTRUCTORS.md); a course not released yet falls back to it."""
     import nbformat
     from nbgrader.coursedir import CourseDirectory
     info = resources["nbgrader"]
     coursedir = CourseDirectory(config=preprocessor.config)
-    folder = coursedir.format_path(coursedir.source_directory, ".", info["assignment"])
-    path = os.path.join(folder, info["notebook"] + ".ipynb")
-    return nbformat.read(path, as_version=4)
+    for directory in (coursedir.release_directory, coursedir.source_directory):
+        folder = coursedir.format_path(directory, ".", info["assignment"])
+        path = os.path.join(folder, info["notebook"] + ".ipynb")
+        if os.path.exists(path):
+            return nbformat.read(path, as_version=4)
+    raise FileNotFoundError(f"{info['assignment']}: neither release/ nor source/ holds "
+                            f"{info['notebook']}.ipynb: run nbgrader generate_assignment first")
