@@ -104,12 +104,16 @@ class EngineSteps(StepThrough):
         return "\n".join(lines)
 
     def side_html(self, index):
-        """The loop of run_backward, the lines that ran for frame ``index`` highlighted."""
+        """The lines of run_backward that ran for frame ``index``, highlighted, with one line
+        of context each (``lesson.show_code(run_backward)`` prints the whole loop)."""
         import html
         source = _source(_engine.run_backward)
         notes = {}
         for n, text in (self.header if index == 0 else []) + self.steps[index]:
             notes.setdefault(n, []).append(text)
+        # Only the lines that ran, one line of context around each, the rest elided: the whole
+        # loop above the picture pushed the running node a screen below the slider.
+        shown = {j for n in notes for j in (n - 1, n, n + 1) if 1 <= j <= len(source)}
         rows = []
         for i, line in enumerate(source, 1):
             code = html.escape(line)
@@ -117,8 +121,10 @@ class EngineSteps(StepThrough):
                 note = html.escape("; ".join(notes[i]))
                 rows.append(f'<span style="background:#f6e27a">{i:3} {code}</span>'
                             f'<span style="color:#8a3b00"> ◀ {note}</span>')
-            else:
+            elif i in shown:
                 rows.append(f"{i:3} {code}")
+            elif rows and rows[-1] != "    ⋮":
+                rows.append("    ⋮")
         # (wrapped, and never wider than the output: a wide panel would push the picture out)
         return ('<div style="max-width:100%;overflow-x:auto"><pre style="font-size:12px;'
                 'line-height:1.3;margin:0;white-space:pre-wrap">' + "\n".join(rows)

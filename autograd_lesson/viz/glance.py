@@ -182,9 +182,11 @@ def crop_png(png, svg_before, svg_after, note):
     new = [float(v) for v in _VIEWBOX.search(svg_after).groups()]
     per_x, per_y = image.width / old[2], image.height / old[3]
     font = pil_font("cjk" if HANGUL.search(note) else "regular", round(10 * PX_PER_PT))
-    line = math.ceil(16 * PX_PER_PT) if note else 0
-    new_height = new[3] - (1.6 * max(10.0, MIN_TEXT_PX / shown_scale(svg_before))
-                           if note else 0)
+    # the note's line as tall, in the PNG's own pixels, as the SVG's: the two pictures keep one
+    # aspect ratio, so a PNG wider than the output is not shown taller than its SVG
+    note_units = 1.6 * max(10.0, MIN_TEXT_PX / shown_scale(svg_before)) if note else 0
+    line = math.ceil(note_units * per_y)
+    new_height = new[3] - note_units
     box = (round((new[0] - old[0]) * per_x), round((new[1] - old[1]) * per_y),
            round((new[0] - old[0] + new[2]) * per_x),
            round((new[1] - old[1] + new_height) * per_y))
