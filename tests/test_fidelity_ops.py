@@ -1774,3 +1774,23 @@ def test_arithmetic_with_what_is_not_a_number_is_refused_as_torch(torch, stateme
             exec(statement, {"t": lib.ones(2)})  # noqa: S102  (the parametrized statements)
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+def test_complex_add_and_sub_multiply_other_by_a_complex_alpha(torch):
+    """Found by a 100,000-program fuzzer run (``1j - lib.tensor(False).log()``): PyTorch computes
+    ``self ± alpha * other`` with ``alpha * other`` a complex product, so an infinite part of
+    ``other`` gives a nan beside it (-inf → -inf+nanj), as NumPy's complex product does."""
+    import warnings
+    inf = float("inf")
+
+    def cases(lib):
+        a, b, real = lib.tensor(1j), lib.tensor(complex(-inf, 0)), lib.tensor(-inf)
+        log0 = lib.tensor(False).log()
+        return [a - b, a + b, lib.sub(a, b, alpha=2), a - real, a + real, real - a, real + a,
+                1j - log0, log0 + 1j, 1j + log0, 2 - b, lib.sub(a, b, alpha=1j),
+                lib.add(lib.tensor([1 + 2j]), lib.tensor([3.0]), alpha=0.5)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = cases(al), cases(torch)
+    assert [str(t.tolist()) for t in ours] == [str(t.tolist()) for t in theirs]
+    assert str(ours[0].tolist()) == "(inf+nanj)"

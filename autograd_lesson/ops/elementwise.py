@@ -32,7 +32,10 @@ def _binary(x, y, ufunc, alpha=1):
             check_broadcast(x, y)  # before NumPy computes: its clash is a ValueError
     if type(alpha) is not int or alpha != 1:  # (True == 1, and PyTorch refuses a bool alpha)
         check_alpha(alpha, dtype)  # (in place, inplace.apply has checked it after the cast)
-        other = np.logical_and(alpha, other) if dtype.kind == "b" else alpha * other  # (as a bool)
+        if dtype.kind != "c":
+            other = np.logical_and(alpha, other) if dtype.kind == "b" else alpha * other  # (as a bool)
+    if dtype.kind == "c":  # PyTorch multiplies other by a complex alpha: -inf becomes -inf+nanj
+        other = np.asarray(other, dtype) * dtype.type(alpha)
     out = ufunc(x._data, other)  # (under Op.apply's error state: inf - inf, 0 * inf)
     return out if out.dtype == dtype else out.astype(dtype)
 
@@ -78,6 +81,8 @@ class RsubBackward1(Op):
         ctx.alpha = alpha
         dtype = result_type(x, scalar)
         check_alpha(alpha, dtype)
+        if dtype.kind == "c":  # (a complex alpha times self, as in _binary)
+            return np.asarray(scalar - x._data.astype(dtype) * dtype.type(alpha)).astype(dtype, copy=False)
         return np.asarray(scalar - alpha * x._data).astype(dtype, copy=False)
 
     def backward(ctx, grad):
