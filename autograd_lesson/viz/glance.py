@@ -15,8 +15,8 @@ import re
 
 from ..i18n import t
 from .fonts import HANGUL, pil_font, text_width
-from .render import MAX_HEIGHT_PX as MAX_SHOWN_PX, MIN_TEXT_PX, PX_PER_PT, GraphView, fit_width, \
-    tag_png
+from .render import MAX_HEIGHT_PX as MAX_SHOWN_PX, MIN_TEXT_PX, PX_PER_PT, AREA_PX, SHOWN_MAX_PX, \
+    GraphView, fit_width, tag_png
 
 _legend_cell = {}
 
@@ -124,6 +124,10 @@ def crop_height(svg, max_px=MAX_SHOWN_PX):
         return svg, ""
     scale = shown_scale(svg)
     x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
+    if width * PX_PER_PT > AREA_PX:
+        # a PNG wider than the output is shown at its ~934 px, not fit_width's 920
+        # (render.fits): cut with that much room, so it stays within max_px
+        max_px = max_px * AREA_PX / min(width * PX_PER_PT, SHOWN_MAX_PX)
     if height * scale <= max_px:
         return svg, ""
     found = boxes(svg)

@@ -126,9 +126,16 @@ def shown(width_pt, height_pt, area_px=AREA_PX):
     return scale, MIN_FONT_PT * PX_PER_PT * scale, height_pt * PX_PER_PT * scale
 
 
+# JupyterLab shows the PNG of a picture wider than its output area (~934 px) at that width: a
+# picture that fills AREA_PX is then a few pixels taller than at AREA_PX, so its height is
+# checked at the widest it may be shown.
+SHOWN_MAX_PX = 940
+
+
 def fits(svg, area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX):
-    scale, text, height = shown(*svg_size_pt(svg), area_px)
-    return text >= MIN_TEXT_PX and height <= max_height_px
+    size = svg_size_pt(svg)
+    _, text, _ = shown(*size, area_px)
+    return text >= MIN_TEXT_PX and shown(*size, max(area_px, SHOWN_MAX_PX))[2] <= max_height_px
 
 
 MAX_DRAWN = 45  # more boxes than this never fit 920 px at readable size
