@@ -8,16 +8,15 @@ elsewhere, so that a cheat that worked would show as points: each must score 0 a
 cells "needs manual grade" with a message that names the line.
 """
 import ast
-import os
 import pathlib
 import shutil
-import sys
 
 import nbformat
 import pytest
 
 from autograd_lesson.course import hidden_tests as hidden
 from autograd_lesson.course.student import student_notebook
+from test_classroom import need_nbgrader
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb")) + \
@@ -249,13 +248,7 @@ def generate(tmp):
 
 @pytest.fixture(scope="module")
 def class_scores(tmp_path_factory):
-    try:
-        import nbgrader  # noqa: F401
-    except ImportError as error:
-        if os.environ.get("AUTOGRAD_LESSON_REQUIRE_NBGRADER") == "1":
-            pytest.fail(f"AUTOGRAD_LESSON_REQUIRE_NBGRADER=1 but nbgrader is missing: {error}",
-                        pytrace=False)
-        pytest.skip("nbgrader not installed: make install-classroom")
+    need_nbgrader()
     import concurrent.futures
     import multiprocessing
     context = multiprocessing.get_context("spawn")
