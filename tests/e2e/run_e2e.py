@@ -438,9 +438,10 @@ STEP_JS = r"""
     const m = t.getScreenCTM();
     minText = Math.min(minText, parseFloat(t.getAttribute('font-size')) * Math.hypot(m.a, m.b));
   }
-  // the running node: the box filled in the "running now" orange
+  // the node the step is about: the box filled in the "running now" orange, or in the pink
+  // of "backward failed here" when the step is the one that raised (06: 2 steps, the 2nd fails)
   const now = [...svg.querySelectorAll('g.node')].find(
-    g => g.querySelector('[fill="#f0a030"]'));
+    g => g.querySelector('[fill="#f0a030"], [fill="#e8a0d0"]'));
   const rect = el => { const r = el.getBoundingClientRect();
                        return {top: r.top, bottom: r.bottom}; };
   const scroller = cell.closest('.jp-WindowedPanel-outer, .jp-Notebook');
