@@ -123,8 +123,8 @@ class EngineSteps(StepThrough):
                             f'<span style="color:#8a3b00"> ◀ {note}</span>')
             elif i in shown:
                 rows.append(f"{i:3} {code}")
-            elif rows and rows[-1] != "    ⋮":
-                rows.append("    ⋮")
+            elif rows and rows[-1] != "    …":
+                rows.append("    …")
         # (wrapped, and never wider than the output: a wide panel would push the picture out)
         return ('<div style="max-width:100%;overflow-x:auto"><pre style="font-size:12px;'
                 'line-height:1.3;margin:0;white-space:pre-wrap">' + "\n".join(rows)
