@@ -118,12 +118,18 @@ def _result_dtype(dtype, x):
 def sum(x, index, values):
     """``x.sum(*args, **kwargs)``: the whole tensor (SumBackward0), or over ``dim`` (SumBackward1,
     a dim of None too, as PyTorch)."""
+    return _whole_or_dim(SumBackward0, SumBackward1, x, index, values)
+
+
+def _whole_or_dim(whole, by_dim, x, index, values):
+    """The parsed call ``x.op(dtype=)`` (overload 0: ``whole``) or ``x.op(dim, keepdim, dtype=)``
+    (``by_dim``), the dtype checked against ``x`` as PyTorch does."""
     dtype = values["dtype"]
     if dtype is not None:
         dtype = _result_dtype(dtype, x)
     if not index:
-        return SumBackward0.apply(x, dtype=dtype)
-    return SumBackward1.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)
+        return whole.apply(x, dtype=dtype)
+    return by_dim.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)
 
 
 def mean(x, index, values):
@@ -258,9 +264,4 @@ def cumsum(x, index, values):
 
 def prod(x, index, values):
     """``prod()`` or ``prod(dim, keepdim)`` (an int dim only, as PyTorch)."""
-    dtype = values["dtype"]
-    if dtype is not None:
-        dtype = _result_dtype(dtype, x)
-    if not index:
-        return ProdBackward0.apply(x, dtype=dtype)
-    return ProdBackward1.apply(x, values["dim"], keepdim=values["keepdim"], dtype=dtype)
+    return _whole_or_dim(ProdBackward0, ProdBackward1, x, index, values)

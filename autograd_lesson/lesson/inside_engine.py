@@ -24,7 +24,7 @@ from ..viz.record import display_name, first_sentence, record, verdict
 from ..viz.snapshot import node_ids
 from ..viz.steps import StepThrough
 from .checking import exercise_and_hint, give_verdict, not_an_attempt, not_done, unwritten
-from .showing import as_call, bad_input, caller_namespace, graph_roots
+from .showing import as_call, bad_input, caller_namespace, graph_roots, show_steps
 
 PIECES = ("count_dependencies", "ready_key", "release_saved")
 _REAL = {name: getattr(_engine, name) for name in PIECES}  # the engine's own, as imported
@@ -144,15 +144,7 @@ def step_through_engine(code, **names):
         return
     call, label = as_call(code, caller_namespace())
     engine, recording = engine_steps(call, label, names)
-    if engine is None:
-        print(t("steps.nothing", label=label))
-    else:
-        try:
-            engine.display(key=label)
-        except ImportError:  # plain Python: the text twin is all there is
-            print(engine.text)
-    if recording.error:
-        print(verdict(recording.error))
+    show_steps(engine, label, recording.error)
 
 
 def engine_steps(call, label, names):

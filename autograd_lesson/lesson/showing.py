@@ -194,14 +194,21 @@ def step_through(code, model=None, depth=None, **names):
             print(problem)
             return None
     recording = record(call, roots=roots, names=names, frames=True, model=model, depth=depth)
-    if not recording.frames:
+    steps = StepThrough(recording.frames, title=steps_title(recording, label)) \
+        if recording.frames else None
+    show_steps(steps, label, recording.error)
+    return None
+
+
+def show_steps(steps, label, error=None):
+    """A step-through as the slider (its text twin in plain Python), or one line when the call
+    ran no node; then the verdict of the error it raised, if any."""
+    if steps is None:
         print(t("steps.nothing", label=label))
     else:
-        steps = StepThrough(recording.frames, title=steps_title(recording, label))
         try:
             steps.display(key=label)
         except ImportError:  # plain Python: the text twin is all there is
             print(steps.text)
-    if recording.error:
-        print(verdict(recording.error))
-    return None
+    if error:
+        print(verdict(error))
