@@ -1794,3 +1794,19 @@ def test_complex_add_and_sub_multiply_other_by_a_complex_alpha(torch):
         ours, theirs = cases(al), cases(torch)
     assert [str(t.tolist()) for t in ours] == [str(t.tolist()) for t in theirs]
     assert str(ours[0].tolist()) == "(inf+nanj)"
+
+
+def test_an_empty_bmm_takes_mat2s_dtype(torch):
+    """Found by a long fuzzer run (``zeros(0, 1, dtype=float64) @ zeros(1, 1, 3)``): when no
+    bmm kernel runs (an empty result, or an empty inner dimension), ATen checks no dtypes and
+    the result has mat2's dtype; with values, mixed dtypes raise."""
+    def outcome(lib, a, b, da, db):
+        try:
+            r = lib.zeros(*a, dtype=getattr(lib, da)) @ lib.zeros(*b, dtype=getattr(lib, db))
+            return tuple(r.shape), str(r.dtype)
+        except RuntimeError as error:
+            return str(error)
+    for a, b in [((0, 1), (1, 1, 3)), ((2, 1), (1, 1, 0)), ((2, 0), (1, 0, 3)), ((2, 1), (1, 1, 3)),
+                 ((1, 0, 1), (1, 1, 3))]:
+        for da, db in [("float64", "float32"), ("float32", "float64")]:
+            assert outcome(al, a, b, da, db) == outcome(torch, a, b, da, db), (a, b, da, db)

@@ -11,7 +11,7 @@ import numpy as np
 from ._op import Op
 from .formula import maybe_multiply
 from .._surface.checks import expand_shape
-from .._surface.promotion import cpp_name, result_type, torch_name
+from .._surface.promotion import cpp_name, torch_name
 
 
 def _check_dtypes(x, y, kernel="addmm_impl_cpu_"):
@@ -211,8 +211,8 @@ class BmmBackward0(Op):
         ctx.save("mat2", y if x.requires_grad else None)
         ctx.save("self", x if y.requires_grad else None)
         shape = (x.shape[0], x.shape[1], y.shape[2])
-        if not math.prod(shape) or not x.shape[2]:  # no kernel runs: no dtype check either
-            return np.zeros(shape, result_type(x, y))
+        if not math.prod(shape) or not x.shape[2]:  # no kernel runs: no dtype check either,
+            return np.zeros(shape, y._data.dtype)  # and the result takes mat2's dtype, as in ATen
         if x._data.dtype == np.bool_:  # (the kernel dispatches on self's dtype, then checks mat2's)
             raise NotImplementedError('"bmm" not implemented for \'Bool\'')
         if x._data.dtype != y._data.dtype:
