@@ -14,7 +14,7 @@ import pytest
 
 import autograd_lesson as al
 from autograd_lesson._surface import promotion
-from test_fuzz import compare
+from fuzz.compare import compare
 
 pytestmark = pytest.mark.parity
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
-from test_fuzz import compare, run
+from fuzz.compare import compare, run
 
 pytestmark = pytest.mark.parity
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import autograd_lesson as al
-from test_fuzz import compare
+from fuzz.compare import compare
 from test_parity_ops import walk
 
 pytestmark = pytest.mark.parity
