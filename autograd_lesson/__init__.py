@@ -19,8 +19,7 @@ from .extensions.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_en
 from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                          is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._random import manual_seed
-from ._tensor import Tensor
-from ._tensor_base import Size
+from ._surface.tensor import Size, Tensor
 from ._tensor_ops import _OPERANDS
 # (Tensor's methods reach these modules at call time)
 from .ops import elementwise as _ew, shape as _shape_ops  # noqa: F401

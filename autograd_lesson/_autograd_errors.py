@@ -28,6 +28,19 @@ SCALAR_TYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "int
                 "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
+def typename(value):
+    """A value's type as PyTorch's argument parser names it, Python's ``tp_name``: ``str``,
+    ``Foo`` for a class written in Python, ``numpy.ndarray`` for one written in C; a class that
+    is C in PyTorch says its own (``_tp_name``: ``torch.dtype``)."""
+    kind = type(value)
+    named = getattr(kind, "_tp_name", None)
+    if named is not None:
+        return named
+    if kind.__flags__ & (1 << 9) or kind.__module__ == "builtins":  # (Py_TPFLAGS_HEAPTYPE)
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
 def type_string(tensor):
     """``torch.FloatTensor`` for a float32 tensor (a Tensor's dtype, or a SavedTensor's)."""
     name = str(tensor.dtype).removeprefix("torch.")

@@ -12,6 +12,8 @@ import builtins
 
 import numpy as np
 
+from ._autograd_errors import typename  # noqa: F401  (the surface reads it here too)
+
 __all__ = ["dtype"]
 
 
@@ -22,6 +24,7 @@ class dtype:
 
     __slots__ = ("_name", "_numpy", "_abbr", "_scalar_name", "_kind", "_itemsize", "_real",
                  "_complex")
+    _tp_name = "torch.dtype"  # (a C type in PyTorch: messages name it so)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("cannot create 'torch.dtype' instances")
@@ -144,18 +147,6 @@ def set_default_dtype(d):
 def from_numpy(np_dtype):
     """The package dtype of an array's NumPy dtype (a NumPy dtype with none is returned as is)."""
     return FROM_NUMPY.get(np_dtype, np_dtype)
-
-
-def typename(value):
-    """A value's type as PyTorch's argument parser names it, Python's ``tp_name``: ``str``,
-    ``Foo`` for a class written in Python, ``numpy.ndarray`` for one written in C; a dtype is
-    ``torch.dtype``."""
-    kind = type(value)
-    if kind is dtype:
-        return "torch.dtype"
-    if kind.__flags__ & (1 << 9) or kind.__module__ == "builtins":  # (Py_TPFLAGS_HEAPTYPE)
-        return kind.__name__
-    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def as_dtype(value):

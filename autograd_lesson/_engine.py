@@ -32,7 +32,9 @@ import heapq
 import itertools
 
 from ._node import GraphRoot
-from ._tensor import Tensor, make_tensor
+from . import _tensor
+from ._autograd_errors import typename
+from ._tensor import TensorBase
 from .extensions import hooks as _hooks
 from .extensions.graph_task import GraphTask
 from ._broadcast import is_expandable_to, sum_to
@@ -139,7 +141,7 @@ def add_gradients(old, new, create_graph):
     a, b = old._data, new._data
     if create_graph or a.dtype != b.dtype or a.shape != b.shape:
         return old + new
-    return make_tensor(a + b)  # (inf + -inf: nan, silently, under the walk's error state)
+    return _tensor.make_tensor(a + b)  # (inf + -inf: nan, silently, under the walk's error state)
 
 
 def validate_outputs(node, outputs):
@@ -154,8 +156,7 @@ def validate_outputs(node, outputs):
     for i, grad in enumerate(outputs):
         if grad is None:
             continue
-        if not isinstance(grad, Tensor):
-            from ._dtype import typename
+        if not isinstance(grad, TensorBase):
             raise RuntimeError(f"expected Variable or None (got {typename(grad)})")
         if i >= known or edges[i][0] is None:
             continue

@@ -8,7 +8,7 @@ from ._dtype import checked, default_complex, default_float, not_implemented, nu
 from ._random import generator
 from ._surface.checks import check_requires_grad
 from ._tensor import Tensor
-from ._tensor_base import FLOAT_ONLY_FACTORY_ERROR, _infer_array
+from ._surface.tensor import FLOAT_ONLY_FACTORY_ERROR, _infer_array
 from ._surface.checks import check_scalar
 from ._surface.promotion import scalar_dtype
 from ._surface.parser import parsed

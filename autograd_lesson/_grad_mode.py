@@ -18,7 +18,7 @@ def is_grad_enabled():
 def _set_enabled(mode):
     global _enabled
     if not isinstance(mode, bool):  # PyTorch's argument parser takes a Python bool only
-        from ._dtype import typename
+        from ._autograd_errors import typename
         raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
                         f"not {typename(mode)}")
     _enabled = mode

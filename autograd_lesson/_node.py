@@ -21,7 +21,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from . import _grad_mode, _tensor  # _tensor imports this module: read _tensor.Tensor at call time
+from . import _grad_mode, _tensor  # _tensor imports this module: read it at call time
 from ._autograd_errors import FREED_MESSAGE, version_message
 from .extensions import anomaly_mode, saved_hooks, saved_meters
 from .extensions.node_api import NodeAPI
@@ -155,7 +155,7 @@ class Node(NodeAPI):
     def save(self, slot, tensor, is_output=False):
         if tensor is None:
             self._saved_slots[slot] = None
-        elif isinstance(tensor, _tensor.Tensor):
+        elif isinstance(tensor, _tensor.TensorBase):
             if tensor is _inplace_self and slot == "self":
                 # An in-place op whose formula needs the old values saves a copy of them
                 # (PyTorch's ``original_self = self.clone()``), recorded like any clone.
@@ -230,10 +230,10 @@ class AccumulateGrad(Node):
             return []
         old = variable._grad
         if _grad_mode._enabled:
-            variable._grad = (_tensor.Tensor._make(np.empty(grad.shape, dtype=grad._data.dtype))
+            variable._grad = (_tensor.make_tensor(np.empty(grad.shape, dtype=grad._data.dtype))
                               .copy_(grad) if old is None else old + grad)
         elif old is None:
-            variable._grad = _tensor.Tensor._make(np.array(grad._data, dtype=variable._data.dtype,
+            variable._grad = _tensor.make_tensor(np.array(grad._data, dtype=variable._data.dtype,
                                                            copy=True))
         else:
             np.add(old._data, grad._data, out=old._data, casting="unsafe")

@@ -1,4 +1,4 @@
-"""``Tensor``: a NumPy array plus what autograd needs. Read this file first.
+"""``TensorBase``: a NumPy array plus what autograd needs. Read this file first.
 
 A tensor holds its values (``_data``, an ndarray) and the fields autograd reads:
 - ``requires_grad``: record the ops applied to it (a leaf the user made, or any tensor that an op
@@ -9,21 +9,20 @@ A tensor holds its values (``_data``, an ndarray) and the fields autograd reads:
 - its storage and **version counter**, shared with its views and ``detach()``: every in-place op
   bumps the counter, and a saved tensor checks it before a backward uses it.
 
-Everything else a Tensor does (metadata, conversions, in-place methods, indexing, the ops) is
-PyTorch's surface, inherited from ``_tensor_base.TensorBase``.
+Everything else a tensor does (metadata, conversions, in-place methods, indexing, the ops) is
+PyTorch's surface: ``_surface/tensor.py``'s ``Tensor`` subclasses TensorBase (as ``torch.Tensor``
+subclasses the C++ ``torch._C.TensorBase``) and registers itself here, so that the tensors the
+core makes are Tensors (PyTorch's ``THPVariableClass``).
 """
 import warnings
 import weakref
 
 import numpy as np
 
-from . import _dtype, _grad_mode
+from . import _grad_mode
 from ._autograd_errors import NON_LEAF_GRAD_WARNING
 from ._node import AccumulateGrad
-from ._tensor_base import TensorBase
 from .extensions.tensor_hooks import TensorHooks
-
-DEFAULT_DTYPE = np.dtype(np.float32)  # (the initial default: set_default_dtype changes _dtype's)
 
 
 class Storage:
@@ -51,7 +50,7 @@ class VersionCounter:
 _new = object.__new__
 
 
-class Tensor(TensorHooks, TensorBase):
+class TensorBase(TensorHooks):
     """A multi-dimensional array that can record the ops applied to it."""
 
     # ``_st`` / ``_vc``: the Storage and VersionCounter, None until first read (most results
@@ -69,17 +68,6 @@ class Tensor(TensorHooks, TensorBase):
     _multi_view = _custom_view = False  # how a view was made (see _surface/inplace.py's VIEW_KINDS)
     _first_storage = None    # the storage before a first ``x.data = y`` (see ``_storage``)
     _post_accumulate_grad_hooks = ()
-
-    def __init__(self, data=(), *, requires_grad=False):
-        array = np.asarray(data._data if isinstance(data, Tensor) else data,
-                           dtype=_dtype.default_float())
-        self._become(Tensor._make(array))
-        self.requires_grad = requires_grad
-
-    def _become(self, other):
-        """Take ``other``'s autograd state (``Tensor(data)``: a fresh leaf, as ``_make`` builds)."""
-        for name in ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_st", "_vc", "_base"):
-            setattr(self, name, getattr(other, name))
 
     @classmethod
     def _make(cls, array, requires_grad=False, grad_fn=None, output_nr=0, storage=None,
@@ -207,11 +195,6 @@ class Tensor(TensorHooks, TensorBase):
         """A tensor sharing this one's values and version counter, outside the graph."""
         return Tensor._make(self._data, storage=self._storage, version_counter=self._version_counter)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
-                 inputs=inputs, _from_tensor_method=True)
-
     def _grad_accumulator(self):
         node = self._accumulator_ref() if self._accumulator_ref is not None else None
         if node is None:
@@ -229,4 +212,11 @@ class Tensor(TensorHooks, TensorBase):
         return (None, 0)
 
 
-make_tensor = Tensor._make  # (bound once, for the per-op callers: Tensor._make binds it per call)
+# The class tensors are made as, and its maker (bound once, for the per-op callers): the surface's
+# Tensor, once it registers itself.
+Tensor = make_tensor = None
+
+
+def register_tensor_class(cls):
+    global Tensor, make_tensor
+    Tensor, make_tensor = cls, cls._make

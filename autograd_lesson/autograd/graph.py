@@ -1,14 +1,5 @@
-"""``autograd.graph``: saved-tensor hooks (as in PyTorch) and the engine's event stream.
-
-The event stream is this package's addition for teaching. Observers are called with one
-event object per step of a backward; with no observer the engine pays one ``if`` per node::
-
-    with observe(print):
-        loss.backward()
-
-Events carry nodes and gradients, never a saved buffer, so recording them keeps nothing
-alive that the backward released.
-"""
+"""``autograd.graph``: saved-tensor hooks and gradient edges (as in PyTorch), and the engine's
+event stream (``observe``, ``register_observer``: ``extensions/observers.py``)."""
 from collections import defaultdict, namedtuple
 from contextlib import contextmanager
 from weakref import WeakKeyDictionary, WeakValueDictionary
@@ -18,37 +9,9 @@ from ..extensions.saved_hooks import stack as _saved_tensors_hooks
 from ..utils.hooks import RemovableHandle
 from .._tensor import Tensor
 
-BackwardStarted = namedtuple("BackwardStarted", "root retain_graph create_graph accumulate")
-NodeStarted = namedtuple("NodeStarted", "node grad_outputs")
-NodeFinished = namedtuple("NodeFinished", "node grad_outputs grad_inputs")
-BuffersReleased = namedtuple("BuffersReleased", "node slots")
-GradAccumulated = namedtuple("GradAccumulated", "node tensor grad")
-BackwardFinished = namedtuple("BackwardFinished", "error failed_node")
-
-_observers = []
-
-
-def register_observer(callback):
-    """Call ``callback(event)`` for every engine event until ``handle.remove()``."""
-    _observers.append(callback)
-    return RemovableHandle(_observers, callback)
-
-
-@contextmanager
-def observe(callback):
-    """``with observe(events.append): loss.backward()`` records one backward's events."""
-    handle = register_observer(callback)
-    try:
-        yield callback
-    finally:
-        handle.remove()
-
-
-def _emit(event):
-    from .._fp_errors import call_with_user_fp_errors  # (observers are user code)
-    for callback in list(_observers):
-        call_with_user_fp_errors(callback, event)
-
+from ..extensions.observers import (  # noqa: F401  (autograd.graph's names for them)
+    BackwardFinished, BackwardStarted, BuffersReleased, GradAccumulated, NodeFinished, NodeStarted,
+    _emit, _observers, observe, register_observer)
 
 GradientEdge = namedtuple("GradientEdge", "node output_nr")
 GradientEdge.__doc__ = "An edge of the graph: ``node``'s input number ``output_nr``."

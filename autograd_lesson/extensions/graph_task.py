@@ -20,7 +20,7 @@ from .. import _grad_mode
 from . import anomaly_mode as _anomaly_mode
 from .._node import AccumulateGrad
 from .._fp_errors import ignore_fp_errors
-from ..autograd import graph
+from . import observers
 
 _task_ids = itertools.count()
 _running = []  # the GraphTasks of the backwards running now, innermost last
@@ -45,14 +45,14 @@ class GraphTask:
                         else frozenset(dependencies).difference(self.needed, self.capture))
         self.anomaly = _anomaly_mode._enabled
         self.check_nan = self.anomaly and _anomaly_mode._check_nan
-        self.observed = bool(graph._observers)
+        self.observed = bool(observers._observers)
         self.extended = self.partial or self.anomaly or self.observed
         self._modes = contextlib.ExitStack()
 
     # -- the whole backward ----------------------------------------------------------------------
     def __enter__(self):
         if self.observed:
-            graph._emit(graph.BackwardStarted(self.root, self.keep_graph, self.create_graph,
+            observers._emit(observers.BackwardStarted(self.root, self.keep_graph, self.create_graph,
                                               self.accumulate))
         _running.append(self)
         # One error state for the whole walk, so that the formulas' ops find it on (a switch per
@@ -68,11 +68,11 @@ class GraphTask:
                 if self.anomaly and self.node is not None and isinstance(error, Exception):
                     _anomaly_mode.warn_failed(self.node)
                 if self.observed:
-                    graph._emit(graph.BackwardFinished(error, self.node))
+                    observers._emit(observers.BackwardFinished(error, self.node))
         finally:
             _running.pop()
         if error is None and self.observed:
-            graph._emit(graph.BackwardFinished(None, None))
+            observers._emit(observers.BackwardFinished(None, None))
         return False
 
     # -- one node ----------------------------------------------------------------------------
@@ -84,21 +84,21 @@ class GraphTask:
         if self.needed is not None and node not in self.needed:
             return None
         if self.observed:
-            graph._emit(graph.NodeStarted(node, tuple(grads)))
+            observers._emit(observers.NodeStarted(node, tuple(grads)))
         mask = None if self.needed is None else should_compute(node, self.needed, self.capture)
         if self.anomaly:  # nodes the backward creates (create_graph) remember this one
             outputs = _anomaly_mode.run_as_parent(node, call_with_mask, grads, mask, call_function)
         else:
             outputs = call_with_mask(node, grads, mask, call_function)
         if self.observed and type(node) is AccumulateGrad and grads[0] is not None:
-            graph._emit(graph.GradAccumulated(node, node.variable, node.variable._grad))
+            observers._emit(observers.GradAccumulated(node, node.variable, node.variable._grad))
         return outputs
 
     def node_finished(self, node, grads, outputs, released):
         if self.observed:
             if released:
-                graph._emit(graph.BuffersReleased(node, tuple(released)))
-            graph._emit(graph.NodeFinished(node, tuple(grads), tuple(outputs)))
+                observers._emit(observers.BuffersReleased(node, tuple(released)))
+            observers._emit(observers.NodeFinished(node, tuple(grads), tuple(outputs)))
         if self.check_nan:
             _anomaly_mode.check_nan(node, outputs)
 

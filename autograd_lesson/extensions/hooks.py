@@ -9,9 +9,8 @@ node that has some).
 
 What a hook returns is checked here, once for every kind of node; the messages are PyTorch's.
 """
-from .._dtype import typename
-from .._autograd_errors import type_string as _type_string
-from .._tensor import Tensor
+from .._autograd_errors import type_string as _type_string, typename
+from .._tensor import TensorBase
 from .._fp_errors import call_with_user_fp_errors
 
 
@@ -27,7 +26,7 @@ def check_hook_value(original, result, hook):
         return original
     if original is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
-    if not isinstance(result, Tensor):
+    if not isinstance(result, TensorBase):
         raise TypeError(f"expected Variable, but hook returned '{typename(result)}'")
     if result.dtype != original.dtype:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "

@@ -30,7 +30,7 @@ def pack(saved, tensor, is_output):
 def unpack(saved, node):
     from .._fp_errors import call_with_user_fp_errors  # (user code, inside the engine)
     result = call_with_user_fp_errors(saved.unpack_hook, saved.packed)
-    if not isinstance(result, _tensor.Tensor):
+    if not isinstance(result, _tensor.TensorBase):
         raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
                         f"got result of type {type(result).__name__}")
     return _reattach(saved, result, node) if saved.requires_grad else result
@@ -50,7 +50,7 @@ def register_hooks(saved, pack_hook, unpack_hook):
                            "need to backward through the graph a second time or if you need "
                            "to access saved variables after calling backward.")
     if saved.is_output:  # the hook sees the saved data, outside the graph
-        tensor = _tensor.Tensor._make(saved.array, storage=saved.storage,
+        tensor = _tensor.make_tensor(saved.array, storage=saved.storage,
                                       version_counter=saved.version_counter)
     elif saved.is_wrapped_scalar:
         tensor = saved.scalar_tensor()
@@ -83,7 +83,7 @@ def _keep(saved, packed):
         saved.storage, saved.nbytes = _tensor.Storage(0), 0
         return
     items = packed if isinstance(packed, (tuple, list)) else (packed,)
-    held = next((t for t in items if isinstance(t, _tensor.Tensor)), None)
+    held = next((t for t in items if isinstance(t, _tensor.TensorBase)), None)
     if held is not None:
         saved.storage, saved.nbytes = held._storage, held._data.nbytes
 
@@ -91,7 +91,7 @@ def _keep(saved, packed):
 def _reattach(saved, data, node):
     """As PyTorch: the hook's values, in the saved tensor's place in the graph (the node for a
     saved output, else the original's grad_fn or leaf), whatever history they had."""
-    t = _tensor.Tensor._make(data._data, storage=data._storage,
+    t = _tensor.make_tensor(data._data, storage=data._storage,
                              version_counter=data._version_counter)
     if saved.is_output:
         t.grad_fn, t._output_nr = node, saved.output_nr

@@ -1,5 +1,5 @@
 """A tensor's hooks: ``register_hook``, ``retain_grad`` and
-``register_post_accumulate_grad_hook``. ``_tensor.Tensor`` inherits :class:`TensorHooks`.
+``register_post_accumulate_grad_hook``. ``_tensor.TensorBase`` inherits :class:`TensorHooks`.
 
 A leaf keeps its hooks itself (its ``AccumulateGrad`` runs them); a non-leaf's go to its
 ``grad_fn``, keyed by which output it is, where the engine finds them before the node runs

@@ -10,7 +10,7 @@ from .. import _dtype
 from .._tensor_ops import parse_to
 from .._grad_mode import no_grad
 from .._tensor import Storage, Tensor
-from .._tensor_base import FLOAT_ONLY_FACTORY_ERROR
+from .._surface.tensor import FLOAT_ONLY_FACTORY_ERROR
 
 
 class Parameter(Tensor):
@@ -93,7 +93,7 @@ _TORCH_FILES = {
     "Sequential": "container", "Dropout": "dropout", "Flatten": "flatten",
     **dict.fromkeys(["MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss"],
                     "loss")}
-_TORCH_HOMES = {("autograd_lesson._tensor", "Tensor"): "torch",
+_TORCH_HOMES = {("autograd_lesson._surface.tensor", "Tensor"): "torch",
                 ("autograd_lesson.nn.module", "Parameter"): "torch.nn.parameter"}
 
 

@@ -17,12 +17,11 @@ import types
 
 import numpy as np
 
-from .. import _fp_errors, _grad_mode, _node
+from .. import _fp_errors, _grad_mode, _node, _tensor
 from ..extensions import saved_attributes
 from ..extensions.saved_scalars import saved_scalar
 from .._node import Node
-from .._tensor import Tensor  # at module level: an import inside apply() costs ~1 us per op
-from .._tensor import make_tensor as _make  # (Tensor._make, bound once)
+from .._tensor import TensorBase
 from .._fp_errors import _extobj_contextvar, enter_fp_ignore, exit_fp_ignore
 
 _new = object.__new__
@@ -56,11 +55,11 @@ def _edge_inputs(cls, inputs):
     for i, value in enumerate(inputs):
         if skip and i in skip:
             continue
-        if isinstance(value, Tensor):
+        if isinstance(value, TensorBase):
             flat.append(value)  # (Tensor.requires_grad, inlined: this runs for every input)
             needs.append(value._requires_grad
                          or (value._base is not None and value._base._requires_grad))
-        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Tensor) for v in value):
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, TensorBase) for v in value):
             flat.extend(value)
             needs.extend([v.requires_grad for v in value])
         elif i in cls.scalar_edges:
@@ -147,7 +146,7 @@ class Op(Node):
                 _refuse_complex()
             fn = ctx if differentiable else None
             out = (_view(inputs[0], result, differentiable, fn, 0, cls) if cls.is_view
-                   else _make(result, differentiable, fn))
+                   else _tensor.make_tensor(result, differentiable, fn))
             if differentiable:  # (x.long() reads no edge: a stale view's grad_fn is not asked)
                 ctx._connect(tensors, (out,), inputs)
             return out
@@ -165,7 +164,7 @@ class Op(Node):
             if cls.is_view and (nr == 0 or cls.multi_view):
                 out = _view(inputs[0], array, differentiable, fn, nr, cls)
             else:
-                out = Tensor._make(array, requires_grad=differentiable, grad_fn=fn, output_nr=nr)
+                out = _tensor.make_tensor(array, requires_grad=differentiable, grad_fn=fn, output_nr=nr)
             outputs.append(out)
         if record:
             ctx._connect(tensors, outputs, inputs)
@@ -233,9 +232,9 @@ def _view(base, array, differentiable, fn, nr, cls):
     (a view of a view inherits it, as PyTorch's ``creation_meta``)."""
     root = base._base
     if root is None:  # (the base's storage and counter, or None if it has made neither yet)
-        out = _make(array, differentiable, fn, 0, base._st, base._vc, base)
+        out = _tensor.make_tensor(array, differentiable, fn, 0, base._st, base._vc, base)
     else:  # (a view of a view: a counter it has not read yet is the root's, if made)
-        out = _make(array, differentiable, fn, 0, base._st, base._vc or root._vc, root)
+        out = _tensor.make_tensor(array, differentiable, fn, 0, base._st, base._vc or root._vc, root)
     if not _grad_mode._enabled or base._creation_meta:
         out._creation_meta = True
     if cls.multi_view:

@@ -1,14 +1,16 @@
 """Tensor's PyTorch surface besides the ops: metadata (``shape``, ``stride``, ``dtype``),
 conversions (``item``, ``numpy``, ``repr``), the in-place methods and ``x[key] = value``, and how
-``torch.tensor`` reads its data. ``_tensor.Tensor`` inherits :class:`TensorBase` (as PyTorch's
-``Tensor`` inherits the C++ ``TensorBase``); its autograd fields live in ``_tensor.py``.
+``torch.tensor`` reads its data. :class:`Tensor` subclasses the core's ``TensorBase``,
+whose autograd fields it keeps (as PyTorch's ``torch.Tensor`` subclasses the C++
+``torch._C.TensorBase``), and registers itself there: the core makes Tensors.
 """
 import math
 
 import numpy as np
 
-from . import _dtype, _grad_mode, _surface, _tensor, ops as _ops  # (_tensor imports this module: read it at call time)
-from ._tensor_ops import _OPERANDS, TensorOps, _alpha, _other
+from .. import _dtype, _grad_mode, _surface, _tensor, ops as _ops
+from .._tensor import TensorBase
+from .._tensor_ops import _OPERANDS, TensorOps, _alpha, _other
 
 # PyTorch words the float-only check three ways: the attribute setter (``_tensor``),
 # requires_grad_() and the factories' requires_grad=True argument.
@@ -28,12 +30,12 @@ class Size(tuple):
 
 def _infer_array(data, dtype=None):
     """``torch.tensor`` dtype inference: Python floats -> float32, ints -> int64, arrays keep theirs."""
-    if isinstance(data, _tensor.Tensor):
+    if isinstance(data, Tensor):
         array = data._data.copy()
     elif isinstance(data, (np.ndarray, np.generic)):  # NumPy scalars keep their dtype too
         array = np.array(data)
     else:
-        if isinstance(data, (list, tuple)) and any(isinstance(v, _tensor.Tensor) for v in _flatten(data)):
+        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flatten(data)):
             data = _nested_values(data)
         array = np.array(data)
         if array.dtype in (np.uint64, np.float64, object) and any(
@@ -78,13 +80,32 @@ def _flatten(seq):
 
 def _nested_values(seq):
     return [(_nested_values(v) if isinstance(v, (list, tuple))
-             else v.item() if isinstance(v, _tensor.Tensor) else v) for v in seq]
+             else v.item() if isinstance(v, Tensor) else v) for v in seq]
 
 
-class TensorBase(TensorOps):
-    """Every Tensor method that is not autograd's (the ops' one-liners come from TensorOps)."""
+class Tensor(TensorOps, TensorBase):
+    """A multi-dimensional array that can record the ops applied to it: the core's
+    TensorBase, with every method that is not autograd's (the ops' one-liners come from
+    TensorOps)."""
 
-    __slots__ = ()  # (the instance layout is Tensor's)
+    __slots__ = ()  # (the instance layout is TensorBase's)
+
+    def __init__(self, data=(), *, requires_grad=False):
+        array = np.asarray(data._data if isinstance(data, Tensor) else data,
+                           dtype=_dtype.default_float())
+        self._become(Tensor._make(array))
+        self.requires_grad = requires_grad
+
+    def _become(self, other):
+        """Take ``other``'s autograd state (``Tensor(data)``: a fresh leaf, as ``_make`` builds)."""
+        for name in ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_st", "_vc", "_base"):
+            setattr(self, name, getattr(other, name))
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """``torch.autograd.backward(self, ...)``: the engine (``_engine.py``) runs the graph."""
+        from ..autograd import backward
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
+                 inputs=inputs, _from_tensor_method=True)
 
     __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
     # Set on few tensors (leaves, views, hooked ones), so read from the class until then.
@@ -160,7 +181,7 @@ class TensorBase(TensorOps):
 
     def _regenerate_grad_fn(self):
         """A view whose base changed in place gets a fresh grad_fn (PyTorch's view rules)."""
-        from ._surface.inplace import regenerate_view_fn
+        from .inplace import regenerate_view_fn
         regenerate_view_fn(self)
 
     def requires_grad_(self, *args, **kwargs):
@@ -201,7 +222,7 @@ class TensorBase(TensorOps):
 
     def __format__(self, format_spec):
         """A 0-dim tensor formats as its number (``f"{loss:.3f}"``), as PyTorch."""
-        if not self._data.ndim and type(self) is _tensor.Tensor:
+        if not self._data.ndim and type(self) is Tensor:
             return self.item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
@@ -218,7 +239,7 @@ class TensorBase(TensorOps):
     __hash__ = object.__hash__
 
     def __repr__(self):
-        from ._format import format_tensor
+        from .._format import format_tensor
         return format_tensor(self)
 
     def __iter__(self):
@@ -232,7 +253,7 @@ class TensorBase(TensorOps):
 
     @property
     def device(self):
-        from ._factories import device
+        from .._factories import device
         return device("cpu")
 
     @property
@@ -274,7 +295,7 @@ class TensorBase(TensorOps):
         records whatever this tensor's dtype (PyTorch's Tensor overload)."""
         value = _surface.parser.parse("fill_", args, kwargs, True)[1]["value"]
         self._check_inference_inplace()
-        if isinstance(value, _tensor.Tensor):
+        if isinstance(value, Tensor):
             if value.ndim:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                    f"with {value.ndim} dimensions.")
@@ -318,7 +339,7 @@ class TensorBase(TensorOps):
         return self._inplace(TensorOps.reciprocal)
 
     def clamp_(self, min=None, max=None):
-        if not isinstance(min, _tensor.Tensor) and not isinstance(max, _tensor.Tensor):  # (Tensor bounds: later)
+        if not isinstance(min, Tensor) and not isinstance(max, Tensor):  # (Tensor bounds: later)
             _ops.elementwise.ClampBackward1.check(self, min, max, out=self)
         return self._inplace(lambda x: x.clamp(min, max))
 
@@ -337,14 +358,14 @@ class TensorBase(TensorOps):
         return _surface.inplace.detach_(self)
 
     def uniform_(self, a=0.0, b=1.0):
-        from ._random import generator
+        from .._random import generator
         with _grad_mode.no_grad():
-            return self.copy_(_tensor.Tensor._make(generator().uniform(a, b, self.shape).astype(self._data.dtype)))
+            return self.copy_(Tensor._make(generator().uniform(a, b, self.shape).astype(self._data.dtype)))
 
     def normal_(self, mean=0.0, std=1.0):
-        from ._random import generator
+        from .._random import generator
         with _grad_mode.no_grad():
-            return self.copy_(_tensor.Tensor._make(
+            return self.copy_(Tensor._make(
                 (generator().standard_normal(self.shape) * std + mean).astype(self._data.dtype)))
 
     def __iadd__(self, other):
@@ -371,7 +392,7 @@ class TensorBase(TensorOps):
         """PyTorch's valueToTensor for ``x[key] = value``: a Tensor as it is; a Python int,
         bool, float or complex (NumPy's integers, float64 and complex128 count) becomes a 0-dim
         tensor of x's dtype, converted as ``fill_`` converts; anything else is refused."""
-        if isinstance(value, _tensor.Tensor):
+        if isinstance(value, Tensor):
             return value
         if not isinstance(value, (int, np.integer, float, complex)) or isinstance(value, np.bool_):
             kind = type(value)
@@ -387,9 +408,9 @@ class TensorBase(TensorOps):
             # only, and past float16's range it rounds to inf (h[0] = 1e6 is inf; fill_ refuses)
             number = _surface.checks.check_scalar(value, np.float64)
             with np.errstate(over="ignore"):
-                return _tensor.Tensor._make(np.asarray(number, np.float64).astype(dtype))
+                return Tensor._make(np.asarray(number, np.float64).astype(dtype))
         number = _surface.checks.check_scalar(value, dtype)
-        return _tensor.Tensor._make(np.asarray(number).astype(dtype))  # (-1 into uint8 wraps, as torch)
+        return Tensor._make(np.asarray(number).astype(dtype))  # (-1 into uint8 wraps, as torch)
 
     def __setitem__(self, key, value):
         """``x[key] = value``: ``index_put_`` for int lists and masks, else ``x[key].copy_(value)``
@@ -421,3 +442,6 @@ class TensorBase(TensorOps):
             if shape != target.shape:
                 value = value.expand(target.shape)  # ... expanded to the target's shape
         target.copy_(value)
+
+
+_tensor.register_tensor_class(Tensor)
