@@ -201,6 +201,12 @@ PROGRAMS = {
     "is_leaf of a stale split view raises": [
         "x = lib.tensor([1., 2, 3], requires_grad=True)", "t = x.chunk(3)[0]",
         "d = x.detach().mul_(2)", "leaf = t.is_leaf"],
+    # found by the 100,000-program run of stop 25: a 0-dim view of a leaf written through a
+    # 0-dim mask with itself: the autograd check of the view comes before the overlap check
+    "x[mask] = x of a 0-dim view of a leaf": [
+        "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1.view(-1)[0]", "t2[t2 > 0] = t1"],
+    "x[mask] = x of a 0-dim non-leaf overlaps": [
+        "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1 * 1", "t2[t2 < 0] = t2"],
 }
 
 

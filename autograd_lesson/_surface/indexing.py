@@ -323,6 +323,7 @@ def index_put_(x, key, value, accumulate=False, setitem=True, masked=True):
     if (setitem and len(keys) == 1 and isinstance(key, Tensor) and key._data.dtype == np.bool_
             and not x.ndim and not key.ndim):  # ... a view: x's history becomes CopySlices
         if isinstance(value, Tensor):
+            inplace.check_inplace(x, (value,))  # (PyTorch's autograd check of the view, first)
             check_overlap(x, value)  # (the value read from x itself, as the view would see)
         return index_put_(UnsqueezeBackward0.apply(x, 0), Tensor._make(key._data.reshape(1)),
                           value, accumulate, masked=False)  # (index_put_, not masked_fill_)
