@@ -72,7 +72,7 @@ class TensorBase(TensorHooks):
     @classmethod
     def _make(cls, array, requires_grad=False, grad_fn=None, output_nr=0, storage=None,
               version_counter=None, base=None):
-        t = object.__new__(cls)  # (the body of _init, inlined: this runs for every op)
+        t = object.__new__(cls)  # (no __init__ frame: this runs for every op)
         t._data = array
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
@@ -212,8 +212,7 @@ class TensorBase(TensorHooks):
         return (None, 0)
 
 
-# The class tensors are made as, and its maker (bound once, for the per-op callers): the surface's
-# Tensor, once it registers itself.
+# The class tensors are made as, and its maker: the surface's Tensor, once it registers itself.
 Tensor = make_tensor = None
 
 
