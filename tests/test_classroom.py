@@ -395,6 +395,9 @@ def test_feedback_names_each_exercise_once_without_paths(course_run):
     assert page.count("not done yet: replace the ...") == 5  # bob's untouched copy: once each
     assert "most recent call last" not in page and "site-packages" not in page
     assert str(ROOT) not in page and course_run["course"] not in page
+    # the hidden tests are the answer key: not in the page a student gets back
+    assert "BEGIN HIDDEN TESTS" not in page and "hidden tests: the grader" in page
+    assert "MulBackward0.other" not in page and "21.0, -15.0, 3.0" not in page
 
 
 def test_lesson_11_fails_loudly_without_torch(course_run):

@@ -57,7 +57,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor
 from autograd_lesson.course.classroom import ClearExerciseOutputs, ClearSolutionsKeepNames
 from autograd_lesson.course.collecting import LessonFileCollector
 from autograd_lesson.course.export import ExerciseCsvExport
-from autograd_lesson.course.feedback import FeedbackExporter, OneMessagePerExercise
+from autograd_lesson.course.feedback import FeedbackExporter, HideHiddenTests, OneMessagePerExercise
 from autograd_lesson.course.hidden_tests import FlagForReview, GradeAnswers
 from autograd_lesson.course.needs_torch import RequireTorch
 
@@ -85,7 +85,8 @@ c.Autograde.autograde_preprocessors = [
 c.ZipCollectApp.collector_plugin = LessonFileCollector
 c.ExportApp.plugin_class = ExerciseCsvExport
 c.GenerateFeedback.exporter_class = FeedbackExporter
-c.GenerateFeedback.preprocessors = [GetGrades, OneMessagePerExercise, CSSHTMLHeaderPreprocessor]
+c.GenerateFeedback.preprocessors = [GetGrades, OneMessagePerExercise, HideHiddenTests,
+                                   CSSHTMLHeaderPreprocessor]
 c.ExecutePreprocessor.timeout = 300
 # A class's submissions graded at once on a busy hub start kernels slowly: nbclient's 60 s
 # default failed a whole autograde run (seen in CI under load)

@@ -8,6 +8,9 @@ absolute paths). Here:
 - ``OneMessagePerExercise`` (a preprocessor) keeps of an exercise cell's error only its last
   line (``AssertionError: ...``), and drops it where the cell already printed the same message;
   no traceback, so no paths;
+- ``HideHiddenTests`` (a preprocessor) takes the hidden tests out of the checker cells again:
+  they are the answer key (``assert prediction == {...}``), which nbgrader's feedback page would
+  otherwise print for every student, right or wrong;
 - ``FeedbackExporter`` (the HTML exporter) writes the exercise's title (``course.export``) where
   nbgrader wrote "Test cell" and "Grade cell: <id>".
 """
@@ -22,6 +25,7 @@ except ImportError:  # pragma: no cover
     NbGraderPreprocessor = object
 
 from .export import exercise_title
+from .hidden_tests import BEGIN, END
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -46,6 +50,24 @@ class OneMessagePerExercise(NbGraderPreprocessor):
                 output.traceback = [f"{output.ename}: {message}" if message else output.ename]
             kept.append(output)
         cell.outputs = kept
+        return cell, resources
+
+
+class HideHiddenTests(NbGraderPreprocessor):
+    """The checker cells as the student's copy has them: the hidden tests replaced by one line."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        if _is_checker(cell) and BEGIN in cell.source:
+            kept, hiding = [], False
+            for line in cell.source.split("\n"):
+                if line.strip() == BEGIN:
+                    hiding = True
+                    kept.append("# (hidden tests: the grader's key, not shown)")
+                elif line.strip() == END:
+                    hiding = False
+                elif not hiding:
+                    kept.append(line)
+            cell.source = "\n".join(kept)
         return cell, resources
 
 
