@@ -86,6 +86,20 @@ def test_a_faithful_pair_has_no_problems():
     assert kinds(en, korean(en)) == []
 
 
+def test_the_language_line_may_follow_the_import_of_lesson_where_the_cell_prints():
+    """Lesson 11's first cell prints the install line: its Korean twin sets the language
+    right after importing lesson, and sync keeps it so; anywhere else it is out of step."""
+    en = english()
+    en.cells[1].source += "\ntorch = lesson.real_torch()"
+    ko = korean(en)
+    ko.cells[1].source = ("import autograd_lesson as torch\nfrom autograd_lesson import lesson\n"
+                          + LANG_LINE + "   # 한국어로\ntorch = lesson.real_torch()")
+    assert kinds(en, ko) == []
+    ko.cells[1].source = ("import autograd_lesson as torch\n" + LANG_LINE +
+                          "\nfrom autograd_lesson import lesson\ntorch = lesson.real_torch()")
+    assert kinds(en, ko) == ["code"]  # (before the import: lesson is not there yet)
+
+
 def test_an_english_edit_makes_its_korean_twin_stale():
     en = english()
     ko = korean(en)

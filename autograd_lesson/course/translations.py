@@ -4,7 +4,8 @@ A Korean notebook has one cell per English cell, in the same order, with the sam
 markdown cell records what it translates in its metadata,
 ``"translation": {"source": <English cell id>, "sha256": <sha256 of that cell's source>}``;
 code cells are the English ones, except that the first one ends with the language line
-``lesson.set_language("ko")``; raw cells are copied. ``problems(en, ko)`` lists every way a
+``lesson.set_language("ko")`` (or has it right after the line that imports ``lesson``, where
+that cell prints: lesson 11's install line); raw cells are copied. ``problems(en, ko)`` lists every way a
 pair is out of step; ``tests/test_translations.py`` fails on any.
 
 For translators::
@@ -50,6 +51,12 @@ def digest(source):
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
+def _code_only(source):
+    """A code line's Korean comment is the translator's: compare the code before it."""
+    return "\n".join(line.split("   # ", 1)[0] if line.startswith(LANG_LINE) else line
+                     for line in source.split("\n"))
+
+
 def english_of(ko_path):
     """The English lesson a Korean notebook translates (same file name, one folder up)."""
     ko_path = pathlib.Path(ko_path)
@@ -58,6 +65,18 @@ def english_of(ko_path):
 
 def expected_code(en_source, first):
     return en_source.rstrip("\n") + "\n" + LANG_LINE if first else en_source
+
+
+def _language_line_early(en_source):
+    """The first cell with the language line right after the import of ``lesson``, so that
+    what the rest of the cell prints is in Korean too (None without such an import)."""
+    lines = en_source.rstrip("\n").split("\n")
+    at = next((i for i, line in enumerate(lines)
+               if line.startswith(("from autograd_lesson import", "import autograd_lesson"))
+               and "lesson" in line.split("import", 1)[1].replace(",", " ").split()), None)
+    if at is None:
+        return None
+    return "\n".join(lines[:at + 1] + [LANG_LINE] + lines[at + 1:])
 
 
 def problems(en, ko):
@@ -93,11 +112,13 @@ def problems(en, ko):
             found.extend(_markdown_problems(cell, twin))
         elif cell.cell_type == "code":
             want = expected_code(cell.source, cell.id == first_code)
-            if twin.source != want:
+            early = _language_line_early(cell.source) if cell.id == first_code else None
+            if twin.source != want and (early is None or _code_only(twin.source) != early):
                 line = next((i for i, (a, b) in enumerate(zip(want.splitlines() + [""],
                                                                twin.source.splitlines() + [""]))
                              if a != b), 0)
-                what = ("must end with the line " + LANG_LINE if cell.id == first_code
+                what = ("must end with the line " + LANG_LINE + " (or have it right after the "
+                        "import of lesson)" if cell.id == first_code
                         else "must be the English code unchanged")
                 found.append(Problem("code", cell.id, f"differs from the English code at "
                                      f"line {line + 1} ({what})"))
@@ -228,6 +249,9 @@ def sync(path):
             new.source = expected_code(cell.source, cell.id == first_code)
             new.outputs, new.execution_count = [], None
             old = kept.get(cell.id)
+            early = _language_line_early(cell.source) if cell.id == first_code else None
+            if old is not None and early is not None and _code_only(old.source) == early:
+                new.source = old.source  # (the translator put the language line first)
             if old is not None and old.cell_type == "code" and old.source == new.source:
                 new.outputs, new.execution_count = old.outputs, old.execution_count
         cells.append(new)
