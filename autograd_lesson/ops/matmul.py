@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ._op import Op
-from .formula import maybe_multiply
+from .elementwise_scalar import maybe_multiply
 from .._surface.checks import expand_shape
 from .._surface.promotion import cpp_name, torch_name
 

@@ -8,7 +8,8 @@ import numpy as np
 from .. import _grad_mode
 from .._tensor import Tensor
 from . import double_backward as _db
-from .formula import LogitBackward0, div_scalar
+from .elementwise import LogitBackward0
+from .elementwise_scalar import div_scalar
 from .._fp_errors import quiet
 from ._op import Op
 from .._surface.checks import broadcast_shape, wrap_dim

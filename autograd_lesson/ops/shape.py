@@ -6,7 +6,7 @@ None of these saves a tensor.
 import numpy as np
 
 from ._op import Op
-from .formula import zeros
+from ._util import zeros
 from .._surface.checks import _check_cat, check_tensor_list, normalize_dims, wrap_dim
 from .._surface.promotion import cast, result_type
 

@@ -7,7 +7,9 @@ import numpy as np
 
 from ._op import Op
 from .._tensor import Tensor
-from .formula import SelectBackwardBackward0, SliceBackwardBackward0, zeros
+from ._util import zeros
+from .double_backward import SelectBackwardBackward0, SliceBackwardBackward0
+from .indexing import IndexPutImplBackward0
 from .shape import CatBackward0, StackBackward0
 from .._surface.checks import expand_shape, normalize_dims, wrap_dim
 from .._surface.kernels import _offsets
@@ -392,6 +394,5 @@ class AsStridedBackward0(Op):
         return array
 
     def backward(ctx, grad):
-        from .formula import IndexPutImplBackward0
         flat = Tensor._make(np.zeros(ctx.base_numel, dtype=grad._data.dtype))
         return IndexPutImplBackward0.apply(flat, ctx.index, grad.reshape(-1)).view(ctx.base_shape)
