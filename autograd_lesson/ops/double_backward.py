@@ -261,8 +261,9 @@ class SelectBackwardBackward0(Op):
 
 
 class SliceBackwardBackward0(Op):
-    """slice's backward: grad placed at start:end:step along dim of a zero tensor.
-    Saves no tensor (dim, start, end, step as the forward slice saved them)."""
+    """slice's backward: grad placed at start:end:step along dim of a zero tensor; d/dgrad
+    slices the same way. Saves no tensor (dim, start, end, step as the forward slice saved
+    them)."""
 
     def forward(ctx, grad, shape, dim, start, end, step):
         for name, v in (("dim", dim), ("start", start), ("end", end), ("step", step)):

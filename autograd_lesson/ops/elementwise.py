@@ -42,7 +42,8 @@ def _binary(x, y, ufunc, alpha=1):
 
 
 class AddBackward0(Op):
-    """out = self + alpha * other. Saves no tensor (alpha is a non-tensor save).
+    """out = self + alpha * other; d/dself = grad, d/dother = alpha * grad. Saves no tensor
+    (alpha is a non-tensor save).
 
     A Python scalar other is wrapped into a tensor by PyTorch, so ``x + 2`` has two edges,
     the second to nothing."""
@@ -60,7 +61,7 @@ class AddBackward0(Op):
 
 
 class SubBackward0(Op):
-    """out = self - alpha * other. Saves no tensor."""
+    """out = self - alpha * other; d/dself = grad, d/dother = -alpha * grad. Saves no tensor."""
 
     scalar_edges = (1,)
 
@@ -130,7 +131,7 @@ class DivBackward0(Op):
 
 
 class NegBackward0(Op):
-    """out = -self. Saves no tensor."""
+    """out = -self; d/dself = -grad. Saves no tensor."""
 
     @staticmethod
     def check(x):
@@ -402,7 +403,8 @@ class ReluBackward0(Op):
 
 
 class LeakyReluBackward0(Op):
-    """out = self if self > 0 else slope * self. Saves self; negative_slope is a non-tensor save."""
+    """out = self if self > 0 else slope * self; d/dself = grad * (1 if self > 0 else slope).
+    Saves self; negative_slope is a non-tensor save."""
 
     def forward(ctx, x, negative_slope=0.01):
         if x._data.dtype.kind not in "f":
@@ -419,8 +421,9 @@ class LeakyReluBackward0(Op):
 
 
 class LeakyReluBackward1(Op):
-    """``leaky_relu_(x, slope)`` (in place): saves the result, not self; needs slope >= 0,
-    since the sign of the result then tells where the input was positive."""
+    """``leaky_relu_(x, slope)`` (in place): d/dself = grad * (1 if result > 0 else slope).
+    Saves the result, not self; needs slope >= 0, since the sign of the result then tells where
+    the input was positive."""
 
     def forward(ctx, x, negative_slope=0.01):
         ctx.save_output("result")
@@ -477,7 +480,8 @@ def _no_complex_clamp(x):
 
 
 class WhereBackward0(Op):
-    """out = self where condition else other. Saves condition (which gets no edge)."""
+    """out = self where condition else other; d/dself = grad where condition (else 0),
+    d/dother = grad where not condition. Saves condition (which gets no edge)."""
 
     non_differentiable = (0,)
     scalar_edges = (1, 2)

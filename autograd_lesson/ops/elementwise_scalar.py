@@ -43,7 +43,7 @@ class DivBackward1(Op):
 
 
 class AddBackward1(Op):
-    """out = self + other for a C++ Scalar other. Saves nothing at all."""
+    """out = self + other for a C++ Scalar other; d/dself = grad. Saves nothing at all."""
 
     def forward(ctx, x, scalar):
         return np.asarray(x._data + scalar).astype(result_type(x, scalar), copy=False)
@@ -53,7 +53,7 @@ class AddBackward1(Op):
 
 
 class SubBackward1(Op):
-    """out = self - other for a C++ Scalar other. Saves nothing at all."""
+    """out = self - other for a C++ Scalar other; d/dself = grad. Saves nothing at all."""
 
     def forward(ctx, x, scalar):
         return np.asarray(x._data - scalar).astype(result_type(x, scalar), copy=False)
@@ -63,7 +63,8 @@ class SubBackward1(Op):
 
 
 class RsubBackward1(Op):
-    """out = other - alpha * self for a Python scalar other (``2 - x``). Saves no tensor."""
+    """out = other - alpha * self for a Python scalar other (``2 - x``); d/dself = -alpha * grad.
+    Saves no tensor."""
 
     def forward(ctx, x, scalar, alpha=1):
         ctx.save_value("alpha", alpha)

@@ -98,7 +98,8 @@ class IndexSelectBackward0(Op):
 
 
 class IndexBackward0(SavedIndexList, Op):
-    """out = self[indices] (advanced indexing: int lists or bool masks; a copy, not a view).
+    """out = self[indices] (advanced indexing: int lists or bool masks; a copy, not a view);
+    d/dself = grad added at indices into zeros (``IndexPutImplBackward0``: duplicates sum).
     Saves indices (a new int64 tensor for a list; the mask itself for a bool mask; a tuple of
     them, None for a dim a slice kept), which PyTorch exposes as a tuple
     (``_saved_indices == (mask,)``) and gives no edge."""
