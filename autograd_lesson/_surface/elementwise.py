@@ -1,11 +1,13 @@
 """The arithmetic entry points (``torch.add``, ``x.sub(y, alpha=2)``, ``x / 2``, ``2 ** x``,
-``maximum``...): PyTorch's checks on the operands, then a node of ``ops.elementwise``."""
+``maximum``...): PyTorch's checks on the operands, then a node of ``ops.elementwise``
+(``ops.elementwise_scalar`` for ``2 - x``)."""
 import numpy as np
 
 from .._tensor import Tensor
 from ..ops.elementwise import (AddBackward0, DivBackward0, MaximumBackward0, MinimumBackward0,
                                MulBackward0, PowBackward0, PowBackward1, PowBackward2,
-                               ReciprocalBackward0, RsubBackward1, SubBackward0)
+                               ReciprocalBackward0, SubBackward0)
+from ..ops.elementwise_scalar import RsubBackward1
 from .parser import parsed
 
 

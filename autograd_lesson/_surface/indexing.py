@@ -11,8 +11,9 @@ import numpy as np
 from .. import _grad_mode, _node
 from .._broadcast import is_expandable_to
 from .._tensor import Tensor
-from ..ops.formula import GatherBackward0, MaskedFillBackward0, MaskedFillBackward1, index_key
-from ..ops.indexing import IndexBackward0, IndexPutBackward0, IndexSelectBackward0
+from ..ops.indexing import (GatherBackward0, IndexBackward0, IndexPutBackward0,
+                            IndexSelectBackward0, MaskedFillBackward0, MaskedFillBackward1,
+                            index_key)
 from ..ops.views import AliasBackward0, SelectBackward0, SliceBackward0, UnsqueezeBackward0
 from .checks import _check_entries, broadcast_shape, check_scalar, wrap_dim
 from .kernels import check_overlap, has_internal_overlap

@@ -5,7 +5,8 @@ import numpy as np
 
 from .._random import generator
 from .._tensor import Tensor
-from ..ops import elementwise as _ew, formula as _formula, nnops as _nn
+from ..ops import elementwise as _ew, elementwise_scalar as _ew_scalar, indexing as _indexing
+from ..ops import nnops as _nn
 from ..ops.matmul import AddmmBackward0
 from .._fp_errors import enter_fp_ignore, exit_fp_ignore
 from .._surface import matmul as _mm
@@ -257,8 +258,8 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
     log_p = log_softmax(input, class_dim)
     if label_smoothing > 0.0:
         _check_label_smoothing(label_smoothing)
-        target = _formula.AddBackward1.apply(_formula.mul_scalar(target, 1 - label_smoothing),
-                                             label_smoothing / n_classes)
+        target = _ew_scalar.AddBackward1.apply(
+            _ew_scalar.mul_scalar(target, 1 - label_smoothing), label_smoothing / n_classes)
     if weight is not None and input.ndim > 1:  # (viewed before the products, as PyTorch)
         weight = weight.view(*[n_classes if d == 1 else 1 for d in range(input.ndim)])
     terms = log_p * target if weight is None else log_p * target * weight
@@ -269,7 +270,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
         return total
     if not input.numel():
         return total.fill_(float("nan"))
-    return _formula.div_scalar(total, input.numel() // n_classes)
+    return _ew_scalar.div_scalar(total, input.numel() // n_classes)
 
 
 def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing,
@@ -281,10 +282,10 @@ def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, labe
     nll = nll_loss(log_p, target, reduction=reduction, ignore_index=ignore_index)
     ignored = target == ignore_index
     smooth = -log_p.sum(class_dim)
-    smooth._inplace(lambda s: _formula.MaskedFillBackward0.apply(s, ignored, 0.0))
+    smooth._inplace(lambda s: _indexing.MaskedFillBackward0.apply(s, ignored, 0.0))
     if reduction == "mean":
         smooth = smooth.sum() / (~ignored).sum()
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (_formula.mul_scalar(nll, 1 - label_smoothing)
-            + _formula.mul_scalar(smooth, label_smoothing / input.shape[class_dim]))
+    return (_ew_scalar.mul_scalar(nll, 1 - label_smoothing)
+            + _ew_scalar.mul_scalar(smooth, label_smoothing / input.shape[class_dim]))

@@ -9,7 +9,8 @@ only when some gradient that needs it is required.
 """
 import numpy as np
 
-from .formula import AddBackward1, mul_scalar, zeros
+from ._util import zeros
+from .elementwise_scalar import AddBackward1, mul_scalar
 from ._op import Op
 from .._surface.checks import normalize_dims
 
@@ -242,3 +243,36 @@ class NllLossBackwardBackward0(Op):
                                             reduction=names[ctx.reduction],
                                             ignore_index=ctx.ignore_index)
         return grad_g, (zeros(grad.shape, grad) if ctx.needs_input_grad[1] else None)
+
+
+class SelectBackwardBackward0(Op):
+    """select's backward: grad placed at index along dim of a zero tensor; d/dgrad selects.
+    Saves no tensor (dim and index as given)."""
+
+    def forward(ctx, grad, shape, dim, index):
+        ctx.save_values(dim=dim, index=index)
+        ctx.dim, ctx.index = dim, index
+        out = np.zeros(shape, dtype=grad._data.dtype)
+        out[(slice(None),) * (dim % len(shape)) + (index,)] = grad._data
+        return out
+
+    def backward(ctx, grad):
+        return grad.select(ctx.dim, ctx.index)
+
+
+class SliceBackwardBackward0(Op):
+    """slice's backward: grad placed at start:end:step along dim of a zero tensor; d/dgrad
+    slices the same way. Saves no tensor (dim, start, end, step as the forward slice saved
+    them)."""
+
+    def forward(ctx, grad, shape, dim, start, end, step):
+        for name, v in (("dim", dim), ("start", start), ("end", end), ("step", step)):
+            ctx.save_value(name, v)
+        ctx.dim, ctx.key = dim, slice(start, end, step)
+        out = np.zeros(shape, dtype=grad._data.dtype)
+        out[(slice(None),) * dim + (ctx.key,)] = grad._data
+        return out
+
+    def backward(ctx, grad):
+        from .views import SliceBackward0
+        return SliceBackward0.apply(grad, ctx.dim, ctx.key)

@@ -10,9 +10,10 @@ import numpy as np
 from .._tensor import Tensor
 from ._op import Op
 from . import double_backward as _db
-from .formula import (SgnBackward0, SubBackward1, _true_divide_type, maybe_multiply, mul_scalar,
-                      scalar_tensor, zeros)
-from .formula import MaskedFillBackward0, div_scalar
+from ._util import scalar_tensor, zeros
+from .elementwise_scalar import (RsubBackward1, SubBackward1, _true_divide_type, div_scalar,
+                                 maybe_multiply, mul_scalar)
+from .indexing import MaskedFillBackward0
 from .._surface.promotion import as_float, cast, check_castable, result_type, torch_name, value
 from .._surface.checks import check_alpha, check_broadcast, check_scalar
 
@@ -41,7 +42,8 @@ def _binary(x, y, ufunc, alpha=1):
 
 
 class AddBackward0(Op):
-    """out = self + alpha * other. Saves no tensor (alpha is a non-tensor save).
+    """out = self + alpha * other; d/dself = grad, d/dother = alpha * grad. Saves no tensor
+    (alpha is a non-tensor save).
 
     A Python scalar other is wrapped into a tensor by PyTorch, so ``x + 2`` has two edges,
     the second to nothing."""
@@ -59,7 +61,7 @@ class AddBackward0(Op):
 
 
 class SubBackward0(Op):
-    """out = self - alpha * other. Saves no tensor."""
+    """out = self - alpha * other; d/dself = grad, d/dother = -alpha * grad. Saves no tensor."""
 
     scalar_edges = (1,)
 
@@ -71,22 +73,6 @@ class SubBackward0(Op):
     def backward(ctx, grad):
         grad_y = maybe_multiply(-grad, ctx.alpha) if ctx.needs_input_grad[1] else None
         return (grad if ctx.needs_input_grad[0] else None), grad_y
-
-
-class RsubBackward1(Op):
-    """out = other - alpha * self for a Python scalar other (``2 - x``). Saves no tensor."""
-
-    def forward(ctx, x, scalar, alpha=1):
-        ctx.save_value("alpha", alpha)
-        ctx.alpha = alpha
-        dtype = result_type(x, scalar)
-        check_alpha(alpha, dtype)
-        if dtype.kind == "c":  # (a complex alpha times self, as in _binary)
-            return np.asarray(scalar - x._data.astype(dtype) * dtype.type(alpha)).astype(dtype, copy=False)
-        return np.asarray(scalar - alpha * x._data).astype(dtype, copy=False)
-
-    def backward(ctx, grad):
-        return maybe_multiply(-grad, ctx.alpha)
 
 
 class MulBackward0(Op):
@@ -145,7 +131,7 @@ class DivBackward0(Op):
 
 
 class NegBackward0(Op):
-    """out = -self. Saves no tensor."""
+    """out = -self; d/dself = -grad. Saves no tensor."""
 
     @staticmethod
     def check(x):
@@ -341,6 +327,21 @@ class AbsBackward0(Op):
         return grad * SgnBackward0.apply(ctx.saved("self"))
 
 
+class SgnBackward0(Op):
+    """out = sign(self) (abs's backward records it); its gradient is zero. Saves self, result."""
+
+    def forward(ctx, x):
+        ctx.save("self", x)
+        ctx.save_output("result")
+        out = np.sign(x._data)
+        if out.dtype.kind == "f":  # PyTorch's sign of a real nan is 0 (NumPy's is nan)
+            out = np.where(out != out, out.dtype.type(0), out)
+        return out
+
+    def backward(ctx, grad):
+        return zeros(grad.shape, grad)
+
+
 class TanhBackward0(Op):
     """out = tanh(self); d/dself = grad * (1 - out**2). Saves result."""
 
@@ -367,6 +368,21 @@ def _sigmoid(a):
     return (1 / (1 + np.exp(-a))).astype(a.dtype, copy=False)  # (exp(1000.): Op.apply's state)
 
 
+class LogitBackward0(Op):
+    """out = log(self / (1 - self)) (binary_cross_entropy's target gradient records it);
+    d/dself = grad / (self (1 - self)). Saves self; eps (None) is a non-tensor save."""
+
+    def forward(ctx, p):
+        ctx.save("self", p)
+        ctx.save_value("eps", None)
+        return np.log(p._data / (1 - p._data))
+
+    def backward(ctx, grad):
+        p = ctx.saved("self")
+        inside = (p >= 0.0) & (p <= 1.0)
+        return where(inside, grad / (p * RsubBackward1.apply(p, 1.0)), scalar_tensor(np.nan, p))
+
+
 class ReluBackward0(Op):
     """out = max(self, 0); d/dself = grad where out > 0 (0 at self = 0). Saves result."""
 
@@ -387,7 +403,8 @@ class ReluBackward0(Op):
 
 
 class LeakyReluBackward0(Op):
-    """out = self if self > 0 else slope * self. Saves self; negative_slope is a non-tensor save."""
+    """out = self if self > 0 else slope * self; d/dself = grad * (1 if self > 0 else slope).
+    Saves self; negative_slope is a non-tensor save."""
 
     def forward(ctx, x, negative_slope=0.01):
         if x._data.dtype.kind not in "f":
@@ -404,8 +421,9 @@ class LeakyReluBackward0(Op):
 
 
 class LeakyReluBackward1(Op):
-    """``leaky_relu_(x, slope)`` (in place): saves the result, not self; needs slope >= 0,
-    since the sign of the result then tells where the input was positive."""
+    """``leaky_relu_(x, slope)`` (in place): d/dself = grad * (1 if result > 0 else slope).
+    Saves the result, not self; needs slope >= 0, since the sign of the result then tells where
+    the input was positive."""
 
     def forward(ctx, x, negative_slope=0.01):
         ctx.save_output("result")
@@ -462,7 +480,8 @@ def _no_complex_clamp(x):
 
 
 class WhereBackward0(Op):
-    """out = self where condition else other. Saves condition (which gets no edge)."""
+    """out = self where condition else other; d/dself = grad where condition (else 0),
+    d/dother = grad where not condition. Saves condition (which gets no edge)."""
 
     non_differentiable = (0,)
     scalar_edges = (1, 2)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ._op import Op
-from .formula import maybe_multiply
+from .elementwise_scalar import maybe_multiply
 from .._surface.checks import expand_shape
 from .._surface.promotion import cpp_name, torch_name
 
@@ -93,7 +93,8 @@ class MmBackward0(Op):
 
 
 class AddmmBackward0(Op):
-    """out = beta * self + alpha * (mat1 @ mat2) (``nn.Linear``'s op).
+    """out = beta * self + alpha * (mat1 @ mat2) (``nn.Linear``'s op); d/dself = beta * grad,
+    d/dmat1 = alpha * grad @ mat2.T, d/dmat2 = alpha * mat1.T @ grad.
     Saves mat1 if mat2 requires grad and mat2 if mat1 requires grad."""
 
 
@@ -144,7 +145,8 @@ class AddmmBackward0(Op):
 
 
 class MvBackward0(Op):
-    """out = self @ vec (matrix times vector). Saves self and vec."""
+    """out = self @ vec (matrix times vector); d/dself = outer(grad, vec), d/dvec = self.T @ grad.
+    Saves self and vec."""
 
     def forward(ctx, x, v):
         if not x.ndim:
@@ -171,7 +173,8 @@ class MvBackward0(Op):
 
 
 class DotBackward0(Op):
-    """out = self . tensor (two vectors). Saves tensor if self requires grad, and vice versa."""
+    """out = self . tensor (two vectors); d/dself = grad * tensor, d/dtensor = grad * self.
+    Saves tensor if self requires grad, and vice versa."""
 
     def forward(ctx, x, y):
         if x.ndim != 1 or y.ndim != 1:

@@ -8,7 +8,8 @@ import numpy as np
 from .. import _grad_mode
 from .._tensor import Tensor
 from . import double_backward as _db
-from .formula import LogitBackward0, div_scalar
+from .elementwise import LogitBackward0
+from .elementwise_scalar import div_scalar
 from .._fp_errors import quiet
 from ._op import Op
 from .._surface.checks import broadcast_shape, wrap_dim
@@ -246,7 +247,8 @@ def _check_nll_target(target):
 
 class NllLossBackward0(Op):
     """out = -sum(w[t_i] self[i, t_i]) / total_weight (mean) over rows whose target t_i !=
-    ignore_index, total_weight = sum(w[t_i]) (w: the class weights, or ones).
+    ignore_index, total_weight = sum(w[t_i]) (w: the class weights, or ones); d/dself =
+    -grad w[t_i] [/ total_weight] at each [i, t_i], 0 elsewhere.
     Saves self, target, weight and total_weight (a new 0-dim buffer)."""
 
     non_differentiable = (1, 2)  # the class indices and the weights: no edge

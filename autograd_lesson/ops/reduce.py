@@ -8,11 +8,32 @@ from .. import _grad_mode
 from .._tensor import Tensor
 from .._fp_errors import quiet as _quiet
 from ._op import Op
-from .formula import mul_scalar
-from .formula import (MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0, SgnBackward0,
-                      div_scalar, restore_reduced_dims, unsqueeze_multiple, zeros)
+from ._util import scalar_tensor, zeros
+from .elementwise import SgnBackward0, where
+from .elementwise_scalar import div_scalar, mul_scalar
+from .indexing import MaskedFillBackward0, MaskedFillBackward1, ScatterBackward0
 from .._surface.checks import normalize_dims, wrap_dim
 from .._surface.promotion import torch_name
+
+
+def unsqueeze_multiple(grad, dims, ndim):
+    """Re-insert reduced dims: one dim as given (``-1`` stays ``-1``), several in sorted order."""
+    if len(dims) == 1:
+        return grad.unsqueeze(dims[0])
+    for d in sorted(normalize_dims(dims, ndim)):
+        grad = grad.unsqueeze(d)
+    return grad
+
+
+def restore_reduced_dims(output, dims, keepdim):
+    """PyTorch's ``restore_reduced_dims``: ``output`` reshaped with a 1 at each reduced dim
+    (``dims`` as given; none given: all of them, which a 0-dim output already has)."""
+    if keepdim:
+        return output
+    total = output.dim() + len(dims)
+    ones = {d % total for d in dims} if total else set()
+    sizes = iter(output.shape)
+    return output.reshape([1 if i in ones else next(sizes) for i in range(total)])
 
 
 def sum_backward(grad, shape, dims, keepdim):
@@ -345,8 +366,6 @@ def var_backward(grad, x, given_dims, correction, keepdim):
         dof = x.numel() - correction
         if dof <= 0:
             from .._dtype import default_float
-            from .elementwise import where
-            from .formula import scalar_tensor
             like = Tensor._make(np.zeros((), default_float()))  # (Python numbers: the default dtype)
             return grad * where(x == x.mean(), scalar_tensor(np.nan, like),
                                 scalar_tensor(np.inf, like))

@@ -6,13 +6,13 @@ None of these saves a tensor.
 import numpy as np
 
 from ._op import Op
-from .formula import zeros
+from ._util import zeros
 from .._surface.checks import _check_cat, check_tensor_list, normalize_dims, wrap_dim
 from .._surface.promotion import cast, result_type
 
 
 class CloneBackward0(Op):
-    """out = a copy of self. Saves no tensor."""
+    """out = a copy of self; d/dself = grad. Saves no tensor."""
 
     def forward(ctx, x):
         return np.array(x._data, copy=True, order="C")
@@ -77,7 +77,8 @@ class StackBackward0(Op):
 
 
 class CopyBackwards(Op):
-    """``self.copy_(src)``: self's values are replaced by src (broadcast, cast). Saves no tensor."""
+    """``self.copy_(src)``: self's values are replaced by src (broadcast, cast); d/dself = 0,
+    d/dsrc = grad cast back to src's dtype. Saves no tensor."""
 
     def name(self):
         return "torch::autograd::CopyBackwards"  # PyTorch's name() for this C++ node

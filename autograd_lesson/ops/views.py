@@ -7,14 +7,17 @@ import numpy as np
 
 from ._op import Op
 from .._tensor import Tensor
-from .formula import SelectBackwardBackward0, SliceBackwardBackward0, zeros
+from ._util import zeros
+from .double_backward import SelectBackwardBackward0, SliceBackwardBackward0
+from .indexing import IndexPutImplBackward0
 from .shape import CatBackward0, StackBackward0
 from .._surface.checks import expand_shape, normalize_dims, wrap_dim
 from .._surface.kernels import _offsets
 
 
 class ViewBackward0(Op):
-    """out = self.view(shape) (also a reshape of a contiguous tensor). A view; saves no tensor."""
+    """out = self.view(shape) (also a reshape of a contiguous tensor); d/dself =
+    grad.reshape(self's shape). A view; saves no tensor."""
 
     is_view = True
 
@@ -34,7 +37,8 @@ class ViewBackward0(Op):
 
 
 class UnsafeViewBackward0(Op):
-    """The reshape step after a copy (``reshape`` of a non-contiguous tensor). Saves no tensor."""
+    """The reshape step after a copy (``reshape`` of a non-contiguous tensor); d/dself =
+    grad.reshape(self's shape). Saves no tensor."""
 
     def forward(ctx, x, shape):
         ctx.input_shape = x.shape
@@ -47,11 +51,12 @@ class UnsafeViewBackward0(Op):
 
 class ReshapeAliasBackward0(ViewBackward0):
     """out = self.reshape(shape) of a non-contiguous tensor whose strides still allow a view
-    (PyTorch's ``_reshape_alias``). A view; saves no tensor."""
+    (PyTorch's ``_reshape_alias``); d/dself = grad.reshape(self's shape). A view; saves no
+    tensor."""
 
 
 class TBackward0(Op):
-    """out = self.t() (a view). Saves no tensor."""
+    """out = self.t() (a view); d/dself = grad.t(). Saves no tensor."""
 
     is_view = True
 
@@ -65,7 +70,8 @@ class TBackward0(Op):
 
 
 class PermuteBackward0(Op):
-    """out = self with its dims reordered (``permute``, and ``x.T``); a view. Saves no tensor."""
+    """out = self with its dims reordered (``permute``, and ``x.T``); a view. d/dself = grad
+    permuted back (the inverse permutation). Saves no tensor."""
 
     is_view = True
 
@@ -87,7 +93,8 @@ class PermuteBackward0(Op):
 
 
 class TransposeBackward0(Op):
-    """out = self.transpose(dim0, dim1) (a view). Saves no tensor."""
+    """out = self.transpose(dim0, dim1) (a view); d/dself = grad.transpose(dim0, dim1). Saves
+    no tensor."""
 
     is_view = True
 
@@ -135,7 +142,8 @@ class ExpandBackward0(Op):
 
 
 class UnsqueezeBackward0(Op):
-    """out = self with a new dim of size 1 (a view). Saves no tensor."""
+    """out = self with a new dim of size 1 (a view); d/dself = grad.squeeze(dim). Saves no
+    tensor."""
 
     is_view = True
 
@@ -155,7 +163,8 @@ class UnsqueezeBackward0(Op):
 
 
 class SqueezeBackward0(Op):
-    """out = self without its size-1 dims (``squeeze()``, a view). Saves no tensor."""
+    """out = self without its size-1 dims (``squeeze()``, a view); d/dself = grad with them
+    re-inserted. Saves no tensor."""
 
     is_view = True
 
@@ -169,7 +178,8 @@ class SqueezeBackward0(Op):
 
 
 class SqueezeBackward1(Op):
-    """out = self without dim (if its size is 1) (``squeeze(dim)``, a view). Saves no tensor."""
+    """out = self without dim (if its size is 1) (``squeeze(dim)``, a view); d/dself = grad
+    with it re-inserted. Saves no tensor."""
 
     is_view = True
 
@@ -184,8 +194,8 @@ class SqueezeBackward1(Op):
 
 
 class SqueezeBackward2(Op):
-    """out = self without those of ``dims`` that have size 1 (``squeeze((d0, d1))``, a view).
-    Saves no tensor."""
+    """out = self without those of ``dims`` that have size 1 (``squeeze((d0, d1))``, a view);
+    d/dself = grad with them re-inserted. Saves no tensor."""
 
     is_view = True
 
@@ -211,7 +221,8 @@ def unsqueeze_to(grad, shape, dims):
 
 class SqueezeBackward4(SqueezeBackward1):
     """The in-place ``squeeze_(dim)`` that ``matmul`` applies to its own fresh result
-    (1-D @ 2-D): not a view of anything the caller holds. Saves no tensor."""
+    (1-D @ 2-D): not a view of anything the caller holds. d/dself = grad with dim re-inserted.
+    Saves no tensor."""
 
     is_view = False
 
@@ -275,7 +286,8 @@ INT64_MAX = 2 ** 63 - 1
 
 
 class AliasBackward0(Op):
-    """``x[...]`` of a 0-dim tensor: the same values as a new view. Saves no tensor."""
+    """``x[...]`` of a 0-dim tensor: the same values as a new view; d/dself = grad. Saves no
+    tensor."""
 
     is_view = True
 
@@ -392,6 +404,5 @@ class AsStridedBackward0(Op):
         return array
 
     def backward(ctx, grad):
-        from .formula import IndexPutImplBackward0
         flat = Tensor._make(np.zeros(ctx.base_numel, dtype=grad._data.dtype))
         return IndexPutImplBackward0.apply(flat, ctx.index, grad.reshape(-1)).view(ctx.base_shape)
