@@ -159,8 +159,7 @@ class Node(NodeAPI):
             if tensor is _inplace_self and slot == "self":
                 # An in-place op whose formula needs the old values saves a copy of them
                 # (PyTorch's ``original_self = self.clone()``), recorded like any clone.
-                from .ops.shape import CloneBackward0
-                tensor = CloneBackward0.apply(tensor)
+                tensor = tensor.clone()
             self._saved_slots[slot] = SavedTensor(tensor, is_output=is_output)
         else:
             raise TypeError(f"save expects a Tensor or None, got {type(tensor).__name__}")
