@@ -205,6 +205,16 @@ PROGRAMS = {
     # 0-dim mask with itself: the autograd check of the view comes before the overlap check
     "x[mask] = x of a 0-dim view of a leaf": [
         "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1.view(-1)[0]", "t2[t2 > 0] = t1"],
+    # cross_entropy of a 4-D input is nll_loss2d, with its own checks of the target
+    "cross_entropy of 4-D input, 1-D target": [
+        "x = lib.zeros(1, 3, 1, 2)", "y = F.cross_entropy(x, lib.tensor([0]))"],
+    "cross_entropy of 4-D input, 2-D target": [
+        "x = lib.zeros(1, 3, 1, 2)", "y = F.cross_entropy(x, lib.zeros(1, 2, dtype=lib.long))"],
+    "cross_entropy of 4-D input, a target of the wrong size": [
+        "x = lib.zeros(1, 3, 1, 2)", "y = F.cross_entropy(x, lib.zeros(1, 1, 1, dtype=lib.long))"],
+    "cross_entropy of 4-D input, a weight of the wrong size": [
+        "x = lib.zeros(1, 3, 1, 2)",
+        "y = F.cross_entropy(x, lib.zeros(1, 1, 2, dtype=lib.long), weight=lib.ones(2))"],
     "x[mask] = x of a 0-dim non-leaf overlaps": [
         "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1 * 1", "t2[t2 < 0] = t2"],
 }

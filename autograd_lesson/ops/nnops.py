@@ -271,6 +271,15 @@ class NllLossBackward0(Op):
         if x.ndim == 2:
             check_no_requires_grad("nll_loss_forward", weight=weight)
             _check_nll_target(target)
+        if x.ndim == 4:  # (nll_loss2d's checks: check_inputs_nll_loss2d)
+            if target.ndim != 3:
+                raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but "
+                                   f"got targets of dimension: {target.ndim}")
+            if weight is not None and weight.numel() != x.shape[1]:
+                raise RuntimeError("weight tensor should be defined either for all or no classes")
+            if (x.shape[0], *x.shape[2:]) != tuple(target.shape):
+                raise RuntimeError(f"size mismatch (got input: {list(x.shape)} , target: "
+                                   f"{list(target.shape)}")
         if x.ndim > 2:
             expected = [x.shape[0], *x.shape[2:]]
             if list(target.shape) != expected:
