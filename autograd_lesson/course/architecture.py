@@ -28,7 +28,7 @@ LAYERS = [
      ["_fp_errors.py", "_broadcast.py", "_grad_mode.py", "_autograd_errors.py", "utils/hooks.py"]),
     ("surface", "the PyTorch surface: torch.*, Tensor's other methods, parsing, promotion, "
      "messages, in-place and view machinery, autograd.*, utils.*",
-     ["_surface/", "_tensor_base.py", "_tensor_ops.py", "_tensor_shape_ops.py", "_dtype.py",
+     ["_surface/", "_tensor_ops.py", "_tensor_shape_ops.py", "_dtype.py",
       "_factories.py", "_format.py", "_random.py", "autograd/", "utils/", "__init__.py"]),
     ("nn / optim", "modules, functional, optimizers", ["nn/", "optim/"]),
     ("viz", "the graph view: snapshots, ledgers, pictures, step-through", ["viz/"]),
