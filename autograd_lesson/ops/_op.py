@@ -57,15 +57,25 @@ def _edge_inputs(cls, inputs):
             continue
         if isinstance(value, TensorBase):
             flat.append(value)  # (Tensor.requires_grad, inlined: this runs for every input)
-            needs.append(value._requires_grad
-                         or (value._base is not None and value._base._requires_grad))
+            needs.append(_view_needs_grad(cls, value) if value._base is not None
+                         and value._base._requires_grad else value._requires_grad)
         elif isinstance(value, (list, tuple)) and value and all(isinstance(v, TensorBase) for v in value):
             flat.extend(value)
-            needs.extend([v.requires_grad for v in value])
+            needs.extend([_view_needs_grad(cls, v) if v._base is not None and v._base._requires_grad
+                          else v._requires_grad for v in value])
         elif i in cls.scalar_edges:
             flat.append(None)
             needs.append(False)
     return flat, tuple(needs)
+
+
+def _view_needs_grad(cls, view):
+    """A view of a tensor that requires grad requires grad. PyTorch reads its edge before the
+    kernel runs, so a view whose base changed in place gets its fresh ``grad_fn`` (or the
+    error of a view that may not change) before the op's own checks."""
+    if cls.reads_edges_first:
+        view.grad_fn
+    return True
 
 
 class Op(Node):
@@ -78,6 +88,7 @@ class Op(Node):
     any_dtype = False        # outputs of any dtype carry a gradient (copy_ only, as in PyTorch)
     scalar_edges = ()        # argument positions where a Python scalar still gets an edge
     non_differentiable = ()  # argument positions of tensors that get no edge
+    reads_edges_first = True  # (False: _to_copy, whose node depends on the dtype asked for)
 
     _output_saves = ()
 

@@ -24,6 +24,8 @@ class CloneBackward0(Op):
 class ToCopyBackward0(Op):
     """out = self converted to another dtype; the gradient is converted back. Saves no tensor."""
 
+    reads_edges_first = False  # (PyTorch records it only for a dtype that can carry a gradient)
+
     def forward(ctx, x, dtype):
         ctx.input_dtype = x._data.dtype
         return cast(x._data, dtype)
