@@ -51,8 +51,13 @@ def format_tensor(t):
             extras.append(f"dtype=torch.{data.dtype}")
     elif data.dtype not in (default, np.int64, np.bool_, default_complex()):  # torch's defaults
         extras.append(f"dtype=torch.{data.dtype}")
-    if t.grad_fn is not None:  # (a C++ node prints without its namespace: CopySlices)
-        extras.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
+    try:
+        fn = t.grad_fn
+        name = None if fn is None else fn.name().rsplit("::", 1)[-1]  # (CopySlices, unprefixed)
+    except RuntimeError:  # a no_grad view whose base changed in place refuses a new grad_fn
+        name = "Invalid"
+    if name is not None:
+        extras.append(f"grad_fn=<{name}>")
     elif t.requires_grad:
         extras.append("requires_grad=True")
     text = "tensor(" + body
