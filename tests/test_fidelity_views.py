@@ -1,0 +1,215 @@
+"""Views, in-place changes, tensor hooks and grad modes against torch 2.13 (issue 28): the
+programs the fuzzer's ``views_inplace`` and ``grad_modes`` families found, and PyTorch's own
+tests from ``test/test_autograd.py`` in this area, each run on both libraries.
+
+``compare`` (``fuzz/compare.py``) runs a program in both and asserts the same exception (line,
+type, message), warnings, and every tensor's values, ``requires_grad`` and retained ``.grad``.
+"""
+import pytest
+
+import autograd_lesson as al
+from fuzz.compare import compare
+
+pytestmark = pytest.mark.parity
+
+INFERENCE = "with lib.inference_mode():\n    "
+NO_GRAD = "with lib.no_grad():\n    "
+
+PROGRAMS = {
+    # retain_grad follows the grad_fn (PyTorch's update_tensor_hooks_on_new_gradfn)
+    "a base that retains grad, its view changed in place (base .grad 11, not 22)": [
+        "a = lib.tensor([1., 2.], requires_grad=True)", "b = a * 1", "b.retain_grad()",
+        "v = b[:1]", "v.mul_(2)", "(b * 11).sum().backward()"],
+    "a view that retains grad, changed in place": [
+        "base = lib.tensor([1.], requires_grad=True).clone()", "view = base[:]",
+        "view2 = base[:]", "view.retain_grad()", "view2.retain_grad()", "view.mul_(2)",
+        "(view + view2).sum().backward()"],
+    "a view that retains grad, its base changed in place": [
+        "a = lib.tensor([1., 2.], requires_grad=True)", "b = a.exp()", "v = b[1:]",
+        "v.retain_grad()", "b.mul_(3)", "(v * 2).sum().backward()",
+        "n = (b.grad_fn.name(), v.grad_fn.name(), v.retains_grad, v.is_leaf)"],
+    "a view read before the change keeps the old path (no grad for the view)": [
+        "a = lib.tensor([1., 2.], requires_grad=True)", "b = a * 1", "v = b[:1]",
+        "v.retain_grad()", "y = v * 3", "v.mul_(2)", "y.sum().backward()"],
+    # tensor hooks
+    "a hook on one output of unbind sees None when another output backpropagates": [
+        "x = lib.tensor([1., 2., 3.], requires_grad=True)", "p = x.unbind()",
+        "h = p[0].register_hook(lambda g: g.sum())", "p[1].sum().backward()"],
+    "a hook that returns None for a None gradient": [
+        "x = lib.tensor([1., 2., 3.], requires_grad=True)", "p = x.split(1)",
+        "h = p[0].register_hook(lambda g: None)", "p[2].sum().backward()", "p[0].sum().backward()"],
+    # views made in no_grad or inference mode
+    "a view made in inference mode, changed outside": [
+        "a = lib.ones(3, requires_grad=True).clone()", INFERENCE + "v = a[:2]", "v.mul_(2)"],
+    "a view made in inference mode, its base changed outside": [
+        "a = lib.ones(3, requires_grad=True).clone()", INFERENCE + "v = a[:2]", "a.mul_(2)",
+        "w = v * 2"],
+    "a view of a view made in inference mode": [
+        "a = lib.ones(3, requires_grad=True).clone()", INFERENCE + "v = a[:2]", "w = v[1:]",
+        "w.mul_(2)"],
+    "repr of a no_grad view whose base changed": [
+        "a = lib.ones(2, requires_grad=True).clone()", NO_GRAD + "v = a[:1]", "a.mul_(2)",
+        "r = repr(v)", "s = str(v)"],
+    "repr of an inference-mode view whose base changed": [
+        "a = lib.ones(3, requires_grad=True).clone()", INFERENCE + "v = a[:2]", "a.mul_(2)",
+        "r = repr(v)"],
+    # inference tensors changed in place
+    "an inference tensor changed outside inference mode: written, then refused": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])", "m.zero_()"],
+    "... through a view made outside": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])", "d = m[:1]", "d.exp_()"],
+    "... inside inference_mode(False)": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])",
+        "with lib.inference_mode(False):\n    m[0] = 2.5"],
+    "an inference leaf: add_(1) checks the leaf first, exp_() does not": [
+        INFERENCE + "m = lib.ones(2, requires_grad=True)", "m.exp_()"],
+    "an inference leaf, add_ of a number": [
+        INFERENCE + "m = lib.ones(2, requires_grad=True)", "m.add_(1)"],
+    "a view of an inference leaf is no autograd view": [
+        INFERENCE + "m = lib.ones(2, 2, requires_grad=True)", "v = m[0]",
+        "r = (v.requires_grad, v.is_leaf, v.is_inference())", "v[0] = 5."],
+    "an inference tensor changed in a later inference block": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])",
+        INFERENCE + "m[0] = 2.5\n    m[1:].add_(1)", "r = m.is_inference()"],
+    ".data of an inference tensor, made outside, counts versions": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])", "d = m.data", "d.add_(1)",
+        "r = (d._version, d.is_inference())", INFERENCE + "d.add_(1)", "s = d._version",
+        "e = d[:1]", "e.add_(1)"],
+    ".detach() of an inference tensor, made outside, counts versions": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])", "d = m.detach()", "d.mul_(2)",
+        "e = d.detach()", "e.add_(1)", "r = (d._version, e._version)"],
+    ".data made inside inference mode does not": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])\n    d = m.data", "d.add_(1)"],
+    "a tensor given inference memory keeps its counter": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])", "b = lib.zeros(3)", "b.data = m",
+        "b.add_(1)", "r = (b.is_inference(), b._version)"],
+    # set_data and attribute deletion (PyTorch's test_attribute_deletion, test_set_data_*)
+    "del x.grad": ["x = lib.ones(2, requires_grad=True)", "x.grad = lib.ones(2)", "del x.grad"],
+    "del x.data": ["x = lib.ones(2, requires_grad=True)", "del x.data"],
+    "del x.requires_grad": ["x = lib.ones(2, requires_grad=True)", "del x.requires_grad"],
+    "del x._grad_fn": ["x = lib.ones(2, requires_grad=True)", "del x._grad_fn"],
+    "del x._backward_hooks": ["x = lib.ones(2, requires_grad=True)", "del x._backward_hooks"],
+    "del x.grad_fn": ["x = lib.ones(2, requires_grad=True) * 2", "del x.grad_fn"],
+    "del x._base": ["x = lib.ones(2, requires_grad=True)[0]", "del x._base"],
+    "x.data = None": ["x = lib.ones(2, requires_grad=True)", "x.data = None"],
+    "x.data = a list": ["x = lib.ones(2)", "x.data = [1.]"],
+    "x.data = an int tensor, x requiring grad": [
+        "x = lib.ones(2, requires_grad=True)", "x.data = lib.zeros(3)",
+        "x.data = lib.zeros(3, dtype=lib.int64)"],
+    "x.data = an int tensor, x needing no grad": [
+        "x = lib.ones(2)", "x.data = lib.zeros(3, dtype=lib.int64)"],
+}
+
+LOCAL_INPLACE = (
+    "class MyFn(lib.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, inp, inplace):\n"
+    "        view = inp.clone()[:3]\n"
+    "        if inplace:\n"
+    "            view += 2\n"
+    "        return view\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, grad):\n"
+    "        return grad, None")
+PROGRAMS["a custom Function's local in-place op on a view (test_custom_function_local_inplace)"] = [
+    LOCAL_INPLACE, "base = lib.ones(10, requires_grad=True)", "foo = MyFn.apply(base, False)",
+    "n = (type(foo.grad_fn).__name__, foo.grad_fn.name())", "bar = MyFn.apply(base, True)",
+    "m = (type(bar.grad_fn).__name__, bar.grad_fn.name(), bar.is_leaf)", "bar.sum().backward()"]
+
+
+@pytest.mark.parametrize("lines", PROGRAMS.values(), ids=list(PROGRAMS))
+def test_program_matches_torch(torch, lines):
+    compare(torch, lines)
+
+
+def _both(torch, body):
+    return body(al), body(torch)
+
+
+def test_retain_grad_inplace_over_view(torch):
+    """PyTorch's test of that name: the old grad_fn (slice) is not in the graph, so a
+    retains_grad hook left on it would leave .grad None."""
+    def body(lib):
+        base = lib.tensor([1.0], requires_grad=True).clone()
+        view, view2 = base[:], base[:]
+        view.retain_grad()
+        view2.retain_grad()
+        view.mul_(2)
+        (view + view2).sum().backward()
+        return view.grad.tolist(), view2.grad.tolist()
+    ours, theirs = _both(torch, body)
+    assert ours == theirs == ([1.0], [1.0])
+
+
+def test_grad_nonleaf_register_hook(torch):
+    """PyTorch's test of that name: a hook on unbind's first output gets its gradient, then
+    None when each other output backpropagates; x.grad fills one entry at a time."""
+    def body(lib):
+        x = lib.tensor([0.5, 1.0, 1.5, 2.0, 2.5], requires_grad=True)
+        x_list = x.unbind()
+        seen = []
+        x_list[0].register_hook(lambda grad: seen.append(None if grad is None else grad.item()))
+        grads = []
+        for part in x_list:
+            part.backward()
+            grads.append(x.grad.tolist())
+        return seen, grads
+    ours, theirs = _both(torch, body)
+    assert ours == theirs
+    assert ours[0] == [1.0, None, None, None, None]
+
+
+def test_attribute_deletion(torch):
+    """PyTorch's test of that name: del x.grad works; the others are refused, each with
+    PyTorch's type and message."""
+    def body(lib):
+        x = lib.zeros(5, 5, requires_grad=True)
+        del x.grad
+        outcomes = [x.grad]
+        for statement in ["del x.data", "x.data = None", "del x.requires_grad",
+                          "del x._grad_fn", "del x._backward_hooks", "del x.is_leaf"]:
+            try:
+                exec(statement)
+                outcomes.append("ran")
+            except Exception as exc:  # noqa: BLE001  (the outcome compared)
+                outcomes.append((type(exc).__name__, str(exc)))
+        return outcomes
+    ours, theirs = _both(torch, body)
+    assert ours == theirs and ours[0] is None
+
+
+def test_set_data_self_requires_grad(torch):
+    """PyTorch's test of that name: a float tensor may replace the data of one that requires
+    grad, an int64 one may not."""
+    def body(lib):
+        a = lib.tensor(1.0, requires_grad=True)
+        a.data = lib.tensor(2.0)
+        try:
+            a.data = lib.tensor(3, dtype=lib.int64)
+        except RuntimeError as exc:
+            return a.item(), str(exc)
+    ours, theirs = _both(torch, body)
+    assert ours == theirs and "must be floating point or complex dtype" in ours[1]
+
+
+def test_hooks_see_none_where_the_consumer_returned_none(torch):
+    """The engine runs a node whose gradients are all None and calls its tensor hooks with
+    None (a leaf's too), as PyTorch's engine does."""
+    def body(lib):
+        class NoGrad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return None
+        seen = []
+        x = lib.tensor([1., 2.], requires_grad=True)
+        y = x * 3
+        y.register_hook(lambda g: seen.append(("y", g)))
+        x.register_hook(lambda g: seen.append(("x", g)))
+        NoGrad.apply(y).sum().backward()
+        return seen, x.grad
+    ours, theirs = _both(torch, body)
+    assert ours == theirs == ([("y", None), ("x", None)], None)
