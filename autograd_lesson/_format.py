@@ -34,6 +34,9 @@ def format_tensor(t):
         sized = flat[np.isfinite(flat) & (flat != 0)]  # PyTorch sizes columns by these values only
         width = max((len(fmt(v)) for v in sized), default=1)
         formatter = {"float_kind": lambda v: fmt(v).rjust(width)}
+    elif data.dtype == np.bool_:  # (NumPy pads " True" always; PyTorch only beside a False)
+        width = 4 if data.all() else 5
+        formatter = {"bool": lambda v: str(bool(v)).rjust(width)}
     else:
         formatter = None
     # (legacy and sign given: torch's repr does not follow NumPy's print options, which another

@@ -31,6 +31,16 @@ PROGRAMS = {
     "a view read before the change keeps the old path (no grad for the view)": [
         "a = lib.tensor([1., 2.], requires_grad=True)", "b = a * 1", "v = b[:1]",
         "v.retain_grad()", "y = v * 3", "v.mul_(2)", "y.sum().backward()"],
+    # retain_grad reads the stored grad_fn first (PyTorch's C++ is_leaf)
+    "retain_grad of a no_grad view whose base changed: nothing happens": [
+        "a = lib.ones(2, requires_grad=True).clone()", NO_GRAD + "v = a[:1]", "a.mul_(2)",
+        "v.retain_grad()", "r = v.retains_grad"],
+    "retain_grad again of an unbind output whose base changed": [
+        "a = lib.ones(2, requires_grad=True).clone()", "p = a.unbind()", "p[0].retain_grad()",
+        "a.mul_(2)", "p[0].retain_grad()", "r = p[0].retains_grad"],
+    "retain_grad of a view made before its base had history": [
+        "b = lib.zeros(2)", "v = b[:1]", "b.mul_(lib.ones(2, requires_grad=True))",
+        "v.retain_grad()", "r = (v.retains_grad, v.grad_fn.name())"],
     # tensor hooks
     "a hook on one output of unbind sees None when another output backpropagates": [
         "x = lib.tensor([1., 2., 3.], requires_grad=True)", "p = x.unbind()",
@@ -47,6 +57,16 @@ PROGRAMS = {
     "a view of a view made in inference mode": [
         "a = lib.ones(3, requires_grad=True).clone()", INFERENCE + "v = a[:2]", "w = v[1:]",
         "w.mul_(2)"],
+    "a view made under enable_grad inside inference mode": [
+        "a = lib.ones(3, requires_grad=True).clone()",
+        INFERENCE + "with lib.enable_grad():\n        v = a[:2]", "v.mul_(2)"],
+    "a split made under set_grad_enabled(True) inside inference mode": [
+        "a = lib.ones(3, requires_grad=True).clone()",
+        INFERENCE + "with lib.set_grad_enabled(True):\n        p = a.split(1)", "a.mul_(2)",
+        "w = p[0] * 2"],
+    "repr of bool tensors (True padded only beside a False)": [
+        "r = [repr(lib.tensor(v)) for v in ([True], [True, False], [[True], [False]], True)]",
+        "s = repr(lib.tensor([True, False, False]).split(1)[0])"],
     "repr of a no_grad view whose base changed": [
         "a = lib.ones(2, requires_grad=True).clone()", NO_GRAD + "v = a[:1]", "a.mul_(2)",
         "r = repr(v)", "s = str(v)"],

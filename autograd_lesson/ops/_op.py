@@ -238,11 +238,11 @@ def _view(base, array, differentiable, fn, nr, cls):
         out = _tensor.make_tensor(array, differentiable, fn, 0, base._st, base._vc, base)
     else:  # (a view of a view: a counter it has not read yet is the root's, if made)
         out = _tensor.make_tensor(array, differentiable, fn, 0, base._st, base._vc or root._vc, root)
-    if not _grad_mode._enabled or base._creation_meta:  # (a view of such a view keeps its kind)
+    if not _grad_mode._recording() or base._creation_meta:  # (a view of one keeps its kind)
         out._creation_meta = base._creation_meta or ("inference" if _grad_mode._inference else True)
     if cls.multi_view:
         out._output_nr = nr
-    if _grad_mode._enabled:
+    if _grad_mode._recording():
         if cls.multi_view or base._multi_view:
             out._multi_view = True
         elif base._custom_view:
