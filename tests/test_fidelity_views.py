@@ -64,6 +64,10 @@ PROGRAMS = {
         "a = lib.ones(3, requires_grad=True).clone()",
         INFERENCE + "with lib.set_grad_enabled(True):\n        p = a.split(1)", "a.mul_(2)",
         "w = p[0] * 2"],
+    "requires_grad_() of an inference-mode view whose base changed: refused only when read": [
+        "a = lib.tensor([[1., 2.], [3., 4.]], requires_grad=True).clone()",
+        INFERENCE + "m = a[:1]", NO_GRAD + "m.mul_(2)", NO_GRAD + "m.requires_grad_()",
+        "(m.sum() + a.sum()).backward()"],
     "repr of bool tensors (True padded only beside a False)": [
         "r = [repr(lib.tensor(v)) for v in ([True], [True, False], [[True], [False]], True)]",
         "s = repr(lib.tensor([True, False, False]).split(1)[0])"],
@@ -81,6 +85,9 @@ PROGRAMS = {
     "... inside inference_mode(False)": [
         INFERENCE + "m = lib.tensor([1.5, 0., 3.])",
         "with lib.inference_mode(False):\n    m[0] = 2.5"],
+    "... inside inference_mode(False) in a later inference block (torch: [2.5, 1, 4])": [
+        INFERENCE + "m = lib.tensor([1.5, 0., 3.])",
+        INFERENCE + "with lib.inference_mode(False):\n        m.add_(1)"],
     "an inference leaf: add_(1) checks the leaf first, exp_() does not": [
         INFERENCE + "m = lib.ones(2, requires_grad=True)", "m.exp_()"],
     "an inference leaf, add_ of a number": [
