@@ -240,3 +240,65 @@ def test_hooks_see_none_where_the_consumer_returned_none(torch):
         return seen, x.grad
     ours, theirs = _both(torch, body)
     assert ours == theirs == ([("y", None), ("x", None)], None)
+
+
+def _hooks_over_view(lib):
+    """test_tensor_hooks_inplace_over_view: the hooks on the views before the change stay on
+    their old grad_fns and never fire; one registered after view2's grad_fn is read does."""
+    calls = []
+    base = lib.tensor([1.0], requires_grad=True).clone()
+    view, view2 = base[:], base[:]
+    view.register_hook(lambda g: calls.append(("fn0", g.tolist())))
+    view2.register_hook(lambda g: calls.append(("fn1", g.tolist())))
+    view.mul_(2)
+    view2.grad_fn
+    view2.register_hook(lambda g: calls.append(("fn2", g.tolist())))
+    (view + view2).sum().backward()
+    return calls
+
+
+def _hooks_inplace(lib):
+    """test_tensor_hooks_inplace: a hook registered after b.mul_(2) goes to the new grad_fn
+    and fires first; the old one sees its gradient doubled by the mul and by the new hook."""
+    calls = []
+    a = lib.tensor([1.0], requires_grad=True)
+    b = a.clone()
+    b.register_hook(lambda g: (calls.append(("fn1", g.tolist())), g * 2)[1])
+    b.mul_(2)
+    b.register_hook(lambda g: (calls.append(("fn2", g.tolist())), g * 2)[1])
+    b.sum().backward()
+    return calls, a.grad.tolist()
+
+
+def _hooks_and_retain_grad_multiple_outputs(lib):
+    """test_tensor_hooks_inplace_multiple_outputs and test_retain_grad_inplace_multiple_outputs
+    with a custom Function of two outputs (var_mean is the ops half's)."""
+    class DoubleMul(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 * 2 + g2 * 3
+    calls = []
+    b = lib.ones(3, 3, requires_grad=True)
+    out1, out2 = DoubleMul.apply(b)
+    out1.register_hook(lambda g: calls.append(("fn0", g.sum().item())))
+    out2.register_hook(lambda g: calls.append(("fn1", g.sum().item())))
+    out1.mul_(2)
+    out1.register_hook(lambda g: calls.append(("fn2", g.sum().item())))
+    (out1 + out2 * 3).sum().backward()
+    out1, out2 = DoubleMul.apply(b)
+    out1.retain_grad()
+    out2.retain_grad()
+    out1.mul_(2)
+    (out1 + out2).sum().backward()
+    return calls, out1.grad.tolist(), out2.grad.tolist()
+
+
+@pytest.mark.parametrize("body", [_hooks_over_view, _hooks_inplace,
+                                  _hooks_and_retain_grad_multiple_outputs])
+def test_pytorch_hook_tests_after_inplace(torch, body):
+    ours, theirs = _both(torch, body)
+    assert ours == theirs
