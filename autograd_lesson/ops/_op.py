@@ -232,8 +232,7 @@ def _view(base, array, differentiable, fn, nr, cls):
     (a view of a view inherits it, as PyTorch's ``creation_meta``)."""
     root = base._base
     if base._st is not None and base._st.inference:  # (inference memory: no autograd view)
-        return _tensor.make_tensor(array, False, None, nr if cls.multi_view else 0, base._st,
-                                   None, None)
+        return _tensor.make_tensor(array, False, None, nr if cls.multi_view else 0, base._st)
     if root is None:  # (the base's storage and counter, or None if it has made neither yet)
         out = _tensor.make_tensor(array, differentiable, fn, 0, base._st, base._vc, base)
     else:  # (a view of a view: a counter it has not read yet is the root's, if made)
