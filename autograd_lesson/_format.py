@@ -34,6 +34,9 @@ def format_tensor(t):
         sized = flat[np.isfinite(flat) & (flat != 0)]  # PyTorch sizes columns by these values only
         width = max((len(fmt(v)) for v in sized), default=1)
         formatter = {"float_kind": lambda v: fmt(v).rjust(width)}
+    elif data.dtype == np.bool_:  # (NumPy pads " True" always; PyTorch only beside a False)
+        width = 4 if data.all() else 5
+        formatter = {"bool": lambda v: str(bool(v)).rjust(width)}
     else:
         formatter = None
     # (legacy and sign given: torch's repr does not follow NumPy's print options, which another
@@ -51,8 +54,13 @@ def format_tensor(t):
             extras.append(f"dtype=torch.{data.dtype}")
     elif data.dtype not in (default, np.int64, np.bool_, default_complex()):  # torch's defaults
         extras.append(f"dtype=torch.{data.dtype}")
-    if t.grad_fn is not None:  # (a C++ node prints without its namespace: CopySlices)
-        extras.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")
+    try:
+        fn = t.grad_fn
+        name = None if fn is None else fn.name().rsplit("::", 1)[-1]  # (CopySlices, unprefixed)
+    except RuntimeError:  # a no_grad view whose base changed in place refuses a new grad_fn
+        name = "Invalid"
+    if name is not None:
+        extras.append(f"grad_fn=<{name}>")
     elif t.requires_grad:
         extras.append("requires_grad=True")
     text = "tensor(" + body

@@ -61,7 +61,7 @@ class TensorBase(TensorHooks):
     # Set on few tensors (leaves, views, hooked ones), so read from the class until then.
     _grad = None
     _attr_version = 0        # a view's version of its base when its grad_fn was made
-    _creation_meta = False   # True for a view made under no_grad
+    _creation_meta = False   # True for a view made under no_grad, "inference" in inference mode
     _retains_grad = False
     _hooks = None
     _accumulator_ref = None
@@ -146,7 +146,7 @@ class TensorBase(TensorHooks):
 
     @property
     def _version(self):
-        if self._storage.inference:
+        if self._storage.inference and "_own_version" not in self.__dict__:
             raise RuntimeError(_grad_mode.INFERENCE_VERSION_ERROR)
         return self._version_counter.value
 
@@ -184,16 +184,17 @@ class TensorBase(TensorHooks):
     @property
     def data(self):
         """The values as a tensor outside autograd (a separate version counter, as in PyTorch)."""
-        return Tensor._make(self._data, storage=self._storage)
+        return self._alias()
 
     @data.setter
     def data(self, value):
+        self._check_new_data(value)  # (PyTorch's set_data checks: _surface/tensor.py)
         self._storage = value._storage  # (first: a view made before keeps the old one)
         self._data = value._data
 
     def detach(self):
         """A tensor sharing this one's values and version counter, outside the graph."""
-        return Tensor._make(self._data, storage=self._storage, version_counter=self._version_counter)
+        return self._alias(self._version_counter)
 
     def _grad_accumulator(self):
         node = self._accumulator_ref() if self._accumulator_ref is not None else None

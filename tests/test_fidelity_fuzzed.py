@@ -53,6 +53,9 @@ PROGRAMS = {
                                     "y = x.max()", "z = y.log_()", "z.sum().backward()"],
     "Pow2 in the version message": ["x = lib.ones(2, requires_grad=True)", "y = 2 ** x",
                                     "y.exp_()", "y.sum().backward()"],
+    # a Python bool operand is saved as a 0-dim bool tensor (found by issue 28's long run)
+    "True * x saves a bool tensor": ["x = lib.tensor(-2.0, requires_grad=True)", "y = True * x",
+                                     "v = y.grad_fn._saved_other", "y.backward()"],
     # checks in PyTorch's order
     "argmax of bool": ["a = lib.tensor([True, False]).argmax(5)"],
     "nll_loss: the batch size before the dtype": [

@@ -278,7 +278,7 @@ def check_requires_grad_flag(tensor, value):
     inference tensor outside inference mode (PyTorch's checks, in its order)."""
     if type(value) is not bool:
         raise RuntimeError("requires_grad must be a bool")
-    if not tensor.is_leaf:
+    if tensor._grad_fn is not None:  # (C++ is_leaf: the stored grad_fn, a stale view's too)
         raise RuntimeError(REQUIRES_GRAD_LEAF_ERROR + ("" if value else REQUIRES_GRAD_DETACH_HINT))
     if value:
         check_requires_grad(tensor._data.dtype, FLOAT_ONLY_ERROR)

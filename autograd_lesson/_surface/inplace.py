@@ -47,27 +47,30 @@ CUSTOM_VIEW_TAIL = (
     "and the autograd logic to handle view+inplace would override the custom backward "
     "associated with the custom Function, leading to incorrect gradients. This behavior is "
     "forbidden. You can fix this by cloning the output of the custom Function.")
+INFERENCE_VIEW_TAIL = NO_GRAD_VIEW_TAIL.replace("no_grad block", "inference_mode block")
 VIEW_KINDS = ("_multi_view", "_custom_view")  # how a view was made, besides no_grad
 
 
 def view_error(view, indirect=False):
     """PyTorch's ``handle_view_on_rebase``: the message for an in-place change of a view made
-    in no_grad mode, by a multi-output op (split, unbind) or by a custom Function (and the
-    views of such a view)."""
+    in no_grad or inference mode, by a multi-output op (split, unbind) or by a custom Function
+    (and the views of such a view)."""
     modified = ("its base or another view of its base has been modified inplace" if indirect
                 else "is being modified inplace")
     multi = "_multi_view" in view.__dict__
     custom = "_custom_view" in view.__dict__
     fn = view._grad_fn
+    made, now, tail = (("inference mode", "in normal mode", INFERENCE_VIEW_TAIL)
+                       if view._creation_meta == "inference" else
+                       ("no_grad mode", "with grad mode enabled", NO_GRAD_VIEW_TAIL))
     if fn is None:
-        head = f"A view was created in no_grad mode and {modified} with grad mode enabled."
+        head = f"A view was created in {made} and {modified} {now}."
     elif multi or custom:
         head = f"Output {view._output_nr} of {op_name(fn)} is a view and {modified}."
     else:
         head = (f"Output {view._output_nr} of {op_name(fn)} is a view of a view which was "
-                f"created in no_grad mode and {modified} with grad mode enabled.")
-    return head + (MULTI_VIEW_TAIL if multi else CUSTOM_VIEW_TAIL if custom else
-                   NO_GRAD_VIEW_TAIL)
+                f"created in {made} and {modified} {now}.")
+    return head + (MULTI_VIEW_TAIL if multi else CUSTOM_VIEW_TAIL if custom else tail)
 
 
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers "
@@ -76,12 +79,15 @@ OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to
 
 
 def check_inplace(x, others=()):
-    """PyTorch's ``check_inplace`` (when recording and the op needs a gradient), then the
-    inference-tensor check."""
+    """PyTorch's ``check_inplace`` (when recording and the op needs a gradient). Its autograd
+    kernel runs only if some operand is a normal tensor (a number in ``others`` is one, as the
+    wrapped number of ``add_(1)``): an op on inference tensors alone skips it, and the write's
+    version bump refuses them outside inference mode (in ``apply``)."""
     if _grad_mode._recording() and (
-            x.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
+            x.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)
+    ) and not (x._storage.inference and all(isinstance(o, Tensor) and o._storage.inference
+                                            for o in others)):
         _check_views_and_leaves(x)
-    x._check_inference_inplace()
 
 
 def _check_views_and_leaves(x):
@@ -135,7 +141,7 @@ def apply(x, compute, others=(), overlap=True, written=None, alpha=1):
     if _write_hooks:
         before_write(x)
     np.copyto(x._data, result._data, casting="unsafe", where=True if written is None else written)
-    x._version_counter.value += 1
+    x._bump_version()
     node = result.grad_fn
     if node is not None:
         rebase_history(x, node)
@@ -158,15 +164,23 @@ def rebase_history(x, node):
     """Make ``node`` (whose input 0 was x) the producer of x's new values."""
     base = x._base
     if base is None:
-        old = x._grad_fn
-        if x._retains_grad:  # PyTorch moves the retain_grad hook to the new grad_fn
-            old._own("_retain_grad_refs").pop(x._output_nr, None)
-            node._own("_retain_grad_refs")[0] = weakref.ref(x)
+        move_retains_grad(x, node)
         x._grad_fn, x._output_nr, x._requires_grad = node, 0, True
         return
     copy_slices = CopySlices(base, x, node)
+    move_retains_grad(base, copy_slices)
     base._grad_fn, base._output_nr, base._requires_grad = copy_slices, 0, True
-    x._requires_grad = True  # x.grad_fn is now stale: the next read regenerates it
+    x._requires_grad = True
+    x.grad_fn  # (stale now: PyTorch regenerates it at once, moving its retain_grad too)
+
+
+def move_retains_grad(tensor, node):
+    """PyTorch's ``update_tensor_hooks_on_new_gradfn``: a tensor that retains its grad keeps
+    doing so through its new grad_fn ``node`` (output 0), not the one it replaces. (Its hooks
+    stay on the old node: a hook registered from now on goes to the new one.)"""
+    if tensor._retains_grad:
+        tensor._grad_fn._own("_retain_grad_refs").pop(tensor._output_nr, None)
+        node._own("_retain_grad_refs")[0] = weakref.ref(tensor)
 
 
 def detach_(x):
@@ -217,6 +231,7 @@ def regenerate_view_fn(view):
     _as_strided_node(node, base, *view_geometry(view, base))
     node.next_functions = (base._gradient_edge(),)
     node._input_metadata = ((base._data.shape, base._data.dtype),)
+    move_retains_grad(view, node)
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
     view._attr_version = view._version_counter.value
 

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import _dtype, _grad_mode, _surface, _tensor, ops as _ops
+from .._autograd_errors import typename
 from .._tensor import TensorBase
 from .._tensor_ops import _OPERANDS, TensorOps, _alpha, _other
 
@@ -81,6 +82,14 @@ def _flatten(seq):
 def _nested_values(seq):
     return [(_nested_values(v) if isinstance(v, (list, tuple))
              else v.item() if isinstance(v, Tensor) else v) for v in seq]
+
+
+_DELETION_ERRORS = {
+    "data": "Deleting tensor data is not allowed. Delete tensor instead!",
+    "requires_grad": "requires_grad must be a bool",
+    "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+    "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
+    "_post_accumulate_grad_hooks": "Deletion of _post_accumulate_grad_hooks not allowed!"}
 
 
 class Tensor(TensorOps, TensorBase):
@@ -263,9 +272,50 @@ class Tensor(TensorOps, TensorBase):
     def cpu(self):
         return self
 
-    def _check_inference_inplace(self):
-        if self._storage.inference and not _grad_mode._inference:
-            raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
+    def _bump_version(self):
+        """After an in-place kernel wrote the values: PyTorch's version bump, which refuses an
+        inference tensor outside inference mode (too late to keep the values), and bumps
+        nothing for one inside it."""
+        if self._storage.inference and "_own_version" not in self.__dict__:
+            if not _grad_mode._inference:
+                raise RuntimeError(_grad_mode.INFERENCE_INPLACE_ERROR)
+        elif not (self._storage.inference and _grad_mode._inference):
+            self._version_counter.value += 1
+
+    def _check_new_data(self, value):
+        """PyTorch's ``set_data`` checks (``x.data = value``); a tensor with a version counter
+        keeps it, even when its new memory is an inference tensor's."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {typename(value)}")
+        if self.requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        if value._storage.inference and not (self._storage.inference
+                                             and "_own_version" not in self.__dict__):
+            self.__dict__["_own_version"] = True
+
+    def __delattr__(self, name):
+        """PyTorch's refusals of ``del x.data`` and the like (``del x.grad`` is allowed)."""
+        if name in _DELETION_ERRORS:
+            raise RuntimeError(_DELETION_ERRORS[name])
+        if name == "_base" or getattr(getattr(type(self), name, None), "fdel", 0) is None:
+            raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
+                                 f"writable")
+        if name == "_grad":  # (the field behind .grad, deletable as in PyTorch)
+            self.__dict__.pop(name, None)
+            return
+        super().__delattr__(name)
+
+    def _alias(self, version_counter=None):
+        """``x.data`` (a counter of its own) or ``x.detach()`` (x's counter): this tensor's
+        values outside autograd. Of an inference tensor, made outside inference mode, it is
+        still an inference tensor but counts versions itself, as in PyTorch (so it may be
+        changed in place there, and ``_version`` reads)."""
+        alias = Tensor._make(self._data, storage=self._storage, version_counter=version_counter)
+        if alias._st.inference and not _grad_mode._inference:
+            alias._vc = _tensor.VersionCounter()
+            alias.__dict__["_own_version"] = True
+        return alias
 
     def add_(self, other, *, alpha=1):
         other, alpha = _other("add_", other), _alpha("add_", alpha)
@@ -284,24 +334,23 @@ class Tensor(TensorOps, TensorBase):
         return self._inplace(lambda x: x / other, other)
 
     def pow_(self, exponent):
-        return self._inplace(lambda x: x.pow(exponent), exponent)
+        others = (exponent,) if isinstance(exponent, Tensor) else ()  # (pow_(2): Scalar)
+        return self._inplace(lambda x: x.pow(exponent), *others)
 
     def zero_(self):
-        self._check_inference_inplace()  # PyTorch checks this first for zero_ and fill_
         return self._inplace(_ops.elementwise.ZeroBackward0.apply, overlap=False)  # idempotent
 
     def fill_(self, *args, **kwargs):
         """``fill_(number)``: FillBackward2; ``fill_(0-dim tensor)``: FillBackward3, which
         records whatever this tensor's dtype (PyTorch's Tensor overload)."""
         value = _surface.parser.parse("fill_", args, kwargs, True)[1]["value"]
-        self._check_inference_inplace()
         if isinstance(value, Tensor):
             if value.ndim:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
                                    f"with {value.ndim} dimensions.")
             return self._inplace(lambda x: _ops.elementwise.FillBackward3.apply(x, value), value,
                                  overlap="internal")
-        return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value), value,
+        return self._inplace(lambda x: _ops.elementwise.FillBackward2.apply(x, value),
                              overlap=False)
 
     def copy_(self, src):
@@ -416,7 +465,6 @@ class Tensor(TensorOps, TensorBase):
         """``x[key] = value``: ``index_put_`` for int lists and masks, else ``x[key].copy_(value)``
         (the value, a number made a 0-dim tensor first, broadcast to the indexed shape, or a
         0-dim value filled in, as PyTorch's ``copy_to``)."""
-        self._check_inference_inplace()
         value = self._setitem_value(value)
         key = _surface.indexing.sequence_key(key, stacklevel=2)
         if isinstance(key, (bool, np.bool_)):  # PyTorch: x[False] = v writes nothing, and

@@ -252,6 +252,7 @@ class Function(metaclass=FunctionMeta):
                 out.grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
                 if out._base is not None:  # PyTorch forbids changing it in place (creation_meta)
                     out._creation_meta = False
+                    out._attr_version = out._version_counter.value  # (forward's own changes: done)
                     out.__dict__["_multi_view" if differentiable > 1 else "_custom_view"] = True
                 done[id(outputs[nr])] = out
             results.append(out)

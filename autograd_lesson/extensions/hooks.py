@@ -50,12 +50,12 @@ def check_hook_tuple(previous, result, hook):
 
 
 def run_tensor_pre_hooks(node, grads):
-    """The hooks registered on the node's output tensors, then ``retain_grad``'s copy."""
+    """The hooks registered on the node's output tensors, then ``retain_grad``'s copy. A hook
+    sees None for an output that got no gradient (another output of ``unbind`` did, or the
+    node's consumer returned None), as in PyTorch."""
     for nr, fns in node._tensor_pre_hooks.items():
         for fn in list(fns):
-            if grads[nr] is not None:
-                grads[nr] = check_hook_value(grads[nr], call_with_user_fp_errors(fn, grads[nr]),
-                                             fn)
+            grads[nr] = check_hook_value(grads[nr], call_with_user_fp_errors(fn, grads[nr]), fn)
     for nr, ref in node._retain_grad_refs.items():
         tensor = ref()
         if tensor is not None and grads[nr] is not None:

@@ -1,5 +1,5 @@
 """A Python scalar operand saved as PyTorch saves it (``x * 2`` saves ``other``: a 0-dim int64
-tensor; ``x * 2.5`` a float64 one, ``x * 2j`` a complex128 one).
+tensor; ``x * 2.5`` a float64 one, ``x * 2j`` a complex128 one, ``x * True`` a bool one).
 
 The 0-dim tensor is made only when a backward (or ``grad_fn._saved_other``) unpacks it
 (``SavedTensor.scalar_tensor``). Pack hooks never see it, and memory meters count its bytes
@@ -16,9 +16,9 @@ _new = object.__new__
 
 
 def wrap_scalar(value):
-    """The 0-dim tensor PyTorch makes of a Python scalar: int64, float64 or complex128."""
+    """The 0-dim tensor PyTorch makes of a Python scalar: bool, int64, float64 or complex128."""
     dtype = (np.float64 if isinstance(value, float) else np.complex128
-             if isinstance(value, complex) else np.int64)
+             if isinstance(value, complex) else np.bool_ if isinstance(value, bool) else np.int64)
     return _tensor.make_tensor(np.asarray(value, dtype=dtype))
 
 

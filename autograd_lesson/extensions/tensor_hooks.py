@@ -14,10 +14,11 @@ class TensorHooks:
     def retain_grad(self):
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.is_leaf or self._retains_grad:
-            return
+        if self._grad_fn is None or self._retains_grad:
+            return  # (PyTorch's C++ is_leaf reads the stored grad_fn: a stale view is let be)
+        fn = self.grad_fn  # (regenerated, or refused, first)
         self._retains_grad = True
-        self.grad_fn._own("_retain_grad_refs")[self._output_nr] = weakref.ref(self)
+        fn._own("_retain_grad_refs")[self._output_nr] = weakref.ref(self)
 
     def register_hook(self, hook):
         """``hook(grad) -> new grad or None``, called with this tensor's gradient during backward."""

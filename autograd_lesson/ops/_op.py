@@ -242,15 +242,17 @@ def _view(base, array, differentiable, fn, nr, cls):
     """Output ``nr`` of a view op: the base's storage and version counter, and how it was made
     (a view of a view inherits it, as PyTorch's ``creation_meta``)."""
     root = base._base
+    if base._st is not None and base._st.inference:  # (inference memory: no autograd view)
+        return _tensor.make_tensor(array, False, None, nr if cls.multi_view else 0, base._st)
     if root is None:  # (the base's storage and counter, or None if it has made neither yet)
         out = _tensor.make_tensor(array, differentiable, fn, 0, base._st, base._vc, base)
     else:  # (a view of a view: a counter it has not read yet is the root's, if made)
         out = _tensor.make_tensor(array, differentiable, fn, 0, base._st, base._vc or root._vc, root)
-    if not _grad_mode._enabled or base._creation_meta:
-        out._creation_meta = True
+    if not _grad_mode._recording() or base._creation_meta:  # (a view of one keeps its kind)
+        out._creation_meta = base._creation_meta or ("inference" if _grad_mode._inference else True)
     if cls.multi_view:
         out._output_nr = nr
-    if _grad_mode._enabled:
+    if _grad_mode._recording():
         if cls.multi_view or base._multi_view:
             out._multi_view = True
         elif base._custom_view:
