@@ -267,11 +267,13 @@ FUNCTION = (
 STRIDES = ("w = [getattr({y}.grad_fn, a) for a in n if a.endswith('_strides') and "
            "0 not in getattr({y}.grad_fn, a.replace('_strides', '_sizes'), ())]")
 
+# (a hook ending reads grad_fn first: torch 2.13 crashes when register_hook is the first to
+# regenerate a stale view's grad_fn, t2 = t1[0]; t1[1] = 0.; t2.register_hook(f))
 ENDINGS = [
     [], ["{y}.sum().backward()"], ["g = lib.autograd.grad({y}.sum(), [t0], allow_unused=True)"],
-    ["h = {y}.register_hook(lambda g: g * 2)", "{y}.sum().backward()"],
-    ["h = {y}.register_hook(lambda g: None)", "{y}.sum().backward()"],
-    ["h = {y}.register_hook(lambda g: g.sum())", "{y}.sum().backward()"],
+    ["f = {y}.grad_fn", "h = {y}.register_hook(lambda g: g * 2)", "{y}.sum().backward()"],
+    ["f = {y}.grad_fn", "h = {y}.register_hook(lambda g: None)", "{y}.sum().backward()"],
+    ["f = {y}.grad_fn", "h = {y}.register_hook(lambda g: g.sum())", "{y}.sum().backward()"],
     ["{y}.retain_grad()", "{y}.sum().backward()"],
     ["{y}.backward()"], ["{y}.backward(lib.ones_like({y}))"],
     ["s = {y}.sum()", "s.backward(retain_graph=True)", "s.backward()"],
