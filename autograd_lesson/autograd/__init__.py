@@ -215,12 +215,20 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     afterwards (freed unless retained) match PyTorch; the peak is one row's work at a time.
     """
     outputs = _as_tuple(outputs)
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    grads = list(_as_tuple(grad_outputs) or (None,) * len(outputs))
     for i, (out, go) in enumerate(zip(outputs, grads)):
-        if go is None:
-            if out.requires_grad and out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            raise ValueError("is_grads_batched=True needs a batched grad_output for every output")
+        implicit = go is None  # (then ones, batched along their first dimension, as torch's)
+        if implicit:
+            go = grads[i] = _make_grads([out], [None])[0]
+        if not go.ndim and not implicit:
+            go[0]  # (PyTorch reads the batch size so: IndexError for a 0-dim grad_output)
+        if implicit and go.ndim and go.shape[1:] != out.shape:
+            raise RuntimeError(f"invalid gradient at index {i} - got {list(go.shape[1:])} but "
+                               f"expected shape compatible with {list(out.shape)}")
+        if not go.ndim:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
+                             "but that input is a Tensor of dimensionality 0 so expected in_dim "
+                             "to satisfy 0 <= in_dim < 0.")
         if go.shape[1:] != out.shape:  # PyTorch's message drops two leading sizes, not one
             raise RuntimeError(BATCHED_SHAPE_MESSAGE.format(
                 i=i, grad=_size(go.shape[2:]), out=_size(out.shape)))

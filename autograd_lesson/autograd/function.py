@@ -24,6 +24,10 @@ from .._tensor import Tensor
 from .._fp_errors import call_with_user_fp_errors
 
 
+BOTH_BACKWARD_AND_VJP = ("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                         "allowed. You should only implement one of them.")
+
+
 class BackwardCFunction(Node):
     """The node (and ``ctx``) of one call of a custom Function."""
 
@@ -38,6 +42,16 @@ class BackwardCFunction(Node):
         self._dirty = ()
         self._materialize_grads = True
         self._arg_is_tensor = ()
+
+    def __call__(self, *args, **kwargs):  # (``ctx.apply(g)`` runs it, as in PyTorch)
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
+
+    def apply(self, *grad_outputs):
+        """The user's backward (or vjp) on these gradients, as PyTorch's BackwardCFunction.apply."""
+        cls = self._forward_cls
+        if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+            raise RuntimeError(BOTH_BACKWARD_AND_VJP)
+        return (cls.vjp if cls.vjp is not Function.vjp else cls.backward)(self, *grad_outputs)
 
     def save_for_backward(self, *tensors):
         """Tensors (or None) that backward reads back from ``ctx.saved_tensors``."""
@@ -72,8 +86,7 @@ class BackwardCFunction(Node):
         cls = self._forward_cls
         backward, vjp = cls.backward, cls.vjp
         if backward is not Function.backward and vjp is not Function.vjp:
-            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
-                               "not allowed. You should only implement one of them.")
+            raise RuntimeError(BOTH_BACKWARD_AND_VJP)
         result = call_with_user_fp_errors(vjp if vjp is not Function.vjp else backward, self,
                                           *grad_outputs)  # (user code, under the user's state)
         result = result if isinstance(result, tuple) else (result,)
