@@ -8,6 +8,7 @@ import numpy as np
 from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .._tensor import Tensor
 from . import anomaly_mode, graph
+from ..extensions.graph_task import run_reentrant
 from .._surface.warn_once import is_warn_always_enabled
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
@@ -46,9 +47,17 @@ def _inputs_tuple(inputs, fn):
     return inputs
 
 
-def _check_inputs(inputs):
+def _check_inputs(inputs, accumulate):
+    """Each input in turn, as PyTorch's engine reads them: a Tensor (``backward`` retains its
+    grad, so that a non-leaf input's gradient lands in ``.grad``; ``grad`` needs it to require
+    grad) or a GradientEdge."""
     for t in inputs:
-        if not isinstance(t, (Tensor, graph.GradientEdge)):
+        if isinstance(t, Tensor):
+            if accumulate:
+                t.retain_grad()
+            elif not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+        elif not isinstance(t, graph.GradientEdge):
             raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
 
@@ -145,12 +154,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3 if _from_tensor_method else 2)
     targets = ()
     if inputs is not None:
-        _check_inputs(inputs)
-        for t in inputs:
-            if isinstance(t, Tensor):  # as PyTorch: a non-leaf input's gradient lands in .grad
-                t.retain_grad()
+        _check_inputs(inputs, accumulate=True)
         targets = tuple(_edge(t) for t in inputs)
-    run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=True)
+    run_reentrant(run_backward, edges, grads, retain_graph, create_graph, targets, True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -174,12 +180,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return result if names is None else dict(zip(names, result))
     edges, grads, retain_graph, create_graph = _prepare(outputs, grad_outputs, retain_graph,
                                                         create_graph)
-    _check_inputs(inputs)
-    for t in inputs:
-        if isinstance(t, Tensor) and not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    _check_inputs(inputs, accumulate=False)
     targets = tuple(_edge(t) for t in inputs)
-    captured = run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=False)
+    captured = run_reentrant(run_backward, edges, grads, retain_graph, create_graph, targets,
+                             False)
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
@@ -218,6 +222,10 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     grads = list(_as_tuple(grad_outputs) or (None,) * len(outputs))
     for i, (out, go) in enumerate(zip(outputs, grads)):
         implicit = go is None  # (then ones, batched along their first dimension, as torch's)
+        if implicit and not out.requires_grad:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for an input but "
+                             "the input is of type <class 'NoneType'>. We cannot vmap over "
+                             "non-Tensor arguments, please use None as the respective in_dim")
         if implicit:
             go = grads[i] = _make_grads([out], [None])[0]
         if not go.ndim and not implicit:
