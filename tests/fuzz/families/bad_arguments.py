@@ -68,8 +68,7 @@ ENDINGS = (
     + [[f"with lib.autograd.graph.saved_tensors_hooks({pack}, lambda t: t):\n"
         f"    z = {expr}", "z.sum().backward()"]
        for pack in ("lambda t: t.mul_(2)", "lambda t: t.add_(1).clone()",
-                    "lambda t: t.detach().mul_(2)", "lambda t: t.clone().mul_(2)",
-                    "lambda t: t.data.zero_()")
+                    "lambda t: t.detach().mul_(2)", "lambda t: t.clone().mul_(2)")
        for expr in ("{y} * {y}", "({y} * 1).exp()", "{y}.sigmoid()")]
     + [["o = ({y}.output_nr, t0.output_nr)"], ["o = [t.output_nr for t in {y}.split(1)]"],
        ["o = [t.output_nr for t in {y}.unbind()]"], ["o = {y}.max(0)[1].output_nr"],
