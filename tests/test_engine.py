@@ -907,36 +907,9 @@ def test_deep_reentrant_backward_runs_as_in_torch(torch):
             assert v.grad.item() == 1.0
 
 
-@pytest.mark.parity
-def test_an_error_deep_in_a_reentrant_backward_reaches_the_caller(torch):
-    """The thread's failure is raised on the caller's thread: the same type and message."""
-    messages = []
-    for lib in (torch, al):
-        class Failing(lib.autograd.Function):
-            @staticmethod
-            def forward(ctx, x, depth):
-                ctx.depth = depth
-                return x * 1
-
-            @staticmethod
-            def backward(ctx, g):
-                if ctx.depth == 0:
-                    raise ValueError("deepest")
-                with lib.enable_grad():
-                    y = lib.ones(1, requires_grad=True)
-                    Failing.apply(y, ctx.depth - 1).sum().backward()
-                return g, None
-        with pytest.raises(ValueError) as info:
-            Failing.apply(lib.ones(1, requires_grad=True), 150).sum().backward()
-        messages.append(str(info.value))
-    assert messages == ["deepest", "deepest"]
-
-
-def test_reentrant_depth_is_counted_per_thread():
-    from autograd_lesson.extensions import graph_task
-    depths = []
-
-    class Probe(Function):
+def _nested(lib, each):
+    """A Function whose backward calls ``each(depth)``, then runs a backward one level less deep."""
+    class Nested(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x, depth):
             ctx.depth = depth
@@ -944,11 +917,32 @@ def test_reentrant_depth_is_counted_per_thread():
 
         @staticmethod
         def backward(ctx, g):
-            depths.append(graph_task._depth.value)
+            each(ctx.depth)
             if ctx.depth:
-                with al.enable_grad():
-                    Probe.apply(al.ones(1, requires_grad=True), ctx.depth - 1).sum().backward()
+                with lib.enable_grad():
+                    Nested.apply(lib.ones(1, requires_grad=True), ctx.depth - 1).sum().backward()
             return g, None
-    Probe.apply(al.ones(1, requires_grad=True), 130).sum().backward()
+    return Nested
+
+
+@pytest.mark.parity
+def test_an_error_deep_in_a_reentrant_backward_reaches_the_caller(torch):
+    """The thread's failure is raised on the caller's thread: the same type and message."""
+    def fail_at_the_bottom(depth):
+        if not depth:
+            raise ValueError("deepest")
+    messages = []
+    for lib in (torch, al):
+        with pytest.raises(ValueError) as info:
+            _nested(lib, fail_at_the_bottom).apply(lib.ones(1, requires_grad=True), 150).sum().backward()
+        messages.append(str(info.value))
+    assert messages == ["deepest", "deepest"]
+
+
+def test_reentrant_depth_is_counted_per_thread():
+    from autograd_lesson.extensions import graph_task
+    depths = []
+    probe = _nested(al, lambda depth: depths.append(graph_task._depth.value))
+    probe.apply(al.ones(1, requires_grad=True), 130).sum().backward()
     assert max(depths) == graph_task.MAX_DEPTH and depths[graph_task.MAX_DEPTH] == 1
     assert not getattr(graph_task._depth, "value", 0)

@@ -83,6 +83,8 @@ PROGRAMS = {
         LEAF, "g = lib.autograd.grad(x * 2, x, grad_outputs=lib.tensor(1.), is_grads_batched=True)"],
     "grad(is_grads_batched) of a 1-element output, implicit": [
         LEAF, "g = lib.autograd.grad(x[:1], x, is_grads_batched=True)"],
+    "grad(allow_unused='x') is read with the engine's flags": [
+        "t = lib.tensor([3])", "g = lib.autograd.grad(t.sum(), [t], allow_unused='x')"],
     # factories: device= and randint
     "*_like take device=": ["x = lib.ones(2)", "a = lib.ones_like(x, device='cpu')",
                             "b = lib.zeros_like(x, device=lib.device('cpu'), dtype=lib.float64)",

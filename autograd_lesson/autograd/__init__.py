@@ -120,13 +120,14 @@ def _flag(value):
     return value if isinstance(value, bool) else bool(operator.index(value))
 
 
-def _prepare(outputs, grad_outputs, retain_graph, create_graph):
+def _prepare(outputs, grad_outputs, retain_graph, create_graph, allow_unused=False):
     """Root gradients (shape-checked, zipped as PyTorch's ``_make_grads``), then the engine's
     checks: counts, flags, and that every root requires grad. Returns (edges, grads, flags)."""
     grads = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
     grads = _make_grads(outputs, grads)
     create_graph = _flag(create_graph)
     retain_graph = create_graph if retain_graph is None else _flag(retain_graph)
+    _flag(allow_unused)  # (grad's: the engine's parser reads it with the others)
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     return _root_edges(outputs), grads, retain_graph, create_graph
@@ -179,7 +180,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                allow_unused, materialize_grads)
         return result if names is None else dict(zip(names, result))
     edges, grads, retain_graph, create_graph = _prepare(outputs, grad_outputs, retain_graph,
-                                                        create_graph)
+                                                        create_graph, allow_unused)
     _check_inputs(inputs, accumulate=False)
     targets = tuple(_edge(t) for t in inputs)
     captured = run_reentrant(run_backward, edges, grads, retain_graph, create_graph, targets,
