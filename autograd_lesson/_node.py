@@ -234,7 +234,7 @@ class AccumulateGrad(Node):
             return []
         old = variable._grad
         if _grad_mode._enabled:
-            variable._grad = (_tensor.make_tensor(np.empty(grad.shape, dtype=grad._data.dtype))
+            variable._grad = (_tensor.make_tensor(np.empty(variable.shape, grad._data.dtype))
                               .copy_(grad) if old is None else old + grad)
         elif old is None:
             variable._grad = _tensor.make_tensor(np.array(grad._data, dtype=variable._data.dtype,

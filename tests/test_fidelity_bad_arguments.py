@@ -24,6 +24,15 @@ PROGRAMS = {
     "grad_fn with None": [LEAF, "y = x * x", "r = y.grad_fn(None)"],
     "AccumulateGrad called by hand": [LEAF, "y = x * x",
                                       "r = y.grad_fn.next_functions[0][0](lib.ones(2))"],
+    "AccumulateGrad by hand copies the gradient into the leaf's shape": [
+        "t = lib.tensor(-2.0, requires_grad=True)", "r = t.exp().grad_fn.next_functions[0][0]",
+        "e = r(lib.ones(1))"],
+    "AccumulateGrad by hand broadcasts a smaller gradient": [
+        LEAF, "r = x.exp().grad_fn.next_functions[0][0]", "e = r(lib.ones(1))", "f = r(lib.ones(1))"],
+    "AccumulateGrad by hand into an empty leaf": [
+        "t = lib.tensor([], requires_grad=True)", "e = t.exp().grad_fn.next_functions[0][0](lib.ones(1))"],
+    "copy_ of a larger source": ["x = lib.zeros(2, 1)", "x.copy_(lib.ones(2, 3))"],
+    "copy_ of clashing shapes": ["x = lib.zeros(3, 2)", "x.copy_(lib.ones(4, 2))"],
     "a custom Function's node is not callable": [
         "class Scale(lib.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
         "        return x * 3\n    @staticmethod\n    def backward(ctx, g):\n        return g * 3",
