@@ -133,3 +133,57 @@ def test_meta_is_a_documented_limitation(torch):
     with pytest.raises(NotImplementedError, match="^autograd_lesson computes on the CPU only"):
         al.ones(2, device="meta")
     assert torch.ones(2, device="meta").is_meta
+
+
+def _saved_original_with_hooks(lib, get_input, is_leaf):
+    """PyTorch's test_saved_variable_packing_unpacking_saved_original_with_hooks, over lib."""
+    a = get_input(); grad_fn = a.grad_fn; y = a * a
+    y.grad_fn._raw_saved_self.register_hooks(lambda x: 2 * x, lambda x: x / 2)
+    assert lib.equal(a, y.grad_fn._saved_self)
+    if not is_leaf:
+        assert grad_fn is y.grad_fn._saved_self.grad_fn
+        y.sum().backward()
+    else:
+        y.sum().backward(); assert lib.equal(2 * a, a.grad)
+    a = get_input(); grad_fn = a.grad_fn; y = a * a
+    y.grad_fn._raw_saved_self.register_hooks(lambda x: 2 * x, lambda x: x)
+    assert lib.equal(2 * a, y.grad_fn._saved_self)
+    if not is_leaf:
+        assert grad_fn is y.grad_fn._saved_self.grad_fn
+        y.sum().backward()
+    else:
+        y.sum().backward(); assert lib.equal(3 * a, a.grad)
+    a = get_input(); grad_fn = a.grad_fn; y = a ** 3
+    y.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: x)
+    (g,) = lib.autograd.grad(lib.sum(y), (a,), create_graph=True)
+    if not is_leaf:
+        assert grad_fn is y.grad_fn._saved_self.grad_fn
+        g.sum().backward()
+    else:
+        g.sum().backward(); assert lib.equal(6 * a, a.grad)
+    a = get_input(); y = a * a
+    y.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: 1)
+    with pytest.raises(TypeError, match="Output of saved tensor unpack_hook expected to be a Tensor"):
+        print(y.grad_fn._saved_self)
+    a = get_input(); y = a * a
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        y.grad_fn._raw_saved_self.register_hooks(lambda x, b: x, lambda x: x)
+    a = get_input(); y = a * a
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        y.grad_fn._raw_saved_self.register_hooks(lambda x, b: (x, b), lambda x: x)
+    def inplace_double(x):
+        x *= 2
+        return x
+    a = get_input(); t = a * a
+    with pytest.raises(RuntimeError, match="A saved tensor pack hook is modifying its input in place."):
+        t.grad_fn._raw_saved_self.register_hooks(inplace_double, lambda x: x / 2)
+
+
+@pytest.mark.parametrize("lib_name", ["torch", "autograd_lesson"])
+def test_hooks_on_a_raw_saved_variable_as_pytorchs_own_test(torch, lib_name):
+    """Ported from PyTorch's test/test_autograd.py; run on torch too, so that what it asserts
+    is what torch 2.13 does."""
+    lib = torch if lib_name == "torch" else al
+    values = [1., -2., 0.5, 3., 0.]
+    _saved_original_with_hooks(lib, lambda: lib.tensor(values, requires_grad=True), True)
+    _saved_original_with_hooks(lib, lambda: 1 + lib.tensor(values, requires_grad=True), False)
