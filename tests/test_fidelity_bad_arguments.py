@@ -94,6 +94,9 @@ PROGRAMS = {
         LEAF, "g = lib.autograd.grad(x[:1], x, is_grads_batched=True)"],
     "grad(allow_unused='x') is read with the engine's flags": [
         "t = lib.tensor([3])", "g = lib.autograd.grad(t.sum(), [t], allow_unused='x')"],
+    "a bool tensor is an index, as a flag too": [
+        LEAF, "y = x * 2", "y.sum().backward(retain_graph=lib.tensor([True]))", "y.sum().backward()",
+        "i = [10, 20][lib.tensor(True)]"],
     # factories: device= and randint
     "*_like take device=": ["x = lib.ones(2)", "a = lib.ones_like(x, device='cpu')",
                             "b = lib.zeros_like(x, device=lib.device('cpu'), dtype=lib.float64)",

@@ -239,7 +239,8 @@ class Tensor(TensorOps, TensorBase):
         return bool(self._data.reshape(()).item())
 
     def __index__(self):
-        if not np.issubdtype(self._data.dtype, np.integer) or self._data.size != 1:
+        """One integer element (bool counts, as PyTorch's isIntegralType(..., includeBool))."""
+        if self._data.dtype.kind not in "biu" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
