@@ -40,9 +40,9 @@ class NodeAPI:
         if len(grad_outputs) != self._num_outputs:
             raise TypeError(f"expected {self._num_outputs} arguments, got {len(grad_outputs)} "
                             f"instead")
-        from .._tensor import Tensor
+        from .._tensor import TensorBase
         for i, grad in enumerate(grad_outputs):
-            if grad is not None and not isinstance(grad, Tensor):
+            if grad is not None and not isinstance(grad, TensorBase):
                 raise TypeError(f"argument {i} is not a Variable")
 
     def _expose(self, name, *prefixes):

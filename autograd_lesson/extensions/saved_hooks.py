@@ -93,8 +93,8 @@ def raw_data(saved):
     if saved.unpack_hook is not None:
         return saved.packed
     if saved.is_output:
-        return _tensor.Tensor._make(saved.array, storage=saved.storage,
-                                    version_counter=saved.version_counter)
+        return _tensor.make_tensor(saved.array, storage=saved.storage,
+                                   version_counter=saved.version_counter)
     return saved.scalar_tensor() if saved.is_wrapped_scalar else saved.tensor
 
 
