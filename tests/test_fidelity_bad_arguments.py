@@ -40,6 +40,15 @@ PROGRAMS = {
     "an index backward called with a gradient of the wrong shape": [
         "t = lib.tensor([], requires_grad=True)", "u = t[t > 0]", "r = u.grad_fn(lib.ones(7))"],
     # the raw saved slots
+    "a custom Function's saves can't be read once freed, even none": [
+        "class N(lib.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+        "        return x * 3\n    @staticmethod\n    def backward(ctx, g):\n        return g * 3",
+        LEAF, "y = N.apply(x)", "a = y.grad_fn.saved_tensors", "b = y.grad_fn._raw_saved_tensors",
+        "y.sum().backward()", "c = y.grad_fn._raw_saved_tensors"],
+    "a custom Function's saved_tensors once freed": [
+        "class N(lib.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+        "        return x * 3\n    @staticmethod\n    def backward(ctx, g):\n        return g * 3",
+        LEAF, "y = N.apply(x)", "y.sum().backward()", "c = y.grad_fn.saved_tensors"],
     "_raw_saved_self.data is the original": [LEAF, "y = x * x",
                                              "d = y.grad_fn._raw_saved_self.data is x"],
     "_raw_saved_result.data: the values, outside the graph": [

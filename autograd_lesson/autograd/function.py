@@ -69,12 +69,21 @@ class BackwardCFunction(Node):
         """False: backward receives None (not zeros) for outputs that got no gradient."""
         self._materialize_grads = bool(value)
 
+    def _check_not_freed(self):
+        """After its backward the node's buffers are freed (PyTorch's has_freed_buffers): the
+        saved tensors can't be read, even when none was saved."""
+        if self._released:
+            from .._autograd_errors import FREED_MESSAGE
+            raise RuntimeError(FREED_MESSAGE)
+
     @property
     def saved_tensors(self):
+        self._check_not_freed()
         return tuple(self.saved(f"saved_tensors[{i}]") for i in range(len(self._saved_slots)))
 
     @property
     def _raw_saved_tensors(self):
+        self._check_not_freed()
         from ..extensions.saved_attributes import UNDEFINED_SAVED  # a saved None is an undefined SavedTensor
         slots = (self._saved_slots[f"saved_tensors[{i}]"] for i in range(len(self._saved_slots)))
         return tuple(UNDEFINED_SAVED if slot is None else slot for slot in slots)
