@@ -20,6 +20,9 @@ class device:
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool):  # an accelerator's index
+            raise RuntimeError("Device index must not be negative" if type < 0
+                               else "Cannot access accelerator device when none is available.")
         elif isinstance(type, str) and not _DEVICE_STRING.fullmatch(type):
             raise RuntimeError(f"Invalid device string: '{type}'" if type
                                else "Device string must not be empty")
@@ -28,7 +31,7 @@ class device:
             raise AssertionError("Torch not compiled with CUDA enabled")
         if name not in ("cpu",):
             if name in _KNOWN_DEVICES:
-                raise RuntimeError(f"autograd_lesson computes on the CPU only: pass "
+                raise NotImplementedError(f"autograd_lesson computes on the CPU only: pass "
                                    f"device='cpu' (or leave device out), not {type!r}")
             raise RuntimeError(f"Expected one of {', '.join(_KNOWN_DEVICES)} device type at "
                                f"start of device string: {type}")
@@ -184,14 +187,75 @@ def rand(*size, dtype=None, device=None, requires_grad=False):
     return _leaf(values.astype(dtype), requires_grad)
 
 
-def randint(low, high, size, dtype=None):
-    dtype = np.dtype(np.int64) if dtype is None else checked(dtype, "randint", (low, high, size))
+def randint(*args, **kwargs):
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in ``[low, high)``."""
+    low, high, size, options = _randint_arguments(args, kwargs)
+    _check_device(options.get("device"))
+    dtype = options.get("dtype")
+    dtype = np.dtype(np.int64) if dtype is None else checked(dtype, "randint", args)
+    shape = _shape((size,))
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
     if dtype.kind == "c":
         raise RuntimeError("check_random_bounds handles only integral, floating-point and "
                            "boolean types")
-    if dtype.kind == "b" and high > 2:
-        raise RuntimeError("to - 1 is out of bounds for bool")
-    return _leaf(generator().integers(low, high, _shape((size,))).astype(dtype), False)
+    if dtype.kind in "biu":  # (c10's check_from_to_in_range, in PyTorch's C type names)
+        info = (0, 1) if dtype.kind == "b" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+        if low < info[0]:
+            raise RuntimeError(f"from is out of bounds for {_C_NAMES[dtype.name]}")
+        if high - 1 > info[1]:
+            raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[dtype.name]}")
+    return _leaf(generator().integers(low, high, shape).astype(dtype),
+                 options.get("requires_grad", False))
+
+
+_C_NAMES = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
+            "int32": "int", "int64": "long int"}
+_RANDINT_OPTIONS = ("generator", "dtype", "device", "requires_grad", "layout", "pin_memory")
+
+
+def _randint_arguments(args, kwargs):
+    """(low, high, size, the keyword options) as PyTorch's parser reads randint's overloads:
+    a type error names the argument when one overload fits the count (``randint(high,
+    size)``), else it lists them all."""
+    def invalid():
+        from ._dtype import invalid_combination
+        return invalid_combination("randint", args, kwargs)
+    names = ("low", "high", "size") if len(args) >= 3 or "low" in kwargs else ("high", "size")
+    options = {k: v for k, v in kwargs.items() if k in _RANDINT_OPTIONS}
+    values = dict(zip(names, args))
+    for name, value in kwargs.items():
+        if name in values or (name not in names and name not in _RANDINT_OPTIONS):
+            raise invalid()
+        values.setdefault(name, value)
+    if len(args) > 3 or any(name not in values for name in names):
+        raise invalid()
+    named = len(args) + len(kwargs) == 2  # (one overload fits: its own messages)
+    for position, name in enumerate(names, 1):
+        value = values[name]
+        if name == "size":
+            if isinstance(value, (tuple, list)):
+                bad = next((v for v in value if isinstance(v, bool)
+                            or not isinstance(v, (int, np.integer))), None)
+                if bad is None:
+                    continue
+                if named:
+                    raise TypeError(f"randint(): argument 'size' (position {position}) must be "
+                                    f"tuple of ints, but found element of type "
+                                    f"{type(bad).__name__} at pos {value.index(bad)}")
+            elif named:
+                raise TypeError(f"randint(): argument 'size' (position {position}) must be tuple "
+                                f"of ints, not {type(value).__name__}")
+            raise invalid()
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            if named:
+                raise TypeError(f"randint(): argument '{name}' (position {position}) must be "
+                                f"int, not {type(value).__name__}")
+            raise invalid()
+        if not -2**63 <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+    return int(values.get("low", 0)), int(values["high"]), values["size"], options
 
 
 def _like_dtype(t, dtype, fn):
@@ -205,22 +269,26 @@ def _like_dtype(t, dtype, fn):
     return _random_dtype(checked(dtype, fn, (t,)), fn)
 
 
-def zeros_like(t, dtype=None, requires_grad=False):
+def zeros_like(t, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     dtype = _like_dtype(t, dtype, "zeros_like")
     return _leaf(np.zeros(t._data.shape, dtype=dtype), requires_grad)
 
 
-def ones_like(t, dtype=None, requires_grad=False):
+def ones_like(t, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     dtype = _like_dtype(t, dtype, "ones_like")
     return _leaf(np.ones(t._data.shape, dtype=dtype), requires_grad)
 
 
-def randn_like(t, dtype=None, requires_grad=False):
+def randn_like(t, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     dtype = _like_dtype(t, dtype, "randn_like")
     return _leaf(generator().standard_normal(t._data.shape).astype(dtype), requires_grad)
 
 
-def rand_like(t, dtype=None, requires_grad=False):
+def rand_like(t, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
     dtype = _like_dtype(t, dtype, "rand_like")
     return _leaf(generator().random(t._data.shape).astype(dtype), requires_grad)
 

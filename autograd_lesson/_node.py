@@ -103,8 +103,12 @@ class SavedTensor:
         return _tensor.make_tensor(np.asarray(self.scalar, dtype=self.dtype),
                                    storage=self.storage, version_counter=self.version_counter)
 
-    def register_hooks(self, pack_hook, unpack_hook):
-        saved_hooks.register_hooks(self, pack_hook, unpack_hook)
+    def register_hooks(self, *hooks):  # (pack_hook, unpack_hook)
+        saved_hooks.register_hooks(self, *hooks)
+
+    @property
+    def data(self):
+        return saved_hooks.raw_data(self)
 
     def held_tensor(self):
         """The user-visible tensor this slot holds (None for saved outputs and when freed)."""
@@ -191,8 +195,9 @@ class Node(NodeAPI):
         """Gradients for ``next_functions`` from the gradients of this node's outputs (a list)."""
         raise NotImplementedError
 
-    def __call__(self, *grad_outputs):
+    def __call__(self, *grad_outputs, **kwargs):
         """Run this node's backward formula by hand, as ``y.grad_fn(grad)`` does in PyTorch."""
+        self._check_call(grad_outputs, kwargs)
         grads = self._backward(list(grad_outputs))
         return tuple(grads) if len(grads) != 1 else grads[0]
 
@@ -229,7 +234,7 @@ class AccumulateGrad(Node):
             return []
         old = variable._grad
         if _grad_mode._enabled:
-            variable._grad = (_tensor.make_tensor(np.empty(grad.shape, dtype=grad._data.dtype))
+            variable._grad = (_tensor.make_tensor(np.empty(variable.shape, grad._data.dtype))
                               .copy_(grad) if old is None else old + grad)
         elif old is None:
             variable._grad = _tensor.make_tensor(np.array(grad._data, dtype=variable._data.dtype,

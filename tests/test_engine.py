@@ -871,3 +871,78 @@ def test_accumulating_inf_and_minus_inf_into_grad_is_silent_nan(torch):
             (-(x - 1).log()).sum().backward()  # grad += -inf, in place
         grads.append(x.grad.tolist())
     assert np.isnan(grads[0]).all() and np.isnan(grads[1]).all()
+
+
+# -- reentrant backward (a custom Function's backward that calls backward()) --------------------
+def _deep_reentrant(lib):
+    """PyTorch's test_deep_reentrant (test/test_autograd.py), over ``lib``."""
+    class DeepReentrant(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            with lib.enable_grad():
+                ctx.x = lib.autograd.Variable(x.detach(), requires_grad=True)
+                ctx.x = ctx.x - 1
+            return ctx.x.detach()
+
+        @staticmethod
+        def backward(ctx, x):
+            if ctx.x < 0:
+                return x
+            with lib.enable_grad():
+                DeepReentrant.apply(ctx.x).sum().backward()
+            return x
+    return DeepReentrant
+
+
+@pytest.mark.parity
+def test_deep_reentrant_backward_runs_as_in_torch(torch):
+    """2,000 nested backwards: torch's engine hands a reentrant backward deeper than 60 to a
+    thread of its pool; so does ours (Python's recursion limit is per thread), instead of
+    raising RecursionError. Run twice, as torch's test does, to reuse the escape."""
+    for lib in (torch, al):
+        deep = _deep_reentrant(lib)
+        for start in (2000.0, 200.0):
+            v = lib.tensor(start, requires_grad=True)
+            deep.apply(v).sum().backward()
+            assert v.grad.item() == 1.0
+
+
+def _nested(lib, each):
+    """A Function whose backward calls ``each(depth)``, then runs a backward one level less deep."""
+    class Nested(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, depth):
+            ctx.depth = depth
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            each(ctx.depth)
+            if ctx.depth:
+                with lib.enable_grad():
+                    Nested.apply(lib.ones(1, requires_grad=True), ctx.depth - 1).sum().backward()
+            return g, None
+    return Nested
+
+
+@pytest.mark.parity
+def test_an_error_deep_in_a_reentrant_backward_reaches_the_caller(torch):
+    """The thread's failure is raised on the caller's thread: the same type and message."""
+    def fail_at_the_bottom(depth):
+        if not depth:
+            raise ValueError("deepest")
+    messages = []
+    for lib in (torch, al):
+        with pytest.raises(ValueError) as info:
+            _nested(lib, fail_at_the_bottom).apply(lib.ones(1, requires_grad=True), 150).sum().backward()
+        messages.append(str(info.value))
+    assert messages == ["deepest", "deepest"]
+
+
+def test_reentrant_depth_is_counted_per_thread():
+    from autograd_lesson.extensions import graph_task
+    depths = []
+    probe = _nested(al, lambda depth: depths.append(graph_task._depth.value))
+    probe.apply(al.ones(1, requires_grad=True), 130).sum().backward()
+    assert max(depths) == graph_task.MAX_DEPTH and depths[graph_task.MAX_DEPTH] == 1
+    assert not getattr(graph_task._depth, "value", 0)

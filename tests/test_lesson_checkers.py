@@ -182,6 +182,15 @@ def test_value_scalar_form(capsys):
     assert capsys.readouterr().out == "✗ answer a number, such as 4.\n"
 
 
+@pytest.mark.parametrize("expected", ["abc", None, [1, "a"], [[1], [2, 3]]])
+def test_value_with_an_expected_value_that_is_no_number_says_what_to_pass(expected):
+    """The exercise's author passed something that is no number: one line that says what fits
+    (NumPy's "could not convert string to float" once escaped; None gave a wrong verdict)."""
+    with pytest.raises(TypeError, match="^check_value: expected is the right value, a number, "
+                                        "a list of numbers or a tensor, got"):
+        lesson.check_value(3, expected, "x", exercise="02-version")
+
+
 @pytest.mark.parametrize("variable", ["NBGRADER_EXECUTION", "AUTOGRAD_LESSON_GRADING"])
 def test_grading_mode_raises_with_the_feedback(capsys, monkeypatch, variable):
     monkeypatch.setenv(variable, "autograde" if variable.startswith("NB") else "1")

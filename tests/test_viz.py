@@ -301,3 +301,15 @@ def test_ledger_of_a_graph_without_saves_says_whether_it_can_run_again(torch):
         plain.backward()  # runs again
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             sliced.backward()
+
+
+@pytest.mark.parametrize("build", [
+    lambda: viz.GraphView(None, None), lambda: viz.GlanceView("digraph {}", None),
+    lambda: StepThrough(5), lambda: StepThrough("abc"), lambda: StepThrough([1, 2])])
+def test_a_view_built_from_nothing_says_what_to_pass(build):
+    """A GraphView of no source and a step-through of things that are not frames: one line
+    that says what to pass (a repr that raised inside, an AttributeError on frame.text once)."""
+    with pytest.raises(TypeError) as info:
+        repr(build())
+    message = str(info.value)
+    assert "\n" not in message and ("viz.graph_view" in message or "viz.record" in message)

@@ -177,6 +177,13 @@ class Tensor(TensorOps, TensorBase):
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
+    @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 for a leaf). PyTorch reads the stored
+        field: a view whose base changed in place keeps its number until ``grad_fn`` is read,
+        and an output that was not recorded (no grad, no_grad mode) is output 0."""
+        return self._output_nr if self._grad_fn is not None else 0
+
     def is_inference(self):
         """True for tensors made in ``inference_mode`` and their views: autograd can't save them."""
         return self._storage.inference
@@ -241,7 +248,8 @@ class Tensor(TensorOps, TensorBase):
         return bool(self._data.reshape(()).item())
 
     def __index__(self):
-        if not np.issubdtype(self._data.dtype, np.integer) or self._data.size != 1:
+        """One integer element (bool counts, as PyTorch's isIntegralType(..., includeBool))."""
+        if self._data.dtype.kind not in "biu" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 

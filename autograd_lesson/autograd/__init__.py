@@ -8,6 +8,7 @@ import numpy as np
 from .._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .._tensor import Tensor
 from . import anomaly_mode, graph
+from ..extensions.graph_task import run_reentrant
 from .._surface.warn_once import is_warn_always_enabled
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
@@ -46,9 +47,17 @@ def _inputs_tuple(inputs, fn):
     return inputs
 
 
-def _check_inputs(inputs):
+def _check_inputs(inputs, accumulate):
+    """Each input in turn, as PyTorch's engine reads them: a Tensor (``backward`` retains its
+    grad, so that a non-leaf input's gradient lands in ``.grad``; ``grad`` needs it to require
+    grad) or a GradientEdge."""
     for t in inputs:
-        if not isinstance(t, (Tensor, graph.GradientEdge)):
+        if isinstance(t, Tensor):
+            if accumulate:
+                t.retain_grad()
+            elif not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+        elif not isinstance(t, graph.GradientEdge):
             raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
 
@@ -111,13 +120,14 @@ def _flag(value):
     return value if isinstance(value, bool) else bool(operator.index(value))
 
 
-def _prepare(outputs, grad_outputs, retain_graph, create_graph):
+def _prepare(outputs, grad_outputs, retain_graph, create_graph, allow_unused=False):
     """Root gradients (shape-checked, zipped as PyTorch's ``_make_grads``), then the engine's
     checks: counts, flags, and that every root requires grad. Returns (edges, grads, flags)."""
     grads = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
     grads = _make_grads(outputs, grads)
     create_graph = _flag(create_graph)
     retain_graph = create_graph if retain_graph is None else _flag(retain_graph)
+    _flag(allow_unused)  # (grad's: the engine's parser reads it with the others)
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     return _root_edges(outputs), grads, retain_graph, create_graph
@@ -145,12 +155,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3 if _from_tensor_method else 2)
     targets = ()
     if inputs is not None:
-        _check_inputs(inputs)
-        for t in inputs:
-            if isinstance(t, Tensor):  # as PyTorch: a non-leaf input's gradient lands in .grad
-                t.retain_grad()
+        _check_inputs(inputs, accumulate=True)
         targets = tuple(_edge(t) for t in inputs)
-    run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=True)
+    run_reentrant(run_backward, edges, grads, retain_graph, create_graph, targets, True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -173,13 +180,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                allow_unused, materialize_grads)
         return result if names is None else dict(zip(names, result))
     edges, grads, retain_graph, create_graph = _prepare(outputs, grad_outputs, retain_graph,
-                                                        create_graph)
-    _check_inputs(inputs)
-    for t in inputs:
-        if isinstance(t, Tensor) and not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+                                                        create_graph, allow_unused)
+    _check_inputs(inputs, accumulate=False)
     targets = tuple(_edge(t) for t in inputs)
-    captured = run_backward(edges, grads, retain_graph, create_graph, targets, accumulate=False)
+    captured = run_reentrant(run_backward, edges, grads, retain_graph, create_graph, targets,
+                             False)
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
@@ -215,12 +220,24 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     afterwards (freed unless retained) match PyTorch; the peak is one row's work at a time.
     """
     outputs = _as_tuple(outputs)
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    grads = list(_as_tuple(grad_outputs) or (None,) * len(outputs))
     for i, (out, go) in enumerate(zip(outputs, grads)):
-        if go is None:
-            if out.requires_grad and out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            raise ValueError("is_grads_batched=True needs a batched grad_output for every output")
+        implicit = go is None  # (then ones, batched along their first dimension, as torch's)
+        if implicit and not out.requires_grad:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for an input but "
+                             "the input is of type <class 'NoneType'>. We cannot vmap over "
+                             "non-Tensor arguments, please use None as the respective in_dim")
+        if implicit:
+            go = grads[i] = _make_grads([out], [None])[0]
+        if not go.ndim and not implicit:
+            go[0]  # (PyTorch reads the batch size so: IndexError for a 0-dim grad_output)
+        if implicit and go.ndim and go.shape[1:] != out.shape:
+            raise RuntimeError(f"invalid gradient at index {i} - got {list(go.shape[1:])} but "
+                               f"expected shape compatible with {list(out.shape)}")
+        if not go.ndim:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
+                             "but that input is a Tensor of dimensionality 0 so expected in_dim "
+                             "to satisfy 0 <= in_dim < 0.")
         if go.shape[1:] != out.shape:  # PyTorch's message drops two leading sizes, not one
             raise RuntimeError(BATCHED_SHAPE_MESSAGE.format(
                 i=i, grad=_size(go.shape[2:]), out=_size(out.shape)))

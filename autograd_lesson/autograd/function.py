@@ -24,6 +24,10 @@ from .._tensor import Tensor
 from .._fp_errors import call_with_user_fp_errors
 
 
+BOTH_BACKWARD_AND_VJP = ("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                         "allowed. You should only implement one of them.")
+
+
 class BackwardCFunction(Node):
     """The node (and ``ctx``) of one call of a custom Function."""
 
@@ -38,6 +42,16 @@ class BackwardCFunction(Node):
         self._dirty = ()
         self._materialize_grads = True
         self._arg_is_tensor = ()
+
+    def __call__(self, *args, **kwargs):  # (``ctx.apply(g)`` runs it, as in PyTorch)
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
+
+    def apply(self, *grad_outputs):
+        """The user's backward (or vjp) on these gradients, as PyTorch's BackwardCFunction.apply."""
+        cls = self._forward_cls
+        if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+            raise RuntimeError(BOTH_BACKWARD_AND_VJP)
+        return (cls.vjp if cls.vjp is not Function.vjp else cls.backward)(self, *grad_outputs)
 
     def save_for_backward(self, *tensors):
         """Tensors (or None) that backward reads back from ``ctx.saved_tensors``."""
@@ -55,12 +69,21 @@ class BackwardCFunction(Node):
         """False: backward receives None (not zeros) for outputs that got no gradient."""
         self._materialize_grads = bool(value)
 
+    def _check_not_freed(self):
+        """After its backward the node's buffers are freed (PyTorch's has_freed_buffers): the
+        saved tensors can't be read, even when none was saved."""
+        if self._released:
+            from .._autograd_errors import FREED_MESSAGE
+            raise RuntimeError(FREED_MESSAGE)
+
     @property
     def saved_tensors(self):
+        self._check_not_freed()
         return tuple(self.saved(f"saved_tensors[{i}]") for i in range(len(self._saved_slots)))
 
     @property
     def _raw_saved_tensors(self):
+        self._check_not_freed()
         from ..extensions.saved_attributes import UNDEFINED_SAVED  # a saved None is an undefined SavedTensor
         slots = (self._saved_slots[f"saved_tensors[{i}]"] for i in range(len(self._saved_slots)))
         return tuple(UNDEFINED_SAVED if slot is None else slot for slot in slots)
@@ -72,8 +95,7 @@ class BackwardCFunction(Node):
         cls = self._forward_cls
         backward, vjp = cls.backward, cls.vjp
         if backward is not Function.backward and vjp is not Function.vjp:
-            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
-                               "not allowed. You should only implement one of them.")
+            raise RuntimeError(BOTH_BACKWARD_AND_VJP)
         result = call_with_user_fp_errors(vjp if vjp is not Function.vjp else backward, self,
                                           *grad_outputs)  # (user code, under the user's state)
         result = result if isinstance(result, tuple) else (result,)

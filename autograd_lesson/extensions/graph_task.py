@@ -8,13 +8,18 @@ the whole backward rather than one node:
   failure warns with the forward's stack; ``check_nan`` refuses a NaN gradient;
 - **observers** of the event stream (``autograd.graph.observe``);
 - **the stack of running backwards**, which checkpoint (one recomputation per backward) and
-  ``register_multi_grad_hook`` (``_will_engine_execute_node``) read.
+  ``register_multi_grad_hook`` (``_will_engine_execute_node``) read;
+- **reentrant backward** (a custom Function's backward that calls ``backward()``): past
+  ``MAX_DEPTH`` nested backwards on one thread, the next runs on a fresh thread
+  (``run_reentrant``).
 
 With none of the first three in use ``extended`` is False, and ``_engine.run_backward`` runs
 each node itself.
 """
 import contextlib
+import contextvars
 import itertools
+import threading
 
 from .. import _grad_mode
 from . import anomaly_mode as _anomaly_mode
@@ -24,6 +29,10 @@ from . import observers
 
 _task_ids = itertools.count()
 _running = []  # the GraphTasks of the backwards running now, innermost last
+# PyTorch's engine runs a reentrant backward on the calling thread until it is this deep
+# (``max_recursion_depth_``), then on a thread of its pool, whose stack starts empty.
+MAX_DEPTH = 60
+_depth = threading.local()  # nested backwards on this thread
 
 
 class GraphTask:
@@ -163,3 +172,31 @@ def current_graph_task():
     recomputes once per id; ``partial`` (``autograd.grad``, ``inputs=``) is what the reentrant
     checkpoint refuses."""
     return (_running[-1].id, _running[-1].partial) if _running else (-1, False)
+
+
+def run_reentrant(run_backward, *args):
+    """``run_backward(*args)``, on a fresh thread when this thread already runs ``MAX_DEPTH``
+    nested backwards: Python's recursion limit, like the C++ stack PyTorch guards, is per
+    thread, so a 2,000-deep reentrant backward runs instead of raising RecursionError. The
+    caller waits; the thread sees the caller's context (NumPy's error state) and its error."""
+    depth = getattr(_depth, "value", 0)
+    if depth < MAX_DEPTH:
+        _depth.value = depth + 1
+        try:
+            return run_backward(*args)
+        finally:
+            _depth.value = depth
+    outcome = {}
+    context = contextvars.copy_context()
+
+    def work():
+        try:
+            outcome["value"] = context.run(run_reentrant, run_backward, *args)
+        except BaseException as error:  # noqa: BLE001  (raised again on the caller's thread)
+            outcome["error"] = error
+    thread = threading.Thread(target=work, name="autograd reentrant backward")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

@@ -32,6 +32,19 @@ class NodeAPI:
             setattr(self, name, mine)
         return mine
 
+    def _check_call(self, grad_outputs, kwargs):
+        """A node called by hand (``y.grad_fn(g)``) takes one gradient per output of its op,
+        each a Tensor or None, as PyTorch's ``THPCppFunction_call`` checks."""
+        if kwargs:
+            raise TypeError("keyword arguments are not supported")
+        if len(grad_outputs) != self._num_outputs:
+            raise TypeError(f"expected {self._num_outputs} arguments, got {len(grad_outputs)} "
+                            f"instead")
+        from .._tensor import TensorBase
+        for i, grad in enumerate(grad_outputs):
+            if grad is not None and not isinstance(grad, TensorBase):
+                raise TypeError(f"argument {i} is not a Variable")
+
     def _expose(self, name, *prefixes):
         """Make ``node.<prefix><name>`` readable on this node's class. The caller checks first
         whether the class's own ``_exposed`` pair has the name (a save per op: no call then)."""

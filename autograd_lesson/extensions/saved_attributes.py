@@ -154,9 +154,9 @@ class UndefinedSavedTensor:
     def unpack(self):
         return None
 
-    def register_hooks(self, pack_hook, unpack_hook):
+    def register_hooks(self, *hooks):
         from .saved_hooks import check_hook_arguments
-        check_hook_arguments(self, pack_hook, unpack_hook)
+        check_hook_arguments(self, hooks)
         raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                            "forbidden")
 

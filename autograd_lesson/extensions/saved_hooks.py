@@ -8,6 +8,7 @@ then), put back in the saved tensor's place in the graph.
 """
 import weakref
 
+from .._grad_mode import no_grad
 from .. import _tensor  # (the core imports this module while _tensor loads: read it at call time)
 
 stack = []  # (pack, unpack) pairs, innermost last
@@ -18,13 +19,31 @@ class Placeholder:
     the slot then holds 0 bytes as far as the ledger and ``live_saved_bytes`` can tell."""
 
 
+PACK_MODIFIES_INPUT = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+    "Please open an issue if you need to perform in-place operations on the input to a pack hook.")
+
+
 def pack(saved, tensor, is_output):
     """At save time, under ``stack[-1]``: the slot keeps what the pack hook returns."""
     pack_hook, saved.unpack_hook = stack[-1]
     if tensor.requires_grad and tensor.grad_fn is not None and not is_output:
         saved.grad_edge = (tensor.grad_fn, tensor._output_nr)  # to re-attach on unpack
+    _keep(saved, call_pack_hook(pack_hook, tensor))
+
+
+def call_pack_hook(pack_hook, tensor):
+    """PyTorch's ``set_hooks_and_pack_data``: the hook runs in no_grad mode, and may not change
+    its input in place (the version counter tells)."""
     from .._fp_errors import call_with_user_fp_errors  # (user code, inside an op)
-    _keep(saved, call_with_user_fp_errors(pack_hook, tensor))
+    counter = tensor._version_counter
+    version = counter.value
+    with no_grad():
+        packed = call_with_user_fp_errors(pack_hook, tensor)
+    if counter.value != version:
+        raise RuntimeError(PACK_MODIFIES_INPUT)
+    return packed
 
 
 def unpack(saved, node):
@@ -36,10 +55,11 @@ def unpack(saved, node):
     return _reattach(saved, result, node) if saved.requires_grad else result
 
 
-def register_hooks(saved, pack_hook, unpack_hook):
-    """PyTorch's ``SavedTensor.register_hooks``: pack the saved value now, unpack it in
-    backward (``saved_tensors_hooks`` for this one slot)."""
-    check_hook_arguments(saved, pack_hook, unpack_hook)
+def register_hooks(saved, *hooks):
+    """PyTorch's ``SavedTensor.register_hooks(pack_hook, unpack_hook)``: pack the saved value
+    now, unpack it in backward (``saved_tensors_hooks`` for this one slot)."""
+    check_hook_arguments(saved, hooks)
+    pack_hook, unpack_hook = hooks
     if saved.unpack_hook is not None:
         raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                            "been set. Hint: only one pair of hooks is allowed at a time.")
@@ -54,23 +74,38 @@ def register_hooks(saved, pack_hook, unpack_hook):
                                       version_counter=saved.version_counter)
     elif saved.is_wrapped_scalar:
         tensor = saved.scalar_tensor()
-    else:
+    else:  # (the hook sees the original detached, as PyTorch's saved_original_)
         tensor = saved.tensor
         if tensor.requires_grad and tensor.grad_fn is not None:
             saved.grad_edge = (tensor.grad_fn, tensor._output_nr)
+        tensor = tensor.detach()
     saved.unpack_hook = unpack_hook
-    _keep(saved, pack_hook(tensor))
+    _keep(saved, call_pack_hook(pack_hook, tensor))
     saved.tensor = saved.array = None
 
 
-def check_hook_arguments(saved, pack_hook, unpack_hook):
+def raw_data(saved):
+    """PyTorch's ``SavedTensor.data``: what the slot holds, with no version check: the
+    original tensor, a saved output's values outside the graph, or what a pack hook returned
+    (None once freed)."""
+    if saved.released:
+        return None
+    if saved.unpack_hook is not None:
+        return saved.packed
+    if saved.is_output:
+        return _tensor.make_tensor(saved.array, storage=saved.storage,
+                                   version_counter=saved.version_counter)
+    return saved.scalar_tensor() if saved.is_wrapped_scalar else saved.tensor
+
+
+def check_hook_arguments(saved, hooks):
     """``SavedTensor.register_hooks`` takes two callables: pybind11's message otherwise."""
-    if not (callable(pack_hook) and callable(unpack_hook)):
+    if len(hooks) != 2 or not all(callable(hook) for hook in hooks):
         raise TypeError(
             "register_hooks(): incompatible function arguments. The following argument types "
             "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
             "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked "
-            f"with: {saved!r}, {pack_hook!r}, {unpack_hook!r}")
+            f"with: {', '.join(repr(x) for x in (saved, *hooks))}")
 
 
 def _keep(saved, packed):

@@ -278,7 +278,13 @@ def check_value(answer, expected, what, hint="", atol=1e-6, exercise=None):
         return not_done()
     if hasattr(expected, "detach"):  # a tensor from the engine
         expected = expected.detach().numpy()
-    want = np.asarray(expected, dtype=float)
+    try:
+        if expected is None:
+            raise TypeError
+        want = np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):  # (the exercise's author passed it: say what fits)
+        raise TypeError(f"check_value: expected is the right value, a number, a list of numbers "
+                        f"or a tensor, got {type(expected).__name__} {expected!r}") from None
     got, problem = _value_form(answer, want)
     if problem:
         return not_an_attempt(problem)

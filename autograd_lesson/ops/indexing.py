@@ -177,7 +177,13 @@ class IndexPutImplBackward0(SavedIndexList, Op):
         save_indices(ctx, indices)
         ctx.save_value("accumulate", True)
         out = np.array(x._data, copy=True)
-        np.add.at(out, index_key(indices, out.shape), values._data)
+        key = index_key(indices, out.shape)
+        try:
+            np.add.at(out, key, values._data)
+        except ValueError:  # (only a node called by hand gets a gradient of the wrong shape)
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} "
+                               f"cannot be broadcast to indexing result of shape "
+                               f"{list(out[key].shape)}") from None
         return out
 
     def backward(ctx, grad):

@@ -7,7 +7,8 @@ import numpy as np
 
 from ._op import Op
 from ._util import zeros
-from .._surface.checks import _check_cat, check_tensor_list, normalize_dims, wrap_dim
+from .._surface.checks import (_check_cat, broadcast_shape, check_tensor_list,
+                               normalize_dims, wrap_dim)
 from .._surface.promotion import cast, result_type
 
 
@@ -89,10 +90,10 @@ class CopyBackwards(Op):
         ctx.src_dtype = src._data.dtype
         try:
             return cast(np.broadcast_to(src._data, x.shape), x._data.dtype)
-        except ValueError:
-            raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match "
-                               f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
-                               f"non-singleton dimension {max(x.ndim - 1, 0)}") from None
+        except ValueError:  # (PyTorch's TensorIterator: the shapes clash, or src is larger)
+            shape = broadcast_shape(x.shape, src.shape)
+            raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast "
+                               f"shape {list(shape)}") from None
 
     def backward(ctx, grad):
         return zeros(grad.shape, grad), grad._to(ctx.src_dtype)  # zeros_like: no node, as in C++

@@ -53,3 +53,24 @@ def title(value, where):
 def article(word):
     """'an' before a vowel, else 'a': "an int", "a list"."""
     return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def view_text(source, text):
+    """A GraphView is built from its DOT source and its text twin, both str."""
+    for name, value in (("source", source), ("text", text)):
+        if not isinstance(value, str):
+            raise TypeError(f"GraphView(source, text) takes the DOT source and its text twin "
+                            f"(two str), but {name} is {type(value).__name__}: to draw a graph, "
+                            f"call viz.graph_view(viz.take_snapshot([loss]))")
+
+
+def frames(value):
+    """StepThrough's frames: a non-empty list of viz.Frame, as a recording keeps them."""
+    from .record import Frame
+    if isinstance(value, (list, tuple)) and all(isinstance(f, Frame) for f in value):
+        return value
+    got = type(value).__name__ if not isinstance(value, (list, tuple)) else \
+        f"a {type(value).__name__} of {type(next(f for f in value if not isinstance(f, Frame))).__name__}"
+    raise TypeError(f"StepThrough takes the frames of a recording, "
+                    f"viz.record(call, roots, frames=True).frames, got {got}: or call "
+                    f"lesson.step_through('loss.backward()', loss=loss)")

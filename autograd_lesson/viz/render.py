@@ -258,6 +258,8 @@ class GraphView:
     """A rendered graph: ``.source`` (DOT), ``.text`` (ledger or diff), SVG/PNG on demand."""
 
     def __init__(self, source, text, svg=None):
+        from .checks import view_text
+        view_text(source, text)
         self.source = source
         self.text = text
         self._cache = {} if svg is None else {"svg": svg}

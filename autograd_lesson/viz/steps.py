@@ -48,9 +48,10 @@ class StepThrough:
     """Frames of one backward: ``.text`` lists them; display shows a slider (or all frames)."""
 
     def __init__(self, frames, title="", error_line=""):
-        if not frames:
+        if frames is None or (isinstance(frames, (list, tuple)) and not frames):
             raise ValueError("no frames were recorded: did the call run a backward?")
-        self.frames = frames
+        from .checks import frames as check_frames
+        self.frames = check_frames(frames)
         self.title = title
         self.error_line = error_line
         self._layouts = {}

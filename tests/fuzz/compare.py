@@ -29,6 +29,10 @@ def _message(text):
         # (the package lists the overloads, not the parser's "didn't match" notes under some)
         text = "\n".join(line for line in text.split("\n")
                          if not line.startswith("      didn't match"))
+    # (pybind11's "Invoked with: <torch._C._autograd.SavedTensor object at 0x7f...>, <function
+    # <lambda> at 0x7f...>": an object's address, and a C++ class's module, are no outcome)
+    text = re.sub(r"<[\w.]*?(\w+) object at 0x[0-9a-f]+>", r"<\1 object>", text)
+    text = re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", text)
     return text  # (exactly: the "torch." of a type name included)
 
 
