@@ -70,9 +70,7 @@ def _edge_inputs(cls, inputs):
 
 
 def _view_needs_grad(cls, view):
-    """A view of a tensor that requires grad requires grad. PyTorch reads its edge before the
-    kernel runs, so a view whose base changed in place gets its fresh ``grad_fn`` (or the
-    error of a view that may not change) before the op's own checks."""
+    """True; PyTorch reads a view's edge before the kernel, so a stale view's error comes first."""
     if cls.reads_edges_first:
         view.grad_fn
     return True
