@@ -16,6 +16,7 @@ import numpy as _np
 
 from . import ops
 from .extensions.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .extensions.saved_scalars import wrap_scalar as _wrap_scalar
 from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                          is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._random import manual_seed
@@ -87,16 +88,18 @@ def abs(x):
 
 def _operands(name, input, other):
     """``torch.add(input, other)`` and its kin take Tensors or numbers (PyTorch's parser errors
-    name positions 1 and 2); a number ``input`` becomes a 0-dim tensor of the dtype the op
-    computes in, as PyTorch wraps it."""
+    name positions 1 and 2); a number ``input`` beside a Tensor becomes a *wrapped number*, as
+    PyTorch's parser makes it: a 0-dim int64/float64/complex128/bool tensor that promotes as a
+    number (so ``torch.mul(2, x)`` saves ``_saved_self`` as int64 and computes in x's dtype)."""
     for position, (param, value) in enumerate((("input", input), ("other", other)), 1):
         if not isinstance(value, _OPERANDS):
             raise TypeError(f"{name}(): argument '{param}' (position {position}) must be Tensor, "
                             f"not {_dtype_module.typename(value)}")
-    if not isinstance(input, Tensor):  # (a bool stays one: ``sub(True, x)`` is refused)
-        dtype = (_promotion.result_type(input, other) if isinstance(other, Tensor)
-                 and not isinstance(input, (_bi.bool, _np.bool_)) else None)
-        input = tensor(input, dtype=None if dtype is None else _dtype_module.from_numpy(dtype))
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):  # (``sub(True, x)``: refused)
+        input = _wrap_scalar(input.item() if isinstance(input, _np.generic) else input)
+        input._wrapped_number = True
+    elif not isinstance(input, Tensor):
+        input = tensor(input)
     return input, other
 
 

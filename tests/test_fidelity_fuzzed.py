@@ -237,6 +237,20 @@ PROGRAMS = {
         "t3 = t2 == lib.ones(5)"],
     "a stale split view into argmax": ["t0 = lib.tensor([-2.0], requires_grad=True)", "t1 = lib.zeros(2, 3)", "t2 = t1.split([1, 1])[0]", "t1[0] = t0",
         "t3 = t2.argmax(5)"],
+    # torch.mul(2, x): the parser wraps the number (int64, float64, bool): _saved_self keeps
+    # its dtype and it promotes as a number (found by a 100,000-program run at 32,457)
+    "mul of a number first saves it wrapped": [
+        "t0 = lib.tensor(-2.0, requires_grad=True)", "t1 = lib.mul(2, t0)",
+        "v = t1.grad_fn._saved_self", "t1.backward()"],
+    "div of a number first saves it wrapped": [
+        "t0 = lib.tensor([1., -2.], requires_grad=True)", "t1 = lib.div(2, t0)",
+        "v = t1.grad_fn._saved_self", "w = t1.grad_fn._saved_other", "t1.sum().backward()"],
+    "mul of a float first with a 0-dim float32 stays float32": [
+        "t0 = lib.tensor(-2.0, requires_grad=True)", "t1 = lib.mul(2.5, t0)",
+        "v = t1.grad_fn._saved_self"],
+    "a float number first with an integer tensor": [
+        "t0 = lib.tensor([1, 2])", "t1 = lib.mul(2.5, t0)", "t2 = lib.sub(2.5, t0)",
+        "t3 = lib.add(True, t0)", "t4 = lib.div(3, t0)"],
     "x[mask] = x of a 0-dim non-leaf overlaps": [
         "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1 * 1", "t2[t2 < 0] = t2"],
 }

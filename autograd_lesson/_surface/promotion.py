@@ -90,7 +90,10 @@ def result_type(*operands):
     groups = [None, None, None]
     for operand in operands:
         if isinstance(operand, Tensor):
-            index, dtype = (0 if operand._data.ndim else 1), operand._data.dtype
+            if operand._wrapped_number:
+                index, dtype = 2, scalar_dtype(operand._data.item())
+            else:
+                index, dtype = (0 if operand._data.ndim else 1), operand._data.dtype
         else:
             index, dtype = 2, scalar_dtype(operand)
         groups[index] = dtype if groups[index] is None else promote_types(groups[index], dtype)

@@ -98,6 +98,7 @@ class Tensor(TensorOps, TensorBase):
     TensorOps)."""
 
     __slots__ = ()  # (the instance layout is TensorBase's)
+    _wrapped_number = False  # a number PyTorch wrapped (torch.mul(2, x)): promotes as a number
 
     def __init__(self, data=(), *, requires_grad=False):
         array = np.asarray(data._data if isinstance(data, Tensor) else data,
