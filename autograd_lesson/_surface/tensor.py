@@ -116,7 +116,7 @@ class Tensor(TensorOps, TensorBase):
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
                  inputs=inputs, _from_tensor_method=True)
 
-    __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
+    __array_priority__ = 1000  # NumPy defers to our reflected operators (np.float64(2) * t)
     # Set on few tensors (leaves, views, hooked ones), so read from the class until then.
 
     @property
@@ -229,6 +229,17 @@ class Tensor(TensorOps, TensorBase):
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data
+
+    def __array__(self, dtype=None):
+        """``np.asarray(t)``, ``np.array([t1, t2])``, matplotlib: the values, as ``numpy()`` gives
+        (or refuses) them. PyTorch's signature, with no NumPy 2 ``copy=``: NumPy warns alike."""
+        return self.numpy() if dtype is None else self.numpy().astype(dtype, copy=False)
+
+    def __array_wrap__(self, array):
+        """A NumPy function of a tensor (``np.exp(t)``) gives a tensor; a bool one as uint8, as
+        PyTorch's."""
+        from .._factories import from_numpy
+        return from_numpy(array.astype("uint8") if array.dtype == bool else array)
 
     def __float__(self):
         return float(self.item())
