@@ -138,9 +138,16 @@ class MaxBackward1(Op):
         return _reduce_all(ctx, x, "max", np.max)
 
     def backward(ctx, grad):
-        x, result = ctx.saved("self"), ctx.saved("result")
-        mask = x == result
-        return MaskedFillBackward1.apply(zeros(x.shape, grad), mask, grad / mask.sum())
+        return evenly_distribute_backward(grad, ctx.saved("self"), ctx.saved("result"))
+
+
+def evenly_distribute_backward(grad, x, value):
+    """PyTorch's evenly_distribute_backward: ``grad`` shared among the elements equal to
+    ``value``, or, when ``value`` is NaN, among the NaN elements (max() of [nan, 1.] sends
+    its gradient to the nan)."""
+    nan = np.isnan(value._data) if value._data.dtype.kind == "f" else False
+    mask = Tensor._make(np.isnan(x._data)) if nan else x == value
+    return MaskedFillBackward1.apply(zeros(x.shape, grad), mask, grad / mask.sum())
 
 
 class MaxBackward0(Op):
@@ -227,10 +234,16 @@ class AmaxBackward0(Op):
         return _amax_amin(ctx, x, dim, keepdim, "amax", np.max)
 
     def backward(ctx, grad):
-        x, result = ctx.saved("self"), ctx.saved("result")
-        grad = restore_reduced_dims(grad, ctx.given_dims, ctx.keepdim)
-        mask = restore_reduced_dims(result, ctx.given_dims, ctx.keepdim) == x
-        return grad / mask.sum(ctx.given_dims, keepdim=True) * mask
+        return scale_grad_by_count(grad, ctx.saved("result"), ctx.saved("self"), ctx.given_dims,
+                                   ctx.keepdim)
+
+
+def scale_grad_by_count(grad, result, x, given_dims, keepdim):
+    """amax's, amin's and aminmax's backward (PyTorch's ``scale_grad_by_count`` of the restored
+    dims): ``grad / count * (self == result)``, shared among the equal elements of each slice."""
+    grad = restore_reduced_dims(grad, given_dims, keepdim)
+    mask = restore_reduced_dims(result, given_dims, keepdim) == x
+    return grad / mask.sum(given_dims, keepdim=True) * mask
 
 
 class AminBackward0(AmaxBackward0):
