@@ -50,6 +50,21 @@ PROGRAMS = {
     "max(dim), its values retained and changed in place": [
         X, "v, i = x.max(1)", "v.retain_grad()", "w = v * 1", "w.add_(1)",
         "w.sum().backward()"],
+    # found by the multi_output family: a tensor hook on an output that gets no gradient is
+    # called with None (extensions/hooks.py), for a single-output node reached with None too
+    "a hook on var_mean's unused output gets None": [
+        X, "v, m = lib.var_mean(x)", "h = v.register_hook(lambda g: g * 3)", "m.backward()"],
+    "a hook on an unused split output gets None": [
+        "x = lib.ones(4, requires_grad=True)", "a, b = x.split(2)", "seen = []",
+        "h = a.register_hook(lambda g: seen.append(g))", "b.sum().backward()"],
+    "a hook may not replace None": [
+        X, "v, m = lib.var_mean(x)", "h = v.register_hook(lambda g: lib.ones(()))", "m.backward()"],
+    "retain_grad on the unused output stays None": [
+        X, "v, m = lib.var_mean(x)", "v.retain_grad()", "m.backward()"],
+    "both aminmax outputs changed in place: the error names max": [
+        X, "lo, hi = x.aminmax(dim=0)", "hi.mul_(2)", "lo.add_(1)", "(lo * hi).sum().backward()"],
+    "var_mean over a dim of an empty tensor": ["x = lib.zeros(0, 2, requires_grad=True)",
+                                               "v, m = lib.var_mean(x, 0)", "(v + m).sum().backward()"],
     "median of the whole tensor is the lower one": [X, "m = x.median()", "m.backward()"],
     "median over a dim picks the later tie, as ATen's": [
         "x = lib.tensor([[1., 0., 1., 0., 1., 0.], [2., 1., 1., 2., 0., 5.]], requires_grad=True)",
@@ -87,3 +102,18 @@ def test_min_max_median_backprops_to_all_values(torch, name):
             assert (x.grad == 1 / 3).sum().item() == 3
     compare(torch, ["x = lib.tensor([float('nan')] * 3, requires_grad=True)",
                     f"lib.{name}(x).backward()"])
+
+
+def test_a_hook_sees_none_where_a_custom_backward_returns_none(torch):
+    """The engine runs a node reached with no gradient: its tensor hooks get None, in torch."""
+    function = ("class Scale(lib.autograd.Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x, y):\n"
+                "        return x * y\n"
+                "    @staticmethod\n"
+                "    def backward(ctx, g):\n"
+                "        return None, g")
+    compare(torch, [function, "x = lib.ones(2, requires_grad=True)",
+                    "y = lib.ones(2, requires_grad=True)", "z = x * 2", "seen = []",
+                    "h = z.register_hook(lambda g: seen.append(g))",
+                    "Scale.apply(z, y).sum().backward()"])

@@ -46,7 +46,8 @@ def _variance_and_mean(ctx, x, dim, correction, keepdim, name):
     axes = tuple(range(a.ndim)) if axes is None else tuple(sorted(axes))
     kept = [d for d in range(a.ndim) if d not in axes]
     rows = np.transpose(a, kept + list(axes)).astype(np.float64)
-    rows = rows.reshape(int(np.prod([a.shape[d] for d in kept])), -1)
+    rows = rows.reshape(int(np.prod([a.shape[d] for d in kept])),
+                        int(np.prod([a.shape[d] for d in axes])))
     mean, m2 = np.zeros(len(rows)), np.zeros(len(rows))
     for n, column in enumerate(rows.T, 1):
         delta = column - mean
@@ -126,8 +127,8 @@ class AminmaxBackward0(Op):
         ctx.given_dims, ctx.keepdim = ([] if dim is None else [dim]), keepdim
         ctx.save_values(dim=dim, keepdim=keepdim)
         ctx.save("self", x)
-        ctx.save_output("min", 0)
-        ctx.save_output("max", 1)
+        ctx.save_output("max", 1)  # (max first: PyTorch unpacks it first, so a version
+        ctx.save_output("min", 0)  # error names it when both changed in place)
         axis = None if dim is None or not x.ndim else d
         keep = keepdim and x.ndim > 0
         if dim is None and keep:  # (every dim kept as 1)
