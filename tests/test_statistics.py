@@ -77,6 +77,10 @@ PROGRAMS = {
         "x = lib.tensor([[1., float('nan'), 0.], [float('nan')] * 3], requires_grad=True)",
         "v, i = x.nanmedian(1)", "m = x.nanmedian()", "(v.sum() + m).backward()"],
     "median of nothing": ["m = lib.tensor([]).median()", "n = lib.tensor([]).nanmedian()"],
+    "median of no ints is NaN cast as C++ casts it": [
+        "a = lib.zeros(2, 0, dtype=lib.int32).median()", "b = lib.zeros(0).long().nanmedian()",
+        "c = lib.zeros(0, dtype=lib.int8).median()", "d = lib.zeros(0).bool().median()"],
+    "aminmax over an empty dim given as -1": ["r = lib.ones(2, 0).aminmax(dim=-1)"],
     "median over an empty dim names median": ["r = lib.ones(2, 0).nanmedian(1)"],
     "median of bool and complex refuses": ["m = lib.tensor([True]).median()"],
     "median of ints": ["r = lib.tensor([3, 1, 2]).median(0)", "m = lib.tensor([3, 1]).median()"],

@@ -118,7 +118,7 @@ class AminmaxBackward0(Op):
         if dim is not None:
             d = wrap_dim(dim, x.ndim)
             if x.ndim and not x.shape[d]:
-                raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+                raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
         elif not a.size:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                                "operation has no identity.")
@@ -170,12 +170,14 @@ def _check_median_dtype(x, kernel):
 
 
 def _median_all(ctx, x, ignore_nan):
-    _check_median_dtype(x, "median_cpu")
+    """The whole tensor's median: NaN for an empty one, cast as C++ casts it (an int64 one
+    gives -2**63, a bool one True: before the dtype check, as ATen's)."""
     ctx.save("self", x)
     ctx.save_output("result")
     a = x._data.reshape(1, -1)
     if not a.size:
-        return np.asarray(np.nan, dtype=x._data.dtype)
+        return np.asarray(np.nan).astype(x._data.dtype)
+    _check_median_dtype(x, "median_cpu")
     return np.asarray(a[0, _median_index(a, ignore_nan)[0]])
 
 
