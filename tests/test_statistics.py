@@ -65,6 +65,14 @@ PROGRAMS = {
         X, "lo, hi = x.aminmax(dim=0)", "hi.mul_(2)", "lo.add_(1)", "(lo * hi).sum().backward()"],
     "var_mean over a dim of an empty tensor": ["x = lib.zeros(0, 2, requires_grad=True)",
                                                "v, m = lib.var_mean(x, 0)", "(v + m).sum().backward()"],
+    # found by a 20,000-program run: max(dim) saves the indices it returns, not a copy
+    "max(dim)'s indices changed in place: backward refuses": [
+        "x = lib.tensor([-2., -2., -2.], requires_grad=True)", "v, i = x.max(0)", "i.mul_(2)",
+        "v.sum().backward()"],
+    "median(dim)'s likewise": [X, "v, i = x.median(1)", "i.zero_()", "v.sum().backward()"],
+    "the saved indices are the returned ones": [
+        X, "r = x.min(1)", "w = (r.values.grad_fn._saved_indices is r.indices,"
+        " r.values.grad_fn._saved_indices.grad_fn)"],
     "median of the whole tensor is the lower one": [X, "m = x.median()", "m.backward()"],
     "median over a dim picks the later tie, as ATen's": [
         "x = lib.tensor([[1., 0., 1., 0., 1., 0.], [2., 1., 1., 2., 0., 5.]], requires_grad=True)",

@@ -152,12 +152,18 @@ def evenly_distribute_backward(grad, x, value):
 
 class MaxBackward0(Op):
     """values, indices = self.max(dim); the gradient is scattered to the arg-max positions.
-    Saves indices (a new int64 buffer)."""
+    Saves indices (the returned tensor itself)."""
 
     differentiable_outputs = 1
 
     def forward(ctx, x, dim, keepdim=False):
         return _reduce_dim(ctx, x, dim, keepdim, "max", np.argmax)
+
+    def _connect(self, tensors, outputs, inputs):
+        super()._connect(tensors, outputs, inputs)
+        # The returned indices themselves, held as PyTorch holds a saved leaf (its original):
+        # ``_saved_indices is indices``, and changing them in place makes backward refuse.
+        self.save("indices", outputs[1])
 
     def backward(ctx, grad, grad_indices=None):
         indices = ctx.saved("indices")
@@ -204,7 +210,6 @@ def _reduce_dim(ctx, x, dim, keepdim, name, find):
     else:
         indices = np.expand_dims(indices, d)
     ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
-    ctx.save("indices", Tensor._make(indices.astype(np.int64)))
     ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
     return values, indices.astype(np.int64)
 

@@ -3,7 +3,6 @@
 import numpy as np
 
 from .._fp_errors import quiet as _quiet
-from .._tensor import Tensor
 from .._surface.checks import normalize_dims, wrap_dim
 from .._surface.promotion import torch_name
 from ._op import Op
@@ -197,7 +196,6 @@ def _median_dim(ctx, x, dim, keepdim, ignore_nan):
     if keepdim and x.ndim:
         index, values = np.expand_dims(index, d), np.expand_dims(values, d)
     ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim and x.ndim > 0, x.shape
-    ctx.save("indices", Tensor._make(index))
     ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
     return values.astype(x._data.dtype), index
 
