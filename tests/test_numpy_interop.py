@@ -38,6 +38,11 @@ PROGRAMS = {
     "from_numpy of a list refuses": ["a = lib.from_numpy([1.0, 2.0])"],
     "from_numpy of a tensor refuses": ["a = lib.from_numpy(lib.ones(2))"],
     "from_numpy of a number refuses": ["a = lib.from_numpy(2.5)"],
+    # matplotlib copy.copy()s what it plots: a leaf on the same memory, as torch's pickling
+    "copy.copy of a tensor": [
+        "import copy", "t = lib.tensor([1., 2.], requires_grad=True)", "c = copy.copy(t)",
+        "d = copy.copy(t * 2)", "e = (d.is_leaf, d.grad_fn, c.is_leaf)", "u = lib.ones(2)",
+        "v = copy.copy(u)", "v[0] = 5.", "(c * d).sum().backward()"],
 }
 
 
@@ -53,8 +58,17 @@ def test_from_numpy_shares_memory():
     assert t.tolist() == [5.0, 0.0]
 
 
-def test_plotting_reads_numbers():
-    """What matplotlib does with a tensor it plots: np.asarray, then float arithmetic."""
-    t = al.linspace(0, 1, 3)
-    array = np.asarray(t)
-    assert array.dtype == np.float32 and array.tolist() == [0.0, 0.5, 1.0]
+def test_matplotlib_plots_tensors_as_torch_does(torch):
+    """Issue 28: plotting a tensor gave matplotlib objects (then a refusal to copy)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+    lines = []
+    for lib in (al, torch):
+        x = lib.linspace(0, 1, 3)
+        (line,) = plt.plot(x, x * 2)
+        lines.append(line.get_xydata())
+        with pytest.raises(RuntimeError, match="Can't call numpy"):
+            plt.plot(x, lib.ones(3, requires_grad=True) * 1)
+    plt.close("all")
+    assert lines[0].dtype == lines[1].dtype and lines[0].tolist() == lines[1].tolist()

@@ -273,6 +273,11 @@ class Tensor(TensorOps, TensorBase):
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
+    def __copy__(self):
+        """``copy.copy(t)`` (matplotlib copies what it plots): what PyTorch's pickling protocol
+        rebuilds, a leaf on the same memory that requires grad as this one does, no grad_fn."""
+        return self._make(self._data, self.requires_grad)
+
     def __reduce_ex__(self, protocol):
         raise TypeError("autograd_lesson tensors cannot be pickled; use .detach().numpy()")
 
