@@ -90,6 +90,8 @@ PROGRAMS = {
         "c = lib.zeros(0, dtype=lib.int8).median()", "d = lib.zeros(0).bool().median()"],
     "aminmax over an empty dim given as -1": ["r = lib.ones(2, 0).aminmax(dim=-1)"],
     "median over an empty dim names median": ["r = lib.ones(2, 0).nanmedian(1)"],
+    "median over an empty dim: that error before the dtype's": [
+        "r = lib.zeros(0).bool().median(0)"],
     "median of bool and complex refuses": ["m = lib.tensor([True]).median()"],
     "median of ints": ["r = lib.tensor([3, 1, 2]).median(0)", "m = lib.tensor([3, 1]).median()"],
 }

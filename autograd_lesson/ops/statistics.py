@@ -184,9 +184,9 @@ def _median_dim(ctx, x, dim, keepdim, ignore_nan):
     """median/nanmedian over ``dim``: values and int64 indices (a 0-dim input gives 0-dim
     ones), with max(dim)'s saves; both named median in their errors, as ATen's."""
     d = wrap_dim(dim, x.ndim)
-    _check_median_dtype(x, "median_out")
-    if x.ndim and not x.shape[d]:
+    if x.ndim and not x.shape[d]:  # (before the dtype, as ATen's)
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    _check_median_dtype(x, "median_out")
     ctx.save_value("keepdim", keepdim)
     a = np.moveaxis(x._data.reshape(x.shape or (1,)), d, -1)
     rows = a.reshape(-1, a.shape[-1])
