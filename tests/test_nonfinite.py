@@ -22,6 +22,16 @@ PROGRAMS = {
     "clamp of NaN and infinities": [NAN, "y = x.clamp(-1, 1)", "y.sum().backward()"],
     "leaky_relu of NaN": [NAN, "y = F.leaky_relu(x, 0.1)", "y.sum().backward()"],
     "norm of an infinity": [NAN, "y = x[1:4].norm()", "y.backward()"],
+    # found by a 20,000-program run: x[mask] = v reads v's one number, checked, even when v
+    # requires grad and the mask is all False
+    "NaN that requires grad into an int tensor through a mask": [
+        "x = lib.tensor([1, -2, 3])", "v = lib.tensor(float('nan'), requires_grad=True)",
+        "x[x > 5] = v"],
+    "inf likewise, where the mask is set": [
+        "x = lib.tensor([1, -2, 3])", "v = lib.tensor(float('inf'), requires_grad=True)",
+        "x[x > 0] = v"],
+    "a finite number that requires grad into an int tensor": [
+        "x = lib.tensor([1, -2, 3])", "w = lib.tensor(2.5, requires_grad=True)", "x[x > 0] = w"],
 }
 
 
