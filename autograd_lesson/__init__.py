@@ -341,6 +341,11 @@ eq, ne, lt, le, gt, ge = (_comparison(_name) for _name in ("eq", "ne", "lt", "le
 
 var = _function("var", _reduce.var)
 std = _function("std", _reduce.std)
+var_mean = _function("var_mean", _reduce.var_mean)
+std_mean = _function("std_mean", _reduce.std_mean)
+aminmax = _function("aminmax", _reduce.aminmax)
+median = _function("median", _reduce.median)
+nanmedian = _function("nanmedian", _reduce.nanmedian)
 
 
 from ._factories import empty, empty_like, full_like  # noqa: E402
@@ -381,3 +386,4 @@ __all__ += ["min", "amax", "amin", "maximum", "minimum", "square", "sin", "cos",
             "full_like", "cumsum", "flip", "prod", "all", "any"]
 __all__ += ["tile", "roll", "movedim", "moveaxis", "unflatten", "ravel", "concat", "concatenate",
             "hstack", "vstack", "dstack", "repeat_interleave"]
+__all__ += ["var_mean", "std_mean", "aminmax", "median", "nanmedian"]

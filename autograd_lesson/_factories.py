@@ -333,8 +333,11 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 
 
 def from_numpy(array):
-    """A tensor sharing memory with ``array`` (its dtype kept)."""
-    return Tensor._make(np.asarray(array))
+    """A tensor sharing memory with ``array`` (its dtype kept); nothing but an ndarray, as
+    PyTorch (``from_numpy([1.0])``: a TypeError, ``torch.tensor`` copies a list)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {typename(array)})")
+    return Tensor._make(array)
 
 
 # -- issue 12: new_zeros and kin (the Tensor methods), full_like, empty, empty_like -------------

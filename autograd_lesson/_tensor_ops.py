@@ -322,6 +322,18 @@ class TensorOps(TensorShapeOps):
     def std(self, *args, **kwargs):
         return _surface.reduce.std(self, *_surface.parser.parse("std", args, kwargs, True))
 
+    def aminmax(self, *args, **kwargs):
+        """``aminmax(*, dim=None, keepdim=False)``."""
+        return _surface.reduce.aminmax(self, *_surface.parser.parse("aminmax", args, kwargs, True))
+
+    def median(self, *args, **kwargs):
+        """``median()``, ``median(dim, keepdim=False)``."""
+        return _surface.reduce.median(self, *_surface.parser.parse("median", args, kwargs, True))
+
+    def nanmedian(self, *args, **kwargs):
+        return _surface.reduce.nanmedian(self, *_surface.parser.parse("nanmedian", args, kwargs,
+                                                                      True))
+
     def view_as(self, other):
         return _surface.views.view(self, *_tensor_other("view_as", other).shape)
 

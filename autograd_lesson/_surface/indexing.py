@@ -355,6 +355,8 @@ def index_put_(x, key, value, accumulate=False, setitem=True, masked=True):
             index_key(entries, x.shape)].shape
         value = _index_put_value(value, result_shape, x._data.dtype, setitem)
     _check_entries(x.shape, entries)  # the bounds, last (in the kernel)
+    if mask_fill and isinstance(value, Tensor):  # (a value that requires grad: masked_fill_
+        check_scalar(value.item(), x._data.dtype)  # converts its number, checked, all the same)
     index = entries[0] if len(entries) == 1 else entries
     _write_indexed(x, index, value, lambda t: IndexPutBackward0.apply(t, index, value, accumulate),
                    mask_fill=mask_fill and expanded)

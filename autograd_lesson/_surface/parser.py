@@ -285,9 +285,11 @@ class _Signature:
                 return None
             if self.min_args != self.max_pos_args:
                 raise TypeError(f"{name}() takes from {self.min_args} to {self.max_pos_args} "
-                                f"positional arguments but {nargs} were given")
+                                f"positional arguments but {nargs} "
+                                f"{'was' if nargs == 1 else 'were'} given")
             raise TypeError(f"{name}() takes {self.max_pos_args} positional argument"
-                            f"{'' if self.max_pos_args == 1 else 's'} but {nargs} were given")
+                            f"{'' if self.max_pos_args == 1 else 's'} but {nargs} "
+                            f"{'was' if nargs == 1 else 'were'} given")
         used = 0
         for i, param in enumerate(self.params):
             keyword = i >= nargs
@@ -325,8 +327,8 @@ class _Signature:
         if used < len(kwargs):
             if not raise_exception:
                 return None
-            for key in kwargs:
-                index = next((i for i, p in enumerate(self.params) if key in p.names), None)
+            for key in kwargs:  # (find_param: the names only, no NumPy alias: np.sum(t)'s axis)
+                index = next((i for i, p in enumerate(self.params) if key == p.name), None)
                 if index is None:
                     raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
                 if index < nargs:

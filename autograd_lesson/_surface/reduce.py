@@ -1,5 +1,6 @@
 """The reductions' entry points: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``,
-``argmax``/``argmin``, ``all``/``any``, ``var``/``std``, ``cumsum``, ``prod``, ``norm``: PyTorch's
+``argmax``/``argmin``, ``all``/``any``, ``var``/``std`` (and ``var_mean``/``std_mean``),
+``aminmax``, ``median``/``nanmedian``, ``cumsum``, ``prod``, ``norm``: PyTorch's
 overloads (``signatures.py``) parsed by ``parser.parse``, then a node of ``ops.reduce``. Each
 takes ``(x, index, values)``: the overload's index in the table and its values by name.
 """
@@ -15,6 +16,9 @@ from ..ops.reduce import (AmaxBackward0, AminBackward0, CumsumBackward0, LinalgV
                           MaxBackward0, MaxBackward1, MeanBackward0, MeanBackward1, MinBackward0,
                           MinBackward1, ProdBackward0, ProdBackward1, StdBackward0, SumBackward0,
                           SumBackward1, VarBackward0, _axes)
+from ..ops.statistics import (AminmaxBackward0, MedianBackward0, MedianBackward1,
+                              NanmedianBackward0, NanmedianBackward1, StdMeanBackward0,
+                              VarMeanBackward0)
 from .checks import check_scalar, normalize_dims, wrap_dim
 from .parser import check_no_out, parse
 from .promotion import torch_name
@@ -24,6 +28,9 @@ MaxResult = namedtuple("max", ["values", "indices"])
 
 
 MinResult = namedtuple("min", ["values", "indices"])
+MedianResult = namedtuple("median", ["values", "indices"])
+NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
+AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -253,6 +260,36 @@ def var(x, index, values):
 
 def std(x, index, values):
     return StdBackward0.apply(x, *var_arguments(index, values))
+
+
+def var_mean(x, index, values):
+    """``torch.var_mean``: (var, mean), var's three overloads; one node for both outputs."""
+    return VarMeanBackward0.apply(x, *var_arguments(index, values))
+
+
+def std_mean(x, index, values):
+    return StdMeanBackward0.apply(x, *var_arguments(index, values))
+
+
+def aminmax(x, index, values):
+    """``aminmax(*, dim=None, keepdim=False)``: (min, max), over every dim or one."""
+    return AminmaxResult(*AminmaxBackward0.apply(x, values["dim"], keepdim=values["keepdim"]))
+
+
+def median(x, index, values):
+    """``median()`` (the lower median; NaN if any) or ``median(dim, keepdim)`` (values and
+    indices)."""
+    if not index:
+        return MedianBackward0.apply(x)
+    return MedianResult(*MedianBackward1.apply(x, values["dim"], keepdim=values["keepdim"]))
+
+
+def nanmedian(x, index, values):
+    """``nanmedian()``/``nanmedian(dim, keepdim)``: median's, NaNs left out."""
+    if not index:
+        return NanmedianBackward0.apply(x)
+    return NanmedianResult(*NanmedianBackward1.apply(x, values["dim"],
+                                                     keepdim=values["keepdim"]))
 
 
 def cumsum(x, index, values):

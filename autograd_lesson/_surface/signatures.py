@@ -66,6 +66,13 @@ SIGNATURES = {
        for name in ("all", "any")},
     "var": _VAR,
     "std": _VAR,
+    # (torch functions only, without out=)
+    **{name: tuple(s.replace("Tensor self", "Tensor input").replace(", " + _OUT, "")
+                   .replace(", Tensor? out=None", "") for s in _VAR)
+       for name in ("var_mean", "std_mean")},
+    "aminmax": ("Tensor self, *, int? dim=None, bool keepdim=False, Tensor[]? out=None",),
+    **{name: ("Tensor self", "Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None")
+       for name in ("median", "nanmedian")},
     "linalg_vector_norm": ("Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, "
                            "*, ScalarType? dtype=None, Tensor? out=None",),
     # -- views --------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ class Tensor(TensorOps, TensorBase):
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
                  inputs=inputs, _from_tensor_method=True)
 
-    __array_ufunc__ = None  # make NumPy defer to our reflected operators (np.float64(2) * t)
+    __array_priority__ = 1000  # NumPy defers to our reflected operators (np.float64(2) * t)
     # Set on few tensors (leaves, views, hooked ones), so read from the class until then.
 
     @property
@@ -231,6 +231,17 @@ class Tensor(TensorOps, TensorBase):
                                "tensor.detach().numpy() instead.")
         return self._data
 
+    def __array__(self, dtype=None):
+        """``np.asarray(t)``, ``np.array([t1, t2])``, matplotlib: the values, as ``numpy()`` gives
+        (or refuses) them. PyTorch's signature, with no NumPy 2 ``copy=``: NumPy warns alike."""
+        return self.numpy() if dtype is None else self.numpy().astype(dtype, copy=False)
+
+    def __array_wrap__(self, array):
+        """A NumPy function of a tensor (``np.exp(t)``) gives a tensor; a bool one as uint8, as
+        PyTorch's."""
+        from .._factories import from_numpy
+        return from_numpy(array.astype("uint8") if array.dtype == bool else array)
+
     def __float__(self):
         return float(self.item())
 
@@ -262,6 +273,11 @@ class Tensor(TensorOps, TensorBase):
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
+
+    def __copy__(self):
+        """``copy.copy(t)`` (matplotlib copies what it plots): what PyTorch's pickling protocol
+        rebuilds, a leaf on the same memory that requires grad as this one does, no grad_fn."""
+        return self._make(self._data, self.requires_grad)
 
     def __reduce_ex__(self, protocol):
         raise TypeError("autograd_lesson tensors cannot be pickled; use .detach().numpy()")

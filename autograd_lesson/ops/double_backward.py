@@ -53,14 +53,14 @@ class TanhBackwardBackward0(Op):
 
 
 class ThresholdBackwardBackward0(Op):
-    """out = grad_output where self > threshold else 0 (relu's backward). Saves self."""
+    """out = 0 where self <= threshold, else grad_output (relu's backward). Saves self."""
 
     def forward(ctx, grad_output, x, threshold=0):
         if ctx.recording:
             ctx.save("self", x)
             ctx.save_value("threshold", threshold)
             ctx.threshold = threshold
-        out = np.where(x._data > threshold, grad_output._data, 0)
+        out = np.where(x._data <= threshold, 0, grad_output._data)  # (NaN passes, as ATen's)
         return out.astype(grad_output._data.dtype, copy=False)
 
     def backward(ctx, grad):

@@ -138,19 +138,32 @@ class MaxBackward1(Op):
         return _reduce_all(ctx, x, "max", np.max)
 
     def backward(ctx, grad):
-        x, result = ctx.saved("self"), ctx.saved("result")
-        mask = x == result
-        return MaskedFillBackward1.apply(zeros(x.shape, grad), mask, grad / mask.sum())
+        return evenly_distribute_backward(grad, ctx.saved("self"), ctx.saved("result"))
+
+
+def evenly_distribute_backward(grad, x, value):
+    """PyTorch's evenly_distribute_backward: ``grad`` shared among the elements equal to
+    ``value``, or, when ``value`` is NaN, among the NaN elements (max() of [nan, 1.] sends
+    its gradient to the nan)."""
+    nan = np.isnan(value._data) if value._data.dtype.kind == "f" else False
+    mask = Tensor._make(np.isnan(x._data)) if nan else x == value
+    return MaskedFillBackward1.apply(zeros(x.shape, grad), mask, grad / mask.sum())
 
 
 class MaxBackward0(Op):
     """values, indices = self.max(dim); the gradient is scattered to the arg-max positions.
-    Saves indices (a new int64 buffer)."""
+    Saves indices (the returned tensor itself)."""
 
     differentiable_outputs = 1
 
     def forward(ctx, x, dim, keepdim=False):
         return _reduce_dim(ctx, x, dim, keepdim, "max", np.argmax)
+
+    def _connect(self, tensors, outputs, inputs):
+        super()._connect(tensors, outputs, inputs)
+        # The returned indices themselves, held as PyTorch holds a saved leaf (its original):
+        # ``_saved_indices is indices``, and changing them in place makes backward refuse.
+        self.save("indices", outputs[1])
 
     def backward(ctx, grad, grad_indices=None):
         indices = ctx.saved("indices")
@@ -197,7 +210,6 @@ def _reduce_dim(ctx, x, dim, keepdim, name, find):
     else:
         indices = np.expand_dims(indices, d)
     ctx.dim, ctx.keepdim, ctx.input_shape = dim, keepdim, x.shape
-    ctx.save("indices", Tensor._make(indices.astype(np.int64)))
     ctx.save_values(dim=dim, self_sym_sizes=list(x.shape))
     return values, indices.astype(np.int64)
 
@@ -227,10 +239,16 @@ class AmaxBackward0(Op):
         return _amax_amin(ctx, x, dim, keepdim, "amax", np.max)
 
     def backward(ctx, grad):
-        x, result = ctx.saved("self"), ctx.saved("result")
-        grad = restore_reduced_dims(grad, ctx.given_dims, ctx.keepdim)
-        mask = restore_reduced_dims(result, ctx.given_dims, ctx.keepdim) == x
-        return grad / mask.sum(ctx.given_dims, keepdim=True) * mask
+        return scale_grad_by_count(grad, ctx.saved("result"), ctx.saved("self"), ctx.given_dims,
+                                   ctx.keepdim)
+
+
+def scale_grad_by_count(grad, result, x, given_dims, keepdim):
+    """amax's, amin's and aminmax's backward (PyTorch's ``scale_grad_by_count`` of the restored
+    dims): ``grad / count * (self == result)``, shared among the equal elements of each slice."""
+    grad = restore_reduced_dims(grad, given_dims, keepdim)
+    mask = restore_reduced_dims(result, given_dims, keepdim) == x
+    return grad / mask.sum(given_dims, keepdim=True) * mask
 
 
 class AminBackward0(AmaxBackward0):

@@ -49,6 +49,11 @@ def _describe(value):
                 bool(value.requires_grad), grad)
     if isinstance(value, (tuple, list)):
         return tuple(_describe(v) for v in value)
+    if isinstance(value, (np.ndarray, np.generic)):  # NumPy interop: dtype, shape and values
+        arr = np.asarray(value)
+        values = (arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64)
+                  if arr.dtype.kind in "biufc" else np.asarray([type(v).__name__ for v in arr.flat]))
+        return ("ndarray", type(value).__name__, str(arr.dtype), arr.shape, values)
     if isinstance(value, (bool, int, float, str, type(None))):
         return value
     return type(value).__name__
@@ -108,6 +113,10 @@ def _same(a, b):
                                                         equal_nan=True):
             return False
         return _same(a[5], b[5])
+    if isinstance(a, tuple) and a and a[0] == "ndarray" and isinstance(b, tuple) and b and b[0] == "ndarray":
+        if a[1:4] != b[1:4] or a[4].dtype.kind not in "fc":
+            return a[1:4] == b[1:4] and np.array_equal(a[4], b[4])
+        return np.allclose(a[4], b[4], rtol=1e-4, atol=1e-5, equal_nan=True)
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, float) and isinstance(b, float):
@@ -203,4 +212,6 @@ def compare(torch, lines):
 def _show(d):
     if isinstance(d, tuple) and d and d[0] == "tensor":
         return f"shape={d[1]} dtype={d[2]} values={d[3].tolist()} requires_grad={d[4]} grad={_show(d[5])}"
+    if isinstance(d, tuple) and d and d[0] == "ndarray":
+        return f"{d[1]} dtype={d[2]} shape={d[3]} values={d[4].tolist()}"
     return repr(d)
