@@ -6,6 +6,8 @@ Per model, interleaved (one run of each in turn, medians of the runs):
   notebook shows it (both snapshots, the recorded backward, the folded picture fitted to a
   laptop and its SVG; the forward is not timed); ``+PNG`` also draws the PNG a notebook
   stores beside it (the picture an untrusted notebook falls back to);
+- **ours model=**: the same with ``model=`` (module boxes; the forward, not timed, ran under
+  ``viz.watch(model)``);
 - **torchviz**: ``make_dot(loss)`` and its SVG (``.pipe(format="svg")``), torchviz 0.0.3;
 - **step**: a plain training step (forward and ``loss.backward()``); **backward** alone;
 - **step_through**: ``lesson.step_through`` of ``loss.backward()`` as a notebook displays it
@@ -31,11 +33,15 @@ TORCHVIZ_TIMEOUT = 60  # seconds: torchviz's dot on the unrolled LSTM did not fi
 
 
 def cpu():
-    """Seconds of CPU used by this process and by the child processes it has waited for."""
+    """Seconds of CPU used by this process, by the child processes it has waited for and by
+    the Graphviz processes it keeps running (``viz.warm``: not waited for, so not in
+    RUSAGE_CHILDREN until they end)."""
     import resource
+    from autograd_lesson.viz import warm
     me, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
                                                          resource.RUSAGE_CHILDREN))
-    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime + \
+        warm.cpu_seconds()
 
 
 def timed(prepare, run):
@@ -63,7 +69,7 @@ def torchviz_svg(loss):
 def measure(name, build, repeats, whole=True):
     import IPython.display
     import _common
-    from autograd_lesson import lesson
+    from autograd_lesson import lesson, viz
     from autograd_lesson.lesson import showing
     from autograd_lesson.viz import steps as steps_module
     render = importlib.import_module("autograd_lesson.viz.render")
@@ -93,6 +99,20 @@ def measure(name, build, repeats, whole=True):
         if png:
             view.png()
 
+    def watched_loss():
+        render._RENDERED.clear()
+        model.zero_grad(set_to_none=True)
+        with viz.watch(model):
+            return step()
+
+    def ours_boxed(loss):  # model=: the module boxes (the forward ran under viz.watch)
+        stdout, sys.stdout = sys.stdout, quiet
+        try:
+            lesson.show_backward(lambda: loss.backward(), model=model, loss=loss)
+        finally:
+            sys.stdout = stdout
+        views.pop().svg()
+
     def train_step():
         step().backward()
 
@@ -108,6 +128,7 @@ def measure(name, build, repeats, whole=True):
     runners = {
         "ours": (timed(fresh_loss, ours), repeats, 1),
         "ours+PNG": (timed(fresh_loss, lambda loss: ours(loss, png=True)), repeats, 1),
+        "ours model=": (timed(watched_loss, ours_boxed), repeats, 1),
         "step": (timed(lambda: model.zero_grad(set_to_none=True), lambda _: train_step()),
                  repeats, 1),
         "backward": (timed(fresh_loss, lambda loss: loss.backward()), repeats, 1),
@@ -162,13 +183,15 @@ def run(quick=False, models=None, whole=True):
         r = measure(name, real_models.MODELS[name], repeats, whole)
         tv = r.get("torchviz")
         rows.append([name, f"{r['nodes']:,}", _ms(r["ours"]), _ms(r["ours+PNG"]),
+                     _ms(r.get("ours model=")),
                      _ms(tv) if name != "lstm" else f">{TORCHVIZ_TIMEOUT} s",
-                     _x(r["ours"], tv), _ms(r["step"]), _x(r["ours"], r["step"]),
+                     _x(r["ours"], tv), _x(r.get("ours model="), tv), _ms(r["step"]),
+                     _x(r["ours"], r["step"]),
                      _x(r["step_through"], r["backward"]), _x(r["audit"], r["step"]),
                      "not run" if r["whole"] is None else r["whole"]
                      if isinstance(r["whole"], str) else f"{r['whole']:.2f}"])
-    headers = ["model", "nodes", "ours ms", "ours+PNG ms", "torchviz ms", "ours ÷ torchviz",
-               "step ms", "ours ÷ step", "step_through ÷ backward", "audit ÷ step",
+    headers = ["model", "nodes", "ours ms", "ours+PNG ms", "ours model= ms", "torchviz ms",
+               "ours ÷ torchviz", "model= ÷ torchviz", "step ms", "ours ÷ step", "step_through ÷ backward", "audit ÷ step",
                "whole graph s"]
     return table(headers, rows, "The view on real models: before/after of loss.backward() "
                  f"against torchviz make_dot + SVG (CPU ms incl. Graphviz, medians of "

@@ -5,8 +5,8 @@ check words (the checkers' verdicts, the scores), not pictures.
 IPython startup file of the graded kernels) run ``FAST_RUN`` before a lesson (``tests/test_rerun.py``
 runs only ``NO_TORCH_DEMOS``):
 
-- every ``dot``/``neato`` call made through ``graphviz`` returns a 1-pixel picture (or an
-  empty layout), and a step-through's static strip of frames (drawn by ``neato`` directly,
+- every ``dot``/``neato`` call made through ``graphviz`` (the kept Graphviz process of
+  ``viz.warm`` is off) returns a 1-pixel picture (or an empty layout), and a step-through's static strip of frames (drawn by ``neato`` directly,
   then composed with Pillow) is that 1-pixel PNG too; the kernel leaves the test run's shared
   render cache (``autograd_lesson.viz.render.share_cache``) alone, so no fake picture or
   layout reaches the kernels that draw for real (nbval's);
@@ -48,6 +48,8 @@ _Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
 _FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
          "json": b'{"bb": "0,0,1,1", "objects": []}'}
 _graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
+import autograd_lesson.viz.warm as _warm
+_warm.draw = lambda *args, **kwargs: None  # no kept Graphviz: every picture is a fake
 from autograd_lesson.viz import steps as _steps
 _steps.StepThrough.static_png = lambda self: _FAKE["png"]
 """ + NO_TORCH_DEMOS

@@ -225,12 +225,13 @@ def attach(snapshot, ordered_nodes, model, depth, where="take_snapshot()"):
         for name, module in root.named_modules():
             for p in module.parameters(recurse=False):
                 owners.setdefault(id(p), (prefix, root, name))
+    firsts = {}  # per model: the first watched call of each module name
     for i, node in enumerate(ordered_nodes):
         variable = getattr(node, "variable", None) if _is_leaf_node(node) else None
         if variable is not None:
             owner = owners.get(id(variable))
             if owner is not None:
-                chains[i] = _chain_of_module(*owner)
+                chains[i] = _chain_of_module(*owner, firsts)
             continue
         number = node._sequence_nr()
         for prefix, root in roots:
@@ -261,13 +262,16 @@ def _prefixed(chain, root_call, prefix, root):
         (f"{prefix}.{n}", k, c) for n, k, c in chain)
 
 
-def _chain_of_module(prefix, root, name):
+def _chain_of_module(prefix, root, name, firsts):
     """The chain of a parameter's module: that of the first watched call of it or of its
-    nearest called ancestor (MultiheadAttention reads out_proj's weight without calling it)."""
+    nearest called ancestor (MultiheadAttention reads out_proj's weight without calling it).
+    ``firsts`` keeps each model's {module name: first call}, worked out once per snapshot."""
     calls = _watched.get(root)
-    first = {}
-    for i, call in enumerate(calls.calls if calls is not None else ()):
-        first.setdefault(call[2], i)
+    if id(root) not in firsts:
+        first = firsts[id(root)] = {}
+        for i, call in enumerate(calls.calls if calls is not None else ()):
+            first.setdefault(call[2], i)
+    first = firsts[id(root)]
     parts = name.split(".") if name else []
     for k in range(len(parts), 0, -1):
         i = first.get(".".join(parts[:k]))

@@ -21,6 +21,7 @@ import zlib
 import graphviz
 import numpy as np
 
+from . import warm
 from .dot import MIN_FONT_PT
 
 DOT_MISSING = ("(picture not rendered: Graphviz's 'dot' program is missing; install it with "
@@ -102,6 +103,11 @@ def render(dot_source, fmt, engine="dot"):
 
 
 def _pipe(dot_source, fmt, engine):
+    """Graphviz's picture of ``dot_source``: by the kept process (``warm``), else by a run
+    of its own, which raises Graphviz's complaint as one line."""
+    drawn = warm.draw(dot_source, fmt, engine)
+    if drawn is not None:
+        return drawn
     source = graphviz.Source(dot_source, engine=engine)
     try:
         if engine == "neato":  # quiet: a layout warning is no output for a notebook
@@ -177,9 +183,12 @@ def fit(make_dot, levels, area_px=AREA_PX, boxes=None, max_height_px=MAX_HEIGHT_
 
 
 def fit_picture(before, after, title="", levels=4, legend=True, changes=None,
-                area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX):
+                area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX, draw_hopeless=True):
     """:func:`fit` for ``picture_dot(before, after, title)``, each fold level's groups worked
-    out once. Returns (source, svg, level, rankdir, plan), ``plan`` the fold plan it drew."""
+    out once. Returns (source, svg, level, rankdir, plan), ``plan`` the fold plan it drew;
+    ``draw_hopeless=False``: (None, None, levels, "TB", plan) without drawing anything when
+    even the last level has more than MAX_DRAWN boxes (a step-through then crops its frames
+    around the running node, and needs only the plan)."""
     from .dot import compare, fold_plan, keep_set, picture_dot
     changes = changes or compare(before, after)
     plans = {}
@@ -197,6 +206,8 @@ def fit_picture(before, after, title="", levels=4, legend=True, changes=None,
     def make(level, rankdir):
         return picture_dot(before, after, title, legend=legend, rankdir=rankdir,
                            changes=changes, plan=plan(level))
+    if not draw_hopeless and boxes(levels) > MAX_DRAWN:
+        return None, None, levels, "TB", plan(levels)
     source, svg, level, rankdir = fit(make, levels, area_px, boxes, max_height_px)
     return source, svg, level, rankdir, plan(level)
 

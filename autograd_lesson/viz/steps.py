@@ -24,6 +24,7 @@ import graphviz
 import numpy as np
 
 from ..i18n import get_language, t
+from . import warm
 from .dot import Change, compare, legend_dot, picture_dot
 from .fonts import HANGUL, pil_font
 from .glance import cell_key, crop_around, legend_here
@@ -84,7 +85,7 @@ class StepThrough:
             # changed node): a frame taller than the screen is cut around its running node.
             *_, rankdir, plan = fit_picture(start, end, self._frame_title(segment[-1]),
                                             2 if fold else 0, changes=changes,
-                                            max_height_px=10 ** 6)
+                                            max_height_px=10 ** 6, draw_hopeless=False)
             # Lay out with the widest labels any frame will have: every row's transition and
             # every node that runs marked as running now, so no frame outgrows its place.
             widest = {i: Change("now" if c.status == "ran" else c.status, c.changed)
@@ -321,9 +322,12 @@ class _Unsplit(Exception):
 
 
 def _neato_pngs(dots):
-    """The PNGs neato draws for the graphs ``dots``, as one byte string. One neato process per
-    core (at most 4, each with 2 frames or more) draws its run of frames at the same time:
-    drawing is most of a step-through's time."""
+    """The PNGs neato draws for the graphs ``dots``, as one byte string: by the kept process
+    (warm.py), else one neato process per core (at most 4, each with 2 frames or more)
+    drawing its run of frames at the same time."""
+    drawn = warm.draw("".join(dots), "png", "neato")  # the kept process: no start-up
+    if drawn is not None and drawn.count(_PNG_END) == len(dots):
+        return drawn
     n = max(1, min(_cores(), 4, len(dots) // 2))
     if n == 1:
         return _neato_run(dots)
