@@ -251,6 +251,21 @@ PROGRAMS = {
     "a float number first with an integer tensor": [
         "t0 = lib.tensor([1, 2])", "t1 = lib.mul(2.5, t0)", "t2 = lib.sub(2.5, t0)",
         "t3 = lib.add(True, t0)", "t4 = lib.div(3, t0)"],
+    # indexing a 0-dim stale view (an unbind output whose base changed in place): PyTorch's
+    # indexing layer counts the key's dims before any op reads the view's edge (found by a
+    # 100,000-program run at 38,787: W[0] = 5.)
+    "an int into a 0-dim stale view": ["L = lib.tensor([1., 2., 3.], requires_grad=True)", "B = L * 1", "V = B[:1]", "W = V.unbind()[0]", "B.mul_(2)",
+        "W[0] = 5."],
+    "a one-tuple into a 0-dim stale view": ["L = lib.tensor([1., 2., 3.], requires_grad=True)", "B = L * 1", "V = B[:1]", "W = V.unbind()[0]", "B.mul_(2)",
+        "t = W[(9,)]"],
+    "an int list into a 0-dim stale view": ["L = lib.tensor([1., 2., 3.], requires_grad=True)", "B = L * 1", "V = B[:1]", "W = V.unbind()[0]", "B.mul_(2)",
+        "t = W[[0]]"],
+    "a bool list into a 0-dim stale view": ["L = lib.tensor([1., 2., 3.], requires_grad=True)", "B = L * 1", "V = B[:1]", "W = V.unbind()[0]", "B.mul_(2)",
+        "t = W[[True]]"],
+    "a slice into a 0-dim stale view": ["L = lib.tensor([1., 2., 3.], requires_grad=True)", "B = L * 1", "V = B[:1]", "W = V.unbind()[0]", "B.mul_(2)",
+        "t = W[0:1]"],
+    "a slice in a tuple into a 0-dim stale view": ["L = lib.tensor([1., 2., 3.], requires_grad=True)", "B = L * 1", "V = B[:1]", "W = V.unbind()[0]", "B.mul_(2)",
+        "t = W[(slice(0, 1),)]"],
     "x[mask] = x of a 0-dim non-leaf overlaps": [
         "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1 * 1", "t2[t2 < 0] = t2"],
 }

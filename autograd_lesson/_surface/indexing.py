@@ -14,7 +14,8 @@ from .._tensor import Tensor
 from ..ops.indexing import (GatherBackward0, IndexBackward0, IndexPutBackward0,
                             IndexSelectBackward0, MaskedFillBackward0, MaskedFillBackward1,
                             index_key)
-from ..ops.views import AliasBackward0, SelectBackward0, SliceBackward0, UnsqueezeBackward0
+from ..ops.views import (ZERO_DIM_INDEX_ERROR, AliasBackward0, SelectBackward0, SliceBackward0,
+                         UnsqueezeBackward0)
 from .checks import _check_entries, broadcast_shape, check_scalar, wrap_dim
 from .kernels import check_overlap, has_internal_overlap
 from .parser import parsed
@@ -39,6 +40,8 @@ def index(x, key):
         key = Tensor._make(np.asarray(key))  # x[True]: a 0-dim mask, as PyTorch indexes it
     if isinstance(key, Tensor) and key._data.dtype == np.bool_ and not key.ndim:
         return IndexBackward0.apply(x, key)
+    if not x.ndim and _is_advanced(key):  # (applySlicing counts it before any op runs)
+        raise IndexError("too many indices for tensor of dimension 0")
     if _is_advanced(key) and not (isinstance(key, Tensor) and key._data.dtype.kind == "b"):
         _check_bounds((key,), x.shape or (1,))
     if isinstance(key, Tensor) and key._data.dtype.kind in "bi" and key.ndim > 0:
@@ -55,12 +58,15 @@ def index(x, key):
         keys = _drop_extra_ellipses(keys)
     named = sum(k is not None and k is not Ellipsis for k in keys)
     if named > x.ndim:
-        if not x.ndim and len(keys) == 1:  # PyTorch's three messages for a 0-dim tensor
-            if isinstance(key, slice):
+        if not x.ndim and not isinstance(key, tuple):  # PyTorch's three messages for 0-dim
+            if isinstance(keys[0], slice):
+                if x._base is not None and x._base._requires_grad:
+                    x.grad_fn  # (PyTorch's slice op reads the view's edge before it refuses)
                 raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-            if int(key) != 0:
-                raise IndexError(f"index {int(key)} is out of bounds for dimension 0 with size 0")
-            SelectBackward0.apply(x, 0, 0, indexing=True)  # raises its message
+            if int(keys[0]) != 0:
+                raise IndexError(f"index {int(keys[0])} is out of bounds for dimension 0 with "
+                                 f"size 0")
+            raise IndexError(ZERO_DIM_INDEX_ERROR)  # (PyTorch's indexing layer, before any op)
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     # PyTorch's messages name an index by its position in the key (``real_dim``), an Ellipsis
     # counting as one position however many dims it stands for.

@@ -227,6 +227,10 @@ class SqueezeBackward4(SqueezeBackward1):
     is_view = False
 
 
+ZERO_DIM_INDEX_ERROR = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                        "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+
+
 class SelectBackward0(Op):
     """out = self[index] along dim (a view); the gradient is placed back at index. No tensor."""
 
@@ -234,9 +238,8 @@ class SelectBackward0(Op):
 
     def forward(ctx, x, dim, index, indexing=False):
         if not x.ndim:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-                             if indexing else "select() cannot be applied to a 0-dim tensor.")
+            raise IndexError(ZERO_DIM_INDEX_ERROR if indexing
+                             else "select() cannot be applied to a 0-dim tensor.")
         shape = x._data.shape
         given, dim = dim, wrap_dim(dim, len(shape), "select")  # (saved as given: -1, as PyTorch)
         size = shape[dim]
