@@ -3,6 +3,7 @@ reads each node once, show_backward takes two snapshots, fit makes no DOT for a 
 skips, a step-through says when its frames stopped, and the whole-graph toggle refuses (in one
 line) a graph too large to lay out in seconds."""
 import importlib
+import io
 
 import pytest
 
@@ -138,3 +139,37 @@ def test_a_pinned_picture_routes_edges_only_when_small(boxes, splines):
     snap = viz.take_snapshot([y], {"y": y})
     source = viz.picture_dot(snap, snap, positions={"bb": "0,0,10,10"})
     assert splines in source
+
+
+def _pinned(source):
+    return sum(1 for line in source.splitlines() if line.startswith(("  n", "  g")) and
+               "pos=" in line)
+
+
+def test_a_large_graphs_frame_is_drawn_from_a_window_of_boxes_around_its_running_node():
+    x = al.tensor([0.5, 1.5], requires_grad=True)
+    y = x
+    for i in range(300):
+        y = y * 0.999 if i % 2 == 0 else y.relu()
+    recording = viz.record(lambda: y.sum().backward(), roots=[y], names={"y": y},
+                           frames=True)
+    steps = steps_module.StepThrough(recording.frames)
+    assert _pinned(steps.frame_dot(100)) > 200  # the 200 nodes that ran, and a folded rest
+    names, bb = steps.local(100, True, render.AREA_PX, render.MAX_HEIGHT_PX)
+    local = steps.frame_dot(100, True, (names, bb))
+    running = f"n{steps.frames[100].node_id}"
+    assert running in names and f"  {running} " in local
+    assert 3 <= _pinned(local) == len(names) <= 20  # a screenful, however long the chain
+    assert f'pos="{bb.split(",")[0]}' in local  # the window's corner is anchored
+    assert "->" in local  # the edges between the boxes drawn
+    from PIL import Image
+    strip = Image.open(io.BytesIO(steps.static_png()))  # one screen per frame at most
+    assert int(strip.info["autograd-lesson-frame-height-px"]) <= render.MAX_HEIGHT_PX
+
+
+def test_a_small_graphs_frame_is_drawn_whole():
+    x = al.tensor([0.5, 1.5], requires_grad=True)
+    y = (x * 2).relu().sum()
+    recording = viz.record(lambda: y.backward(), roots=[y], names={"y": y}, frames=True)
+    steps = steps_module.StepThrough(recording.frames)
+    assert steps.local(0, True, 10, 10) is None  # smaller than the window it is not

@@ -336,13 +336,15 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
 
 
 def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, changes=None,
-                positions=None, rankdir="TB", notes=(), keep=None, plan=None):
+                positions=None, rankdir="TB", notes=(), keep=None, plan=None, only=None):
     """DOT source of one picture comparing ``before`` with ``after`` (the same snapshot for a
     plain view). ``fold_level`` 0 draws everything; 1, 2 ... fold more (see focus_sets).
 
     ``positions`` (name -> (x, y) in points) pins every node for ``neato -n2``, so frames of a
     step-through share one layout; ``keep`` (node ids drawn in full) or ``plan`` (what
-    fold_plan returned) then fixes the folding.
+    fold_plan returned) then fixes the folding; ``only`` (box names such as ``n3``, ``g0``)
+    draws those boxes and the edges between them alone (a step-through's window of a large
+    graph, pinned in the window ``positions["bb"]``).
     """
     changes = changes or compare(before, after, now)
     if plan is None:
@@ -363,7 +365,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
     if positions is not None and "bb" in positions:
         # Route edges around the pinned boxes; past ROUTED_MAX boxes neato's routing took
         # seconds (7 s for ResNet-18's 132), so a whole large graph gets straight edges.
-        boxes = len(after.nodes) - len(plan) + len(groups)
+        boxes = len(after.nodes) - len(plan) + len(groups) if only is None else len(only)
         graph_attrs += (' splines=true esep="+0.5"' if boxes <= ROUTED_MAX else
                         ' splines=line')
         # Invisible points at the layout's corners: neato -n2 then never shifts the drawing
@@ -384,7 +386,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
 
     lines.extend(anchors)
     for node in after.nodes:
-        if node.id in plan:
+        if node.id in plan or only is not None and f"n{node.id}" not in only:
             continue
         name = f"n{node.id}"
         status = changes[node.id].status
@@ -413,6 +415,8 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         lines.append(f"  {name} {_node_attrs(status, _table(rows))[:-1]}{pin(name)}]")
     for index, (key, members) in enumerate(groups):
         name = f"g{index}"
+        if only is not None and name not in only:
+            continue
         label = _group_label(after, before, members, key, changes, old_states, rows_of)
         lines.append(f"  {name} {_node_attrs('group', label, shape='folder', rounded=False)[:-1]}"
                      f"{pin(name)}]")
@@ -420,7 +424,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
     for src, dst in after.edges:
         a = f"g{plan[src]}" if src in plan else f"n{src}"
         b = f"g{plan[dst]}" if dst in plan else f"n{dst}"
-        if a != b:
+        if a != b and (only is None or a in only and b in only):
             edges[(a, b)] += 1
     for (a, b), count in sorted(edges.items()):
         if a.startswith("g") or b.startswith("g"):

@@ -27,7 +27,8 @@ from ..i18n import get_language, t
 from . import warm
 from .dot import Change, compare, legend_dot, picture_dot
 from .fonts import HANGUL, pil_font
-from .glance import cell_key, crop_around, legend_here
+from .glance import _VIEWBOX, _boxes, boxes, cell_key, crop_around, legend_here
+from .glance import window as glance_window
 from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, PX_PER_PT, cached, dot_missing,
                      fit_picture, fit_width, render, rgb_png, tag_png)
 
@@ -38,6 +39,11 @@ WINDOW_PX = MAX_HEIGHT_PX - 130
 # The "whole graph" toggle draws at most this many nodes: dot laid out the transformer's 335
 # in about 1 s, the GPT stack's 689 in 2 s and the unrolled LSTM's 1,510 in over 3 minutes.
 WHOLE_MAX_NODES = 400
+# A frame of a graph with more boxes than this, larger than the output, is drawn as a window
+# around its running node (the boxes wholly inside it, pinned where the layout put them), not
+# drawn whole and cropped: 12 frames of the transformer's 335 boxes drawn whole as PNGs and
+# decoded took over a minute. The lessons' graphs are far smaller and drawn whole, as before.
+LOCAL_MIN_BOXES = 100
 _PNG_END = b"IEND\xaeB`\x82"  # the last chunk of every PNG (its type and CRC)
 _NEATO_PNG = ["dot", "-Kneato", "-Tpng", "-n2"]  # what render(source, "png", "neato") runs
 _legends = {}  # fmt -> the legend drawn once: it is the same picture in every step-through
@@ -56,6 +62,7 @@ class StepThrough:
         self.title = title
         self.error_line = error_line
         self._layouts = {}
+        self._sizes = {}  # the same keys -> {box name: (width, height) in points}
         self._svgs = {}
         _instances.add(self)
 
@@ -90,30 +97,69 @@ class StepThrough:
             # every node that runs marked as running now, so no frame outgrows its place.
             widest = {i: Change("now" if c.status == "ran" else c.status, c.changed)
                       for i, c in changes.items()}
-            laid = json.loads(render(picture_dot(start, end, rankdir=rankdir, changes=widest,
-                                                 plan=plan, positions={}), "json"))
-            positions = {"bb": laid["bb"]}
+            source = picture_dot(start, end, rankdir=rankdir, changes=widest, plan=plan,
+                                 positions={})
+            if len(end.nodes) - len(plan[0]) + len(plan[1]) > LOCAL_MIN_BOXES:
+                # Frames are drawn as windows (local): only the boxes' places are needed, not
+                # dot's edge routes (neato draws each frame's own), and network simplex cut
+                # short; the unrolled LSTM's 503 boxes took 6.2 s of dot, this way 0.4 s.
+                source = source.replace(" newrank=true", " newrank=true splines=false "
+                                        "nslimit=2 nslimit1=2", 1)
+            laid = json.loads(render(source, "json"))
+            positions, sizes = {"bb": laid["bb"]}, {}
             for obj in laid.get("objects", []):
                 if "pos" in obj:
                     x, y = obj["pos"].split(",")
                     positions[obj["name"]] = (float(x), float(y))
+                    sizes[obj["name"]] = (float(obj.get("width", 0)) * 72,
+                                          float(obj.get("height", 0)) * 72)
             self._layouts[key] = (plan, rankdir, positions)
+            self._sizes[key] = sizes
         return self._layouts[key]
 
     def _frame_title(self, frame):
         return t("steps.frame_title", step=frame.step, n=len(self.frames),
                  text=frame.text.split(': ', 1)[1])
 
-    def frame_dot(self, index, fold=True):
+    def local(self, index, fold, width_px, height_px):
+        """(box names, window "x0,y0,x1,y1" in points): the boxes wholly inside a window of
+        ``width_px`` by ``height_px`` around frame ``index``'s running node, where the frame
+        has over LOCAL_MIN_BOXES boxes and does not fit that window; else None (drawn whole)."""
+        _, _, positions = self._layout(index, fold)
+        sizes = self._sizes[(id(self._segment(index)[0].start), fold)]
+        x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
+        width, height = width_px / PX_PER_PT, height_px / PX_PER_PT
+        if len(sizes) <= LOCAL_MIN_BOXES or (x1 - x0 <= width and y1 - y0 <= height):
+            return None
+        running = f"n{self.frames[index].node_id}"
+        cx, cy = positions.get(running, ((x0 + x1) / 2, y1))
+        left = min(max(x0, cx - width / 2), max(x0, x1 - width))
+        bottom = min(max(y0, cy - height / 2), max(y0, y1 - height))
+        right, top = min(x1, left + width), min(y1, bottom + height)
+        names = {running} & set(sizes)
+        for name, (w, h) in sizes.items():
+            x, y = positions[name]
+            if left <= x - w / 2 and x + w / 2 <= right and bottom <= y - h / 2 and \
+                    y + h / 2 <= top:
+                names.add(name)
+        return names, f"{left:.2f},{bottom:.2f},{right:.2f},{top:.2f}"
+
+    def frame_dot(self, index, fold=True, window=None):
+        """DOT of frame ``index``; ``window`` (what :meth:`local` returned) draws only the
+        boxes in it, pinned as in the whole frame, the window's corners anchored."""
         frame = self.frames[index]
         plan, rankdir, positions = self._layout(index, fold)
+        only = None
+        if window is not None:
+            only, bb = window
+            positions = dict({n: positions[n] for n in only}, bb=bb)
         snap = frame.snapshot
         previous = self.frames[index - 1].snapshot if index and \
             self.frames[index - 1].start is frame.start else frame.start
         now = frame.node_id
         changes = compare(frame.start, snap, now=None if frame.failed else now)
         return picture_dot(previous, snap, self._frame_title(frame), rankdir=rankdir,
-                           changes=changes, plan=plan, positions=positions)
+                           changes=changes, plan=plan, positions=positions, only=only)
 
     def frame_svg(self, index, fold=True):
         """Frame ``index`` as the slider shows it: at full size (its text 13 px; the whole
@@ -124,11 +170,25 @@ class StepThrough:
             line = t("steps.whole_too_large", n=f"{nodes:,}", most=WHOLE_MAX_NODES)
             return f"<p>{html.escape(line)}</p>"
         if (index, fold) not in self._svgs:
-            svg = render(self.frame_dot(index, fold), "svg", engine="neato").decode("utf-8")
+            window = self.local(index, fold, AREA_PX, WINDOW_PX - 30) if fold else None
+            svg = render(self.frame_dot(index, fold, window), "svg",
+                         engine="neato").decode("utf-8")
             svg, _ = crop_around(fit_width(svg, 10 ** 6), f"n{self.frames[index].node_id}",
                                  WINDOW_PX, AREA_PX)
+            if window is not None:  # say what the window left out, as crop_around does
+                svg = self._window_note(svg, index, fold, window)
             self._svgs = {(index, fold): svg}  # one at a time: cheap to redo
         return self._svgs[(index, fold)]
+
+    def _window_note(self, svg, index, fold, window):
+        found = boxes(svg)
+        name = f"n{self.frames[index].node_id}"
+        outside = len(self._sizes[(id(self._segment(index)[0].start), fold)]) - len(window[0])
+        if not outside or name not in found:
+            return svg
+        x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
+        return glance_window(svg, y, y + height, note=t(
+            "view.window", name=found[name][4], n=outside, boxes=_boxes(outside)))
 
     def frame_png(self, index, fold=True):
         return render(self.frame_dot(index, fold), "png", engine="neato")
@@ -143,7 +203,7 @@ class StepThrough:
         try:
             joined = cached(("neato-frames", "png", "".join(dots)), lambda: _neato_pngs(dots))
         except _Unsplit:  # draw them one by one (and fail as render() does)
-            return [self.frame_png(i, fold) for i in indices]
+            return [render(dot, "png", engine="neato") for dot in dots]
         return [part + _PNG_END for part in joined.split(_PNG_END)[:-1]]
 
     def chosen(self):
@@ -161,14 +221,17 @@ class StepThrough:
         picked, note = self.chosen()
         header = t("steps.static_header", shown=len(picked), n=len(self.frames),
                    note=f" ({note})" if note else "")
-        dots = [self.frame_dot(i) for i in picked]
+        # a large graph's frames as windows around their running nodes (_window crops the
+        # caption's height off the window)
+        windows = [self.local(i, True, AREA_PX, MAX_HEIGHT_PX) for i in picked]
+        dots = [self.frame_dot(i, True, w) for i, w in zip(picked, windows)]
         captions = "\n".join(self.frames[i].text for i in picked)
         legend = legend_here()
         # the same frames, captions and header (in the same language) make the same strip
         return cached(("static-frames", "png", get_language(), header, captions, "".join(dots),
-                       str(legend)), lambda: self._static_png(picked, header, dots, legend))
+                       str(legend)), lambda: self._static_png(picked, header, dots, legend, windows))
 
-    def _window(self, frame, index, caption_px=60):
+    def _window(self, frame, index, caption_px=60, bb=None):
         """The part of a frame's PNG around its running node, at most the output's width and
         MAX_HEIGHT_PX less its caption tall: a frame taller than a screen showed its node off
         screen, and a wider one was shrunk below 11 px."""
@@ -176,7 +239,7 @@ class StepThrough:
         if frame.height <= tall and frame.width <= AREA_PX:
             return frame
         _, _, positions = self._layout(index, True)
-        x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
+        x0, y0, x1, y1 = (float(v) for v in (bb or positions["bb"]).split(","))
         node = positions.get(f"n{self.frames[index].node_id}", ((x0 + x1) / 2, y1))
         per_pt = frame.height / (y1 - y0 + 8)  # Graphviz pads the drawing by 4 pt
         centre_x, centre_y = (node[0] - x0 + 4) * per_pt, (y1 - node[1] + 4) * per_pt
@@ -185,7 +248,7 @@ class StepThrough:
         top = int(min(max(0, centre_y - height / 2), frame.height - height))
         return frame.crop((left, top, left + width, top + height))
 
-    def _static_png(self, picked, header, dots, with_legend=True):
+    def _static_png(self, picked, header, dots, with_legend=True, windows=None):
         from PIL import Image, ImageDraw, ImageFont
         font_px = round(MIN_FONT_PT * PX_PER_PT)
         try:
@@ -212,7 +275,9 @@ class StepThrough:
                 else:
                     current = trial
             lines.append(current)
-            frame = self._window(frame, i, line * len(lines) + 8)  # caption + frame: one screen
+            window = windows[picked.index(i)] if windows else None
+            frame = self._window(frame, i, line * len(lines) + 8,  # caption + frame: one screen
+                                 window and window[1])
             framed = Image.new("RGB", (max(frame.width, 420), frame.height + line * len(lines)
                                        + 8), "white")
             draw = ImageDraw.Draw(framed)
