@@ -266,6 +266,13 @@ PROGRAMS = {
         "t = W[0:1]"],
     "a slice in a tuple into a 0-dim stale view": ["L = lib.tensor([1., 2., 3.], requires_grad=True)", "B = L * 1", "V = B[:1]", "W = V.unbind()[0]", "B.mul_(2)",
         "t = W[(slice(0, 1),)]"],
+    # a uint8 condition: torch takes it with a deprecation warning (once per process), saves it
+    # as given (found by a 100,000-program run at 53,273: np.greater of a tensor is uint8)
+    "where with a uint8 condition": [
+        "t0 = lib.tensor([-2.0, 1.0], requires_grad=True)", "c = np.greater(t0.detach(), 0)",
+        "t1 = lib.where(c, t0, 0.5)", "s = t1.grad_fn._saved_condition", "t1.sum().backward()"],
+    "where with an int64 condition is refused": [
+        "t0 = lib.tensor([-2.0, 1.0])", "t1 = lib.where(lib.tensor([0, 1]), t0, t0)"],
     "x[mask] = x of a 0-dim non-leaf overlaps": [
         "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1 * 1", "t2[t2 < 0] = t2"],
 }

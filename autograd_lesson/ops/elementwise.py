@@ -16,6 +16,7 @@ from .elementwise_scalar import (RsubBackward1, SubBackward1, _true_divide_type,
 from .indexing import MaskedFillBackward0
 from .._surface.promotion import as_float, cast, check_castable, result_type, torch_name, value
 from .._surface.checks import check_alpha, check_broadcast, check_scalar
+from .._surface.warn_once import warn_once
 
 
 def _binary(x, y, ufunc, alpha=1):
@@ -561,8 +562,15 @@ def _extremum(ctx, x, y, ufunc, name):
     return ufunc(x._data, y._data).astype(dtype, copy=False)
 
 
+_WHERE_UINT8_WARNED = [False]
+
+
 def where(condition, x, y):
-    if condition._data.dtype != np.bool_:
+    if condition._data.dtype == np.uint8:  # (still taken, as its truth values, and saved so)
+        warn_once(_WHERE_UINT8_WARNED, "where received a uint8 condition tensor. This behavior "
+                  "is deprecated and will be removed in a future version of PyTorch. Use a "
+                  "boolean condition instead.", stacklevel=3)
+    elif condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {torch_name(condition._data.dtype)}")
     shapes = [v.shape for v in (condition, x, y) if isinstance(v, Tensor)]
