@@ -273,6 +273,20 @@ PROGRAMS = {
         "t1 = lib.where(c, t0, 0.5)", "s = t1.grad_fn._saved_condition", "t1.sum().backward()"],
     "where with an int64 condition is refused": [
         "t0 = lib.tensor([-2.0, 1.0])", "t1 = lib.where(lib.tensor([0, 1]), t0, t0)"],
+    # a tensor as a Python number: complex(t) (NumPy calls it for np.array([t0, t1]) of 0-dim
+    # complex tensors; found by a 100,000-program run at 14,150), float/int/complex checks
+    "np.array of 0-dim complex tensors": [
+        "t0 = lib.tensor([], dtype=lib.float32)", "t1 = lib.ones(2) * 1j",
+        "a2 = np.array([t0.sum(), t1.sum()])"],
+    "complex() of a tensor": ["c = complex(lib.tensor(2.5))", "d = complex(lib.tensor([1j]))"],
+    "float() of two elements": ["f = float(lib.tensor([1., 2.]))"],
+    "int() of two elements": ["f = int(lib.tensor([1., 2.]))"],
+    "float() of a complex": ["f = float(lib.tensor(1j))"],
+    "int() of a complex": ["f = int(lib.tensor(1j))"],
+    "float() of a tensor that requires grad warns": [
+        "f = float(lib.tensor([1.5], requires_grad=True))"],
+    "int() of a tensor that requires grad does not": [
+        "f = int(lib.tensor([1.5], requires_grad=True))"],
     "x[mask] = x of a 0-dim non-leaf overlaps": [
         "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1 * 1", "t2[t2 < 0] = t2"],
 }

@@ -86,6 +86,10 @@ def _nested_values(seq):
              else v.item() if isinstance(v, Tensor) else v) for v in seq]
 
 
+SCALAR_GRAD_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to "
+                       "unexpected behavior.\nConsider using tensor.detach() first.")
+_SCALAR_GRAD_WARNED = [False]
+
 _DELETION_ERRORS = {
     "data": "Deleting tensor data is not allowed. Delete tensor instead!",
     "requires_grad": "requires_grad must be a bool",
@@ -245,10 +249,27 @@ class Tensor(TensorOps, TensorBase):
         return from_numpy(array.astype("uint8") if array.dtype == bool else array)
 
     def __float__(self):
-        return float(self.item())
+        value = self._python_scalar(warn=True)
+        if isinstance(value, complex):
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return float(value)
+
+    def __complex__(self):
+        return complex(self._python_scalar(warn=True))
 
     def __int__(self):
-        return int(self.item())
+        value = self._python_scalar()
+        if isinstance(value, complex):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return int(value)
+
+    def _python_scalar(self, warn=False):
+        """The one element, for ``float(t)``, ``int(t)``, ``complex(t)`` (PyTorch's checks)."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if warn and self.requires_grad:
+            _surface.warn_once.warn_once(_SCALAR_GRAD_WARNED, SCALAR_GRAD_WARNING, stacklevel=3)
+        return self._data.reshape(()).item()
 
     def __format__(self, format_spec):
         """A 0-dim tensor formats as its number (``f"{loss:.3f}"``), as PyTorch."""
