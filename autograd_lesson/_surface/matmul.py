@@ -62,7 +62,9 @@ def matmul(x, y):
     if dx == 2 and dy == 1:
         return MvBackward0.apply(x, y)
     if dx == 1 and dy == 2:
-        return SqueezeBackward4.apply(MmBackward0.apply(x.unsqueeze(0), y), 0)
+        out = SqueezeBackward4.apply(MmBackward0.apply(x.unsqueeze(0), y), 0)
+        out._version_counter.value += 1  # (PyTorch's squeeze_(0) of its mm: at version 1)
+        return out
     if dx == 2 and dy == 2:
         return MmBackward0.apply(x, y)
     if dx == 3 and dy == 3:  # a batch of one that requires grad, against a real batch:
