@@ -17,8 +17,6 @@ core makes are Tensors (PyTorch's ``THPVariableClass``).
 import warnings
 import weakref
 
-import numpy as np
-
 from . import _grad_mode
 from ._autograd_errors import NON_LEAF_GRAD_WARNING
 from ._node import AccumulateGrad
