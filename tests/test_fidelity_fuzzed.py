@@ -295,6 +295,20 @@ PROGRAMS = {
     "an empty vector @ matrix, changed in place after a no_grad view": [
         "t0 = lib.zeros(2, 0)", "t3 = t0.max(0).values @ t0.t()",
         "with lib.no_grad():\n    m = t3[:1]", "m.mul_(2)", "r = m._version"],
+    # copy_ returns before its kernel's overlap checks when src is self's very memory
+    # (found by a 100,000-program run at 87,938)
+    "an expanded view given its own memory back": [
+        "t0 = lib.tensor([-2])", "t2 = t0.expand((3, 3))", "t2[0] = t0", "v = t0._version"],
+    "copy_ of an expanded tensor from itself": [
+        "t0 = lib.tensor([-2.])", "e = t0.expand(3)", "e.copy_(e)", "f = t0.expand(3)",
+        "e.copy_(f)", "v = t0._version"],
+    "the same memory in another dtype still overlaps": [
+        "t0 = lib.tensor([-2])", "e = t0.expand(3)", "e.copy_(t0.expand(3).to(lib.float32))"],
+    "a fresh value into an expanded view still overlaps": [
+        "t0 = lib.tensor([-2])", "t2 = t0.expand((3, 3))", "t2[0] = lib.tensor([5])"],
+    "an expanded non-leaf given its own memory, then backward": [
+        "a = lib.tensor([-2.], requires_grad=True)", "t0 = a * 1", "t2 = t0.expand((3, 3))",
+        "t2[0] = t0", "v = t0._version", "t2.sum().backward()"],
     "x[mask] = x of a 0-dim non-leaf overlaps": [
         "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1 * 1", "t2[t2 < 0] = t2"],
 }

@@ -67,6 +67,15 @@ def overlap_status(a, b):
     return "partial" if a0 < b1 and b0 < a1 else None
 
 
+def is_same_data(x, src):
+    """PyTorch's ``copy_`` returns before its kernel's checks (an expanded self's included) when
+    src is self's very memory: the same storage, offset, sizes, strides and dtype."""
+    a, b = x._data, src._data
+    return (x._storage is src._storage and a.dtype == b.dtype and a.shape == b.shape
+            and a.strides == b.strides
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+
+
 def check_overlap(target, value, partial_only=False):
     """PyTorch's ``assert_no_overlap`` (``index_put_``) / ``assert_no_partial_overlap``
     (``copy_``, in-place binary ops): a value reading memory that the write changes. The same

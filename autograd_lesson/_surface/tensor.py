@@ -397,7 +397,8 @@ class Tensor(TensorOps, TensorBase):
                              overlap=False)
 
     def copy_(self, src):
-        return self._inplace(lambda x: _surface.shape.copy_from(x, src), src)
+        same = isinstance(src, Tensor) and _surface.kernels.is_same_data(self, src)
+        return self._inplace(lambda x: _surface.shape.copy_from(x, src), src, overlap=not same)
 
     def exp_(self):
         return self._inplace(TensorOps.exp)
