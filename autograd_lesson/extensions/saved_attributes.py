@@ -160,8 +160,9 @@ class UndefinedSavedTensor:
         raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                            "forbidden")
 
-    def __repr__(self):
-        return "<undefined SavedTensor>"
+    def __repr__(self):  # PyTorch's undefined save is a SavedTensor like any other
+        from .._node import SavedTensor
+        return f"<{SavedTensor.__module__}.SavedTensor object at {id(self):#x}>"
 
 
 UNDEFINED_SAVED = UndefinedSavedTensor()
