@@ -105,8 +105,8 @@ def _leaf(array, requires_grad):
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf tensor copying ``data``; Python floats become float32, ints int64."""
-    _check_device(device)
     dtype = None if dtype is None else numpy_dtype(dtype, "tensor")
+    _check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
     _check_nested(data)
@@ -130,9 +130,9 @@ def _check_nested(data, dim=0):
 
 
 def as_tensor(data, dtype=None, device=None):
-    _check_device(device)
     if dtype is not None:
         dtype = numpy_dtype(dtype, "as_tensor")
+    _check_device(device)
     if isinstance(data, Tensor):  # (itself, or converted in the graph: ToCopyBackward0)
         return data if dtype is None else data._to(dtype)
     _check_nested(data)
@@ -140,14 +140,14 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = default_float() if dtype is None else numpy_dtype(dtype, "zeros")
+    _check_device(device)
     return _leaf(np.zeros(_shape(size, "zeros"), dtype=dtype), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = default_float() if dtype is None else numpy_dtype(dtype, "ones")
+    _check_device(device)
     return _leaf(np.ones(_shape(size, "ones"), dtype=dtype), requires_grad)
 
 
@@ -155,11 +155,11 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """``fill_value``'s type sets the dtype, as in PyTorch: bool, int64, float32 or complex64
     (a 0-dim tensor's by its Python value: a float64 one gives float32)."""
-    _check_device(device)
     if dtype is None:  # (fill_value: a Python number, as the parser unpacked it)
         dtype = scalar_dtype(fill_value)
     else:
         dtype = numpy_dtype(dtype, "full")
+    _check_device(device)
     fill_value = check_scalar(fill_value, dtype)
     return _leaf(np.full(_shape((size,), "full"), fill_value, dtype=dtype), requires_grad)
 
@@ -174,15 +174,17 @@ def _random_dtype(dtype, fn):
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples from the package's seeded generator (see ``manual_seed``)."""
+    dtype = default_float() if dtype is None else checked(dtype, "randn", size)
     _check_device(device)
-    dtype = default_float() if dtype is None else _random_dtype(checked(dtype, "randn", size), "randn")
+    dtype = _random_dtype(dtype, "randn")
     values = generator().standard_normal(_shape(size, "randn"))
     return _leaf(values.astype(dtype), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
+    dtype = default_float() if dtype is None else checked(dtype, "rand", size)
     _check_device(device)
-    dtype = default_float() if dtype is None else _random_dtype(checked(dtype, "rand", size), "rand")
+    dtype = _random_dtype(dtype, "rand")
     values = generator().random(_shape(size, "rand"))
     return _leaf(values.astype(dtype), requires_grad)
 
@@ -190,9 +192,9 @@ def rand(*size, dtype=None, device=None, requires_grad=False):
 def randint(*args, **kwargs):
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in ``[low, high)``."""
     low, high, size, options = _randint_arguments(args, kwargs)
-    _check_device(options.get("device"))
     dtype = options.get("dtype")
     dtype = np.dtype(np.int64) if dtype is None else checked(dtype, "randint", args)
+    _check_device(options.get("device"))
     shape = _shape((size,))
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
@@ -266,38 +268,40 @@ def _like_dtype(t, dtype, fn):
         return t._data.dtype
     if fn in ("zeros_like", "ones_like"):
         return numpy_dtype(dtype, fn)
-    return _random_dtype(checked(dtype, fn, (t,)), fn)
+    return checked(dtype, fn, (t,))
 
 
 def zeros_like(t, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = _like_dtype(t, dtype, "zeros_like")
+    _check_device(device)
     return _leaf(np.zeros(t._data.shape, dtype=dtype), requires_grad)
 
 
 def ones_like(t, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = _like_dtype(t, dtype, "ones_like")
+    _check_device(device)
     return _leaf(np.ones(t._data.shape, dtype=dtype), requires_grad)
 
 
 def randn_like(t, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = _like_dtype(t, dtype, "randn_like")
+    _check_device(device)
+    dtype = _random_dtype(dtype, "randn_like")  # (t's own dtype too: rand_like of ints raises)
     return _leaf(generator().standard_normal(t._data.shape).astype(dtype), requires_grad)
 
 
 def rand_like(t, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = _like_dtype(t, dtype, "rand_like")
+    _check_device(device)
+    dtype = _random_dtype(dtype, "rand_like")  # (t's own dtype too: rand_like of ints raises)
     return _leaf(generator().random(t._data.shape).astype(dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     if dtype is not None:
         dtype = checked(dtype, "arange", (start,) + tuple(a for a in (end,) if a is not None)
                         + ((step,) if step != 1 else ()))
+    _check_device(device)
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -313,8 +317,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = default_float() if dtype is None else checked(dtype, "linspace", (start, end, steps))
+    _check_device(device)
     if dtype.kind == "b":
         raise not_implemented("linspace_cpu", dtype)
     if steps < 0:
@@ -323,8 +327,8 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = default_float() if dtype is None else checked(dtype, "eye", (n,) if m is None else (n, m))
+    _check_device(device)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
@@ -358,28 +362,28 @@ def _new_dtype(t, dtype, fn):
 
 def new_zeros(t, size, dtype=None, device=None, requires_grad=False):
     """``t.new_zeros(*size)``: t's dtype unless ``dtype`` is given."""
+    dtype = _new_dtype(t, dtype, "new_zeros")
     _check_device(device)
-    return _leaf(np.zeros(_sized(size, "new_zeros"), _new_dtype(t, dtype, "new_zeros")),
-                 requires_grad)
+    return _leaf(np.zeros(_sized(size, "new_zeros"), dtype), requires_grad)
 
 
 def new_ones(t, size, dtype=None, device=None, requires_grad=False):
+    dtype = _new_dtype(t, dtype, "new_ones")
     _check_device(device)
-    return _leaf(np.ones(_sized(size, "new_ones"), _new_dtype(t, dtype, "new_ones")),
-                 requires_grad)
+    return _leaf(np.ones(_sized(size, "new_ones"), dtype), requires_grad)
 
 
 def new_empty(t, size, dtype=None, device=None, requires_grad=False):
     """Values unspecified in PyTorch; zeros here."""
+    dtype = _new_dtype(t, dtype, "new_empty")
     _check_device(device)
-    return _leaf(np.zeros(_sized(size, "new_empty"), _new_dtype(t, dtype, "new_empty")),
-                 requires_grad)
+    return _leaf(np.zeros(_sized(size, "new_empty"), dtype), requires_grad)
 
 
 @parsed("new_full")
 def new_full(t, size, fill_value, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     dtype = _new_dtype(t, dtype, "new_full")
+    _check_device(device)
     fill_value = check_scalar(fill_value, dtype)
     return _leaf(np.full(_shape((size,), "new_full"), fill_value, dtype=dtype), requires_grad)
 
@@ -387,33 +391,35 @@ def new_full(t, size, fill_value, dtype=None, device=None, requires_grad=False):
 def new_tensor(t, data, dtype=None, device=None, requires_grad=False):
     """A new leaf copying ``data`` in t's dtype (unless ``dtype`` is given)."""
     import warnings
+    dtype = _new_dtype(t, dtype, "new_tensor")
     _check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING.format("tensor.new_tensor"), UserWarning,
                       stacklevel=3)
     _check_nested(data)
-    return _leaf(_infer_array(data, _new_dtype(t, dtype, "new_tensor")), requires_grad)
+    return _leaf(_infer_array(data, dtype), requires_grad)
 
 
 @parsed("full_like")
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     """input's shape filled with ``fill_value``, in input's dtype unless ``dtype`` is given."""
-    _check_device(device)
     dtype = _new_dtype(input, dtype, "full_like")
+    _check_device(device)
     return _leaf(np.full(input._data.shape, check_scalar(fill_value, dtype), dtype=dtype),
                  requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """Values unspecified in PyTorch; zeros here."""
-    _check_device(device)
     dtype = default_float() if dtype is None else numpy_dtype(dtype, "empty")
+    _check_device(device)
     return _leaf(np.zeros(_sized(size, "empty"), dtype=dtype), requires_grad)
 
 
 def empty_like(t, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
     if not isinstance(t, Tensor):
         raise TypeError(f"empty_like(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(t).__name__}")
-    return _leaf(np.zeros(t._data.shape, _new_dtype(t, dtype, "empty_like")), requires_grad)
+    dtype = _new_dtype(t, dtype, "empty_like")
+    _check_device(device)
+    return _leaf(np.zeros(t._data.shape, dtype), requires_grad)

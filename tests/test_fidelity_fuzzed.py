@@ -315,6 +315,18 @@ PROGRAMS = {
         "t0 = lib.ones(2, 3, requires_grad=True)", "t1 = lib.mul(2, t0)",
         "n = sorted(a for a in dir(t1.grad_fn) if a.startswith('_raw_saved_'))",
         "d = [getattr(t1.grad_fn, a).register_hooks(1, 2) for a in n]"],
+    # the argument parser reads input and dtype before the device is looked at (found by a
+    # 100,000-program run at 19,076: ones_like of an int with device='cuda')
+    "ones_like of a number on cuda": ["t0 = lib.tensor(-2.0)", "t2 = t0.numel()",
+                                      "t3 = lib.ones_like(t2, device='cuda')"],
+    "empty_like of a number on cuda": ["t3 = lib.empty_like(2, device='cuda')"],
+    "a bad dtype before a bad device": ["t3 = lib.zeros(2, dtype='x', device='xyz')"],
+    "a bad dtype before cuda, ones_like": ["t3 = lib.ones_like(lib.ones(2), dtype=1, device='cuda')"],
+    "a bad dtype before cuda, tensor": ["t3 = lib.tensor([1.], dtype=1, device='cuda')"],
+    "a bad dtype before cuda, new_zeros": ["t3 = lib.ones(2).new_zeros((2,), dtype=1, device='cuda')"],
+    "cuda before randn's int kernel": ["t3 = lib.randn(2, dtype=lib.int64, device='cuda')"],
+    "rand_like of an int tensor raises": ["t3 = lib.rand_like(lib.ones(2, dtype=lib.int64))"],
+    "randn_like of an int tensor raises": ["t3 = lib.randn_like(lib.ones(2, dtype=lib.int32))"],
     "x[mask] = x of a 0-dim non-leaf overlaps": [
         "t1 = lib.tensor(-2.0, requires_grad=True)", "t2 = t1 * 1", "t2[t2 < 0] = t2"],
 }
