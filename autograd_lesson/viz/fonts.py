@@ -48,6 +48,7 @@ def pil_font(kind, size=_UNIT):
         return None
 
 
+@functools.lru_cache(maxsize=8192)  # a picture measures the same lines again and again
 def text_width(text, size, bold=False):
     """Width in points of one line of ``text`` at ``size`` pt as a browser draws it (Hangul
     in the CJK font, the rest in DejaVu Sans), or None without the fonts."""

@@ -189,13 +189,14 @@ def fit_picture(before, after, title="", levels=4, legend=True, changes=None,
     ``draw_hopeless=False``: (None, None, levels, "TB", plan) without drawing anything when
     even the last level has more than MAX_DRAWN boxes (a step-through then crops its frames
     around the running node, and needs only the plan)."""
-    from .dot import compare, fold_plan, keep_set, picture_dot
+    from .dot import compare, focus_sets, fold_plan, picture_dot
     changes = changes or compare(before, after)
-    plans = {}
+    plans, focus = {}, focus_sets(before, after, changes)
+    levels = min(levels, len(focus))  # a level past the last distinct one draws the same
 
     def plan(level):
         if level not in plans:
-            keep = keep_set(before, after, level, changes)
+            keep = focus[level - 1] if level else {n.id for n in after.nodes}
             plans[level] = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
         return plans[level]
 
