@@ -173,3 +173,29 @@ def test_a_small_graphs_frame_is_drawn_whole():
     recording = viz.record(lambda: y.backward(), roots=[y], names={"y": y}, frames=True)
     steps = steps_module.StepThrough(recording.frames)
     assert steps.local(0, True, 10, 10) is None  # smaller than the window it is not
+
+
+@pytest.mark.parametrize("name", ["resnet18", "transformer", "gpt", "lstm"])
+def test_a_real_models_module_picture_is_one_layout_that_fits_a_laptop(name, monkeypatch):
+    """model=: the fold level and the rows are chosen before any layout (fit_rows), so the
+    before/after of loss.backward() is one dot run, and it fits 650 px at 11 px text (it
+    took a top-down and a left-right layout at every level and was cropped: issue 25)."""
+    pytest.importorskip("torch")
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    import real_models
+    model, step = real_models.MODELS[name]()
+    with viz.watch(model):
+        loss = step()
+    layouts, shown = [], []
+    drawn = render.render
+    monkeypatch.setattr(render, "render", lambda source, fmt, engine="dot": (
+        layouts.append(fmt), drawn(source, fmt, engine))[1])
+    monkeypatch.setattr("autograd_lesson.lesson.showing.display", shown.append)
+    monkeypatch.setattr("builtins.print", lambda *a, **k: None)
+    lesson.show_backward(lambda: loss.backward(), model=model, loss=loss)
+    assert layouts == ["svg"]
+    svg = shown[0]._render("svg")
+    assert render.fits(svg), render.shown(*render.svg_size_pt(svg))
+    assert "rank=same" in shown[0].source or name == "lstm"  # (the LSTM's 4 boxes: a column)

@@ -327,7 +327,13 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
         move = a.upper() if a == b else f"{a.upper()} → {b.upper()}"
         lines.append(t("group.buffers", n=count, s="s" if count != 1 else "", move=move))
     live = modules.storage_bytes(buffers)  # each storage once, as the heading counts
-    if buffers:
+    held = live
+    if after.modules is not None:  # a module box tells what its block held before, too
+        keys = {b.key for b in buffers}
+        held = modules.storage_bytes([b for b in before.buffers if b.key in keys])
+    if buffers and held != live:
+        lines.append(t("group.live_moved", before=f"{held:,}", bytes=f"{live:,}"))
+    elif buffers:
         lines.append(t("group.live", bytes=f"{live:,}"))
     unfold = t("group.unfold") if after.modules is None else \
         t("group.deeper", n=after.modules.depth + 1)
