@@ -313,3 +313,27 @@ def test_module_boxes_tell_the_bytes_their_block_held_and_holds_as_torch_counts(
     label = dict(re.findall(r"<B>([\w.]+) · \w+: \d+ nodes folded[^<]*</B>(?:<BR/>[^<]*)*?"
                             r"<BR/>([\d,]+) B → 0 B saved here", shown[0].source))
     assert {k: int(v.replace(",", "")) for k, v in label.items()} == expected
+
+
+def test_a_step_through_with_model_shows_module_boxes_and_marks_the_one_running():
+    """ResNet-18 stepped with model=: one box per child (not 131 nodes in one), the box the
+    running node belongs to drawn as running now and the window around it."""
+    from autograd_lesson.viz.steps import StepThrough
+    model, step = real_models.resnet18()
+    with viz.watch(model):
+        loss = step()
+    recording = viz.record(lambda: loss.backward(), roots=[loss], names={"loss": loss},
+                           frames=True, model=model)
+    steps = StepThrough(recording.frames)
+    folded, groups = steps._layout(0, True)[0]
+    assert [key for key, _ in groups] == [
+        "stem · Sequential", "layers.0 · Sequential", "layers.1 · Sequential",
+        "layers.2 · Sequential", "layers.3 · Sequential", "fc · Linear"]
+    index = next(i for i, f in enumerate(steps.frames)
+                 if f.node_id in folded and groups[folded[f.node_id]][0].startswith("layers.2"))
+    box = f"g{folded[steps.frames[index].node_id]}"
+    dot = steps.frame_dot(index)
+    line = next(line for line in dot.splitlines() if line.startswith(f"  {box} ["))
+    assert 'fillcolor="#f0a030"' in line and "shape=folder" in line  # running now
+    assert sum('fillcolor="#f0a030"' in line for line in dot.splitlines()) == 1
+    assert steps._running_box(index, True) == box

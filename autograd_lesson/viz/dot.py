@@ -424,7 +424,9 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         if only is not None and name not in only:
             continue
         label = _group_label(after, before, members, key, changes, old_states, rows_of)
-        lines.append(f"  {name} {_node_attrs('group', label, shape='folder', rounded=False)[:-1]}"
+        style = next((changes[m].status for m in members  # the box a step runs in (model=)
+                      if changes[m].status in ("now", "failed")), "group")
+        lines.append(f"  {name} {_node_attrs(style, label, shape='folder', rounded=False)[:-1]}"
                      f"{pin(name)}]")
     edges = Counter()
     for src, dst in after.edges:

@@ -183,15 +183,19 @@ def fit(make_dot, levels, area_px=AREA_PX, boxes=None, max_height_px=MAX_HEIGHT_
 
 
 def fit_picture(before, after, title="", levels=4, legend=True, changes=None,
-                area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX, draw_hopeless=True):
+                area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX, draw_hopeless=True,
+                never_fold=()):
     """:func:`fit` for ``picture_dot(before, after, title)``, each fold level's groups worked
     out once. Returns (source, svg, level, rankdir, plan), ``plan`` the fold plan it drew;
     ``draw_hopeless=False``: (None, None, levels, "TB", plan) without drawing anything when
     even the last level has more than MAX_DRAWN boxes (a step-through then crops its frames
-    around the running node, and needs only the plan)."""
+    around the running node, and needs only the plan); ``never_fold``: node ids no level
+    may fold (a step-through's nodes that run: levels that would fold one are not tried)."""
     from .dot import compare, focus_sets, fold_plan, picture_dot
     changes = changes or compare(before, after)
     plans, focus = {}, focus_sets(before, after, changes)
+    never_fold = set(never_fold)
+    focus = [keep for keep in focus if never_fold <= set(keep)]
     levels = min(levels, len(focus))  # a level past the last distinct one draws the same
 
     def plan(level):
