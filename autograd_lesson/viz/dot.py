@@ -426,8 +426,9 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         label = _group_label(after, before, members, key, changes, old_states, rows_of)
         style = next((changes[m].status for m in members  # the box a step runs in (model=)
                       if changes[m].status in ("now", "failed")), "group")
+        room = ' margin="0.1,0.06"' if style != "group" else ""  # (its border is 4 pt wide)
         lines.append(f"  {name} {_node_attrs(style, label, shape='folder', rounded=False)[:-1]}"
-                     f"{pin(name)}]")
+                     f"{room}{pin(name)}]")
     edges = Counter()
     for src, dst in after.edges:
         a = f"g{plan[src]}" if src in plan else f"n{src}"
