@@ -199,3 +199,22 @@ def test_a_real_models_module_picture_is_one_layout_that_fits_a_laptop(name, mon
     svg = shown[0]._render("svg")
     assert render.fits(svg), render.shown(*render.svg_size_pt(svg))
     assert "rank=same" in shown[0].source or name == "lstm"  # (the LSTM's 4 boxes: a column)
+
+
+def test_fit_rows_lays_out_once_and_searches_only_when_its_prediction_missed(monkeypatch):
+    drawn = []
+    monkeypatch.setattr(render, "render", lambda source, fmt, engine="dot": (
+        drawn.append(source), b'<svg width="100pt" height="100pt"')[1])
+
+    def make(level, rankdir):  # a chain of nine 264 pt boxes: a column is ~810 px tall
+        boxes = "\n".join(f'  g{i} [label=<<TABLE><TR><TD WIDTH="250">box {i}<BR/>a<BR/>b'
+                          f'</TD></TR></TABLE>>]' for i in range(9))
+        edges = "\n".join(f"  g{i} -> g{i + 1}" for i in range(8))
+        return f"digraph {{\n  graph [rankdir={rankdir}]\n{boxes}\n{edges}\n}}\n"
+    source, _, level, rankdir = render.fit_rows(make, 2)
+    assert len(drawn) == 1 and (level, rankdir) == (1, "TB")
+    assert source.count("rank=same") == 5  # two boxes a row, read like text
+    monkeypatch.setattr(render, "fits", lambda svg, *sizes: False)
+    drawn.clear()
+    render.fit_rows(make, 2)
+    assert len(drawn) > 1 and drawn[0] == source  # then fit's search, as before

@@ -15,6 +15,8 @@ at ``depth`` (1: the model's children that ran, such as ResNet's ``layers.0`` â€
 ``ModuleList`` is never called, so its items are the boxes) as one box with its nodes, its
 buffer states and its bytes (each storage once), "Ã—100" for a module called 100 times. The
 boxes a call touched open first; ``depth=2`` goes one level deeper, ``fold=False`` opens all.
+Such a picture is laid out once (``render.fit_rows``): a column of boxes, or, when that is
+taller than a screen (ResNet's chain), rows read like text (``wrap``).
 
 Under ``watch`` the torch reader also hooks every node at birth (a post hook that notes only
 the node's key), so it knows which backward ran it: a buffer alive after a
