@@ -218,4 +218,3 @@ def test_a_small_graphs_frame_is_drawn_whole():
     recording = viz.record(lambda: y.backward(), roots=[y], names={"y": y}, frames=True)
     steps = steps_module.StepThrough(recording.frames)
     assert steps.local(0, True, 10, 10) is None  # smaller than the window it is not
-
