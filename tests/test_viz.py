@@ -313,3 +313,21 @@ def test_a_view_built_from_nothing_says_what_to_pass(build):
         repr(build())
     message = str(info.value)
     assert "\n" not in message and ("viz.graph_view" in message or "viz.record" in message)
+
+
+def test_a_step_through_never_folds_a_node_that_runs():
+    """Every node of a long chain runs; the step-through folded all but the loss into one
+    box (ResNet-18: 131 of 132), so no frame showed the node it was about. Now a node that
+    runs is drawn, and a frame too large for the screen is a window around it."""
+    x = al.tensor([0.5, -1.0], requires_grad=True)
+    h = x
+    for _ in range(40):
+        h = (h * 0.9).tanh()
+    loss = h.sum()
+    recording = viz.record(lambda: loss.backward(), roots=[loss], names={"loss": loss},
+                           frames=True)
+    steps = StepThrough(recording.frames)
+    folded, groups = steps._layout(0, True)[0]
+    assert len(recording.frames) == 82 and not {f.node_id for f in recording.frames} & set(folded)
+    svg = steps.frame_svg(40)
+    assert f"#{steps.frames[40].node_id} " in svg and "running now" in svg

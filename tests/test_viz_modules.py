@@ -259,3 +259,81 @@ def test_a_box_counts_only_the_calls_that_made_its_nodes():
         fresh = cell(al.randn(2, 3), al.zeros(2, 4))  # another graph: not counted below
     assert _boxes(viz.take_snapshot([h], {}, model={"rnn": cell})) == {"rnn · RNNCell ×3": 22}
     assert fresh.grad_fn is not None
+
+
+def _torch_box_bytes(model, step):
+    """Torch's own answer, per child of the model: the bytes of the distinct storages saved by
+    the nodes that child's call made (reachable from its output, not from its input), read
+    before the backward frees them."""
+    seen = {}
+
+    def hook(module, args, output):
+        seen[module] = (args[0], output)
+    children = dict(model.named_children())
+    boxes = {f"layers.{i}": m for i, m in enumerate(model.layers)}
+    boxes.update(stem=children["stem"], fc=children["fc"])
+    handles = [m.register_forward_hook(hook) for m in boxes.values()]
+    loss = step()
+    for h in handles:
+        h.remove()
+
+    def reachable(tensor):
+        found, stack = set(), [tensor.grad_fn]
+        while stack:
+            fn = stack.pop()
+            if fn is not None and fn not in found:
+                found.add(fn)
+                stack.extend(f for f, _ in fn.next_functions)
+        return found
+    result = {}
+    for name, module in boxes.items():
+        given, made = seen[module]
+        storages = {}
+        for fn in reachable(made) - reachable(given):
+            for attr in dir(fn):
+                value = getattr(fn, attr) if attr.startswith("_saved_") else None
+                if isinstance(value, torch.Tensor):
+                    storage = value.untyped_storage()
+                    storages[storage.data_ptr()] = storage.nbytes()
+        result[name] = sum(storages.values())
+    return result, loss
+
+
+def test_module_boxes_tell_the_bytes_their_block_held_and_holds_as_torch_counts(monkeypatch):
+    """Each box of ResNet-18's before/after says 'X B → 0 B saved here', X the distinct
+    storages torch saved for that block (a storage two blocks save counts in both)."""
+    model, step = real_models.resnet18()
+    with viz.watch(model):
+        expected, loss = _torch_box_bytes(model, step)
+    assert all(expected.values()) and len(expected) == 6
+    shown = []
+    monkeypatch.setattr("autograd_lesson.lesson.showing.display", shown.append)
+    monkeypatch.setattr("builtins.print", lambda *a, **k: None)
+    lesson.show_backward(lambda: loss.backward(), model=model, loss=loss)
+    label = dict(re.findall(r"<B>([\w.]+) · \w+: \d+ nodes folded[^<]*</B>(?:<BR/>[^<]*)*?"
+                            r"<BR/>([\d,]+) B → 0 B saved here", shown[0].source))
+    assert {k: int(v.replace(",", "")) for k, v in label.items()} == expected
+
+
+def test_a_step_through_with_model_shows_module_boxes_and_marks_the_one_running():
+    """ResNet-18 stepped with model=: one box per child (not 131 nodes in one), the box the
+    running node belongs to drawn as running now and the window around it."""
+    from autograd_lesson.viz.steps import StepThrough
+    model, step = real_models.resnet18()
+    with viz.watch(model):
+        loss = step()
+    recording = viz.record(lambda: loss.backward(), roots=[loss], names={"loss": loss},
+                           frames=True, model=model)
+    steps = StepThrough(recording.frames)
+    folded, groups = steps._layout(0, True)[0]
+    assert [key for key, _ in groups] == [
+        "stem · Sequential", "layers.0 · Sequential", "layers.1 · Sequential",
+        "layers.2 · Sequential", "layers.3 · Sequential", "fc · Linear"]
+    index = next(i for i, f in enumerate(steps.frames)
+                 if f.node_id in folded and groups[folded[f.node_id]][0].startswith("layers.2"))
+    box = f"g{folded[steps.frames[index].node_id]}"
+    dot = steps.frame_dot(index)
+    line = next(line for line in dot.splitlines() if line.startswith(f"  {box} ["))
+    assert 'fillcolor="#f0a030"' in line and "shape=folder" in line  # running now
+    assert sum('fillcolor="#f0a030"' in line for line in dot.splitlines()) == 1
+    assert steps._running_box(index, True) == box

@@ -268,6 +268,7 @@ MESSAGES = {
     "group.head": ("{key}: {what} folded ({ran})", "{key}: {what} 접음 ({ran})"),
     "group.buffers": ("{n} buffer{s} {move}", "버퍼 {n}개 {move}"),
     "group.live": ("{bytes} B saved here now", "지금 여기에 저장된 양 {bytes} B"),
+    "group.live_moved": ("{before} B → {bytes} B saved here", "여기에 저장된 양 {before} B → {bytes} B"),
     "group.unfold": ("fold=False draws them", "fold=False로 모두 그립니다"),
     "group.deeper": ("depth={n} opens it, fold=False all", "depth={n}으로 펼치고 fold=False로 모두 그립니다"),
     # -- the retain_graph doctor (lesson/audit.py); finding kinds, "backward #N", the step's

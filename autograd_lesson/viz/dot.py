@@ -327,7 +327,13 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
         move = a.upper() if a == b else f"{a.upper()} → {b.upper()}"
         lines.append(t("group.buffers", n=count, s="s" if count != 1 else "", move=move))
     live = modules.storage_bytes(buffers)  # each storage once, as the heading counts
-    if buffers:
+    held = live
+    if after.modules is not None:  # a module box tells what its block held before, too
+        keys = {b.key for b in buffers}
+        held = modules.storage_bytes([b for b in before.buffers if b.key in keys])
+    if buffers and held != live:
+        lines.append(t("group.live_moved", before=f"{held:,}", bytes=f"{live:,}"))
+    elif buffers:
         lines.append(t("group.live", bytes=f"{live:,}"))
     unfold = t("group.unfold") if after.modules is None else \
         t("group.deeper", n=after.modules.depth + 1)
@@ -418,8 +424,11 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         if only is not None and name not in only:
             continue
         label = _group_label(after, before, members, key, changes, old_states, rows_of)
-        lines.append(f"  {name} {_node_attrs('group', label, shape='folder', rounded=False)[:-1]}"
-                     f"{pin(name)}]")
+        style = next((changes[m].status for m in members  # the box a step runs in (model=)
+                      if changes[m].status in ("now", "failed")), "group")
+        room = ' margin="0.1,0.06"' if style != "group" else ""  # (its border is 4 pt wide)
+        lines.append(f"  {name} {_node_attrs(style, label, shape='folder', rounded=False)[:-1]}"
+                     f"{room}{pin(name)}]")
     edges = Counter()
     for src, dst in after.edges:
         a = f"g{plan[src]}" if src in plan else f"n{src}"

@@ -48,7 +48,8 @@ def pil_font(kind, size=_UNIT):
         return None
 
 
-def text_width(text, size, bold=False):
+@functools.lru_cache(maxsize=2 ** 14)  # a step-through measures each box's lines for its
+def text_width(text, size, bold=False):  # layout and again in every frame that draws it
     """Width in points of one line of ``text`` at ``size`` pt as a browser draws it (Hangul
     in the CJK font, the rest in DejaVu Sans), or None without the fonts."""
     latin = pil_font("bold" if bold else "regular")

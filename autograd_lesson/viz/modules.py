@@ -15,6 +15,8 @@ at ``depth`` (1: the model's children that ran, such as ResNet's ``layers.0`` �
 ``ModuleList`` is never called, so its items are the boxes) as one box with its nodes, its
 buffer states and its bytes (each storage once), "×100" for a module called 100 times. The
 boxes a call touched open first; ``depth=2`` goes one level deeper, ``fold=False`` opens all.
+Such a picture is laid out once (``render.fit_rows``): a column of boxes, or, when that is
+taller than a screen (ResNet's chain), rows read like text (``wrap``).
 
 Under ``watch`` the torch reader also hooks every node at birth (a post hook that notes only
 the node's key), so it knows which backward ran it: a buffer alive after a
@@ -22,6 +24,7 @@ the node's key), so it knows which backward ran it: a buffer alive after a
 never watched reads "alive or retained" (see ``UNKNOWN_NOTE``).
 """
 import bisect
+import re
 import sys
 import weakref
 from collections import Counter, defaultdict
@@ -443,3 +446,92 @@ def module_table(snapshot):
     if outside:
         lines.append(f"  and {outside} node{'s' if outside != 1 else ''} outside the boxes")
     return "\n".join(lines)
+
+
+# -- one layout that fits: the chain of module boxes wrapped into rows ---------------------------
+_BOX_LINE = re.compile(r"^  ([ng]\d+) \[(.*)$", re.M)
+_EDGE_LINE = re.compile(r"^  ([ng]\d+) -> ([ng]\d+)", re.M)
+_LABELLED_EDGE = re.compile(r"^  ([ng]\d+) -> ([ng]\d+) \[label=", re.M)
+_TEXT_CELL = re.compile(r'<TD WIDTH="(\d+)"[^>]*>(.*?)</TD>')
+_NODESEP, _RANKSEP, _MARGIN = 13, 20, 8  # points, as picture_dot's graph attributes set them
+_LINE, _CELL, _PAD, _EDGE_LABEL = 11.5, 6, 14, 24  # points: a text line, an extra cell, around
+# a label, an edge's label
+
+
+def _size(label):
+    """(width, height) in points dot will give a box with this HTML label, from its cells'
+    measured widths and its lines (within a few points on these pictures)."""
+    cells = _TEXT_CELL.findall(label)
+    if not cells:
+        return 60.0, 36.0
+    lines = sum(1 + text.count("<BR/>") for _, text in cells)
+    return (max(int(w) for w, _ in cells) + _PAD,
+            max(36.0, _LINE * lines + _CELL * (len(cells) - 1) + 2))
+
+
+def _heading_height(source):
+    """Points the graph's heading (title, totals, notes, legend) takes above the boxes."""
+    line = re.search(r"^  label=(.*)$", source, re.M)
+    if line is None:
+        return 0.0
+    rows = line.group(1).count("<TR>")
+    legend = line.group(1).count("BGCOLOR=") // 2  # a legend row shows two marks, and the
+    return 15.0 * (rows - legend - (legend > 0)) + 23.0 * legend + 8.0  # legend is in a row
+
+
+def wrap(source, width_pt):
+    """(source, (width, height) predicted in points): a picture whose boxes form a chain
+    taller than a screen (ResNet's stem … layers.3, fc, the loss) laid out as rows read like
+    text, each row as many consecutive ranks as fit ``width_pt`` side by side (``rank=same``:
+    an edge inside a row runs left to right), so one ``dot`` run gives a picture that fits.
+    A picture with open module boxes (clusters) keeps its ranks."""
+    sizes = {name: _size(body) for name, body in _BOX_LINE.findall(source)}
+    children = defaultdict(list)
+    has_parent = set()
+    for a, b in _EDGE_LINE.findall(source):
+        children[a].append(b)
+        has_parent.add(b)
+    rank = {}
+    order = [n for n in sizes if n not in has_parent]
+    for name in order:  # longest path from the roots, as dot ranks them (edges run downwards)
+        rank.setdefault(name, 0)
+    indegree = Counter(b for a, bs in children.items() for b in bs)
+    while order:
+        name = order.pop()
+        for child in children[name]:
+            rank[child] = max(rank.get(child, 0), rank[name] + 1)
+            indegree[child] -= 1
+            if indegree[child] == 0:
+                order.append(child)
+    ranks = defaultdict(list)
+    for name in sizes:
+        ranks[rank.get(name, 0)].append(name)
+    may_wrap = "subgraph cluster" not in source
+    rows, row, row_width = [], [], 0.0
+    labelled = {(a, b) for a, b in _LABELLED_EDGE.findall(source)}
+    for r in sorted(ranks):
+        width = sum(sizes[n][0] + _NODESEP for n in ranks[r])
+        # an edge inside a row is drawn across it, its label ("×2") beside it
+        width += _EDGE_LABEL * sum((a, b) in labelled for a in row for b in ranks[r])
+        if row and (not may_wrap or row_width + width > width_pt):
+            rows.append(row)
+            row, row_width = [], 0.0
+        row.extend(ranks[r])
+        row_width += width
+    if row:
+        rows.append(row)
+    width = max((sum(sizes[n][0] + _NODESEP for n in row) for row in rows), default=0.0)
+    height = sum(max(sizes[n][1] for n in row) for row in rows) + \
+        _RANKSEP * (len(rows) - 1) + _heading_height(source) + 2 * _MARGIN
+    if len(rows) == len(ranks):  # no row holds two ranks: dot's own layout
+        return source, (width, height)
+    # each row starts at the left edge, under the row above (an invisible edge between the
+    # rows' first boxes); the edges from one row to the next no longer rank the rows
+    between = {(a, b) for upper, lower in zip(rows, rows[1:]) for a in upper for b in lower}
+    source = _EDGE_LINE.sub(lambda m: m.group(0) + (" [constraint=false]" if (
+        m.group(1), m.group(2)) in between else ""), source)
+    source = source.replace("[constraint=false] [", "[constraint=false ")
+    extra = [f"  {{rank=same; {' '.join(n + ';' for n in row)}}}" for row in rows]
+    extra += [f"  {upper[0]} -> {lower[0]} [style=invis weight=100]"
+              for upper, lower in zip(rows, rows[1:])]
+    return source.rstrip().rstrip("}") + "\n".join(extra) + "\n}\n", (width, height)

@@ -183,19 +183,24 @@ def fit(make_dot, levels, area_px=AREA_PX, boxes=None, max_height_px=MAX_HEIGHT_
 
 
 def fit_picture(before, after, title="", levels=4, legend=True, changes=None,
-                area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX, draw_hopeless=True):
+                area_px=AREA_PX, max_height_px=MAX_HEIGHT_PX, draw_hopeless=True,
+                never_fold=()):
     """:func:`fit` for ``picture_dot(before, after, title)``, each fold level's groups worked
     out once. Returns (source, svg, level, rankdir, plan), ``plan`` the fold plan it drew;
     ``draw_hopeless=False``: (None, None, levels, "TB", plan) without drawing anything when
     even the last level has more than MAX_DRAWN boxes (a step-through then crops its frames
-    around the running node, and needs only the plan)."""
-    from .dot import compare, fold_plan, keep_set, picture_dot
+    around the running node, and needs only the plan); ``never_fold``: node ids no level
+    may fold (a step-through's nodes that run: levels that would fold one are not tried)."""
+    from .dot import compare, focus_sets, fold_plan, picture_dot
     changes = changes or compare(before, after)
-    plans = {}
+    plans, focus = {}, focus_sets(before, after, changes)
+    never_fold = set(never_fold)
+    focus = [keep for keep in focus if never_fold <= set(keep)]
+    levels = min(levels, len(focus))  # a level past the last distinct one draws the same
 
     def plan(level):
         if level not in plans:
-            keep = keep_set(before, after, level, changes)
+            keep = focus[level - 1] if level else {n.id for n in after.nodes}
             plans[level] = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
         return plans[level]
 
@@ -208,8 +213,50 @@ def fit_picture(before, after, title="", levels=4, legend=True, changes=None,
                            changes=changes, plan=plan(level))
     if not draw_hopeless and boxes(levels) > MAX_DRAWN:
         return None, None, levels, "TB", plan(levels)
+    if after.modules is not None and levels:
+        source, svg, level, rankdir = fit_rows(make, levels, area_px, boxes, max_height_px)
+        return source, svg, level, rankdir, plan(level)
     source, svg, level, rankdir = fit(make, levels, area_px, boxes, max_height_px)
     return source, svg, level, rankdir, plan(level)
+
+
+def fit_rows(make_dot, levels, area_px=AREA_PX, boxes=None, max_height_px=MAX_HEIGHT_PX):
+    """(source, svg, level, rankdir) in one layout: the first fold level whose boxes, in a
+    column or wrapped into rows (modules.wrap), are predicted to fit, else the last level.
+    Module boxes form a chain taller than a screen at every level: fit's top-down and
+    left-right layouts both failed there (ResNet-18: two layouts, then a crop)."""
+    from .modules import wrap
+    width_pt = area_px / PX_PER_PT
+    widest = width_pt * MIN_FONT_PT * PX_PER_PT / MIN_TEXT_PX  # shrunk to 11 px text at most
+    for level in range(1, levels + 1):
+        if boxes is not None and boxes(level) > MAX_DRAWN and level < levels:
+            continue
+        dot = make_dot(level, "TB")
+        for wide in (0, width_pt, 0.97 * widest):  # a column, rows as wide as the output,
+            # else rows as wide as 11 px text allows
+            source, (width, height) = wrap(dot, wide)
+            scale = min(1.0, width_pt / max(width, 1))
+            if scale * MIN_FONT_PT * PX_PER_PT >= MIN_TEXT_PX and \
+                    height * scale * PX_PER_PT <= max_height_px:
+                return _checked(source, level, make_dot, levels, area_px, boxes, max_height_px)
+    return _checked(source, level, make_dot, levels, area_px, boxes, max_height_px)
+
+
+def _checked(source, level, make_dot, levels, area_px, boxes, max_height_px):
+    """The predicted picture if it fits; else the more readable of it and what fit finds
+    (a second layout, only where the prediction missed, as on small branched graphs)."""
+    svg = render(source, "svg")
+    if fits(svg, area_px, max_height_px):
+        return source, svg, level, "TB"
+    other, other_svg, other_level, rankdir = fit(make_dot, levels, area_px, boxes, max_height_px)
+
+    def score(svg, level):
+        _, text, height = shown(*svg_size_pt(svg), area_px)
+        return fits(svg, area_px, max_height_px), \
+            min(text / MIN_TEXT_PX, 1) + min(max_height_px / max(height, 1), 1), -level
+    if score(other_svg, other_level) > score(svg, level):
+        return other, other_svg, other_level, rankdir
+    return source, svg, level, "TB"
 
 
 def _turned(source, make_dot, level):

@@ -88,11 +88,16 @@ class StepThrough:
         if key not in self._layouts:
             start, end = segment[0].start, segment[-1].snapshot
             changes = compare(start, end)
-            # Fold for width only, and never a node that runs (levels 1 and 2 keep every
-            # changed node): a frame taller than the screen is cut around its running node.
+            # Fold for width only, and never a node that runs (ResNet-18's 131 of 132 nodes
+            # were one box: every node ran, so no fold level but the last kept them all): a
+            # frame taller than the screen is cut around its running node. With model= the
+            # module boxes fold them, the box running now marked.
+            runs = () if end.modules is not None else \
+                [i for i, c in changes.items() if c.changed]
             *_, rankdir, plan = fit_picture(start, end, self._frame_title(segment[-1]),
                                             2 if fold else 0, changes=changes,
-                                            max_height_px=10 ** 6, draw_hopeless=False)
+                                            max_height_px=10 ** 6, draw_hopeless=False,
+                                            never_fold=runs)
             # Lay out with the widest labels any frame will have: every row's transition and
             # every node that runs marked as running now, so no frame outgrows its place.
             widest = {i: Change("now" if c.status == "ran" else c.status, c.changed)
@@ -117,6 +122,12 @@ class StepThrough:
             self._sizes[key] = sizes
         return self._layouts[key]
 
+    def _running_box(self, index, fold):
+        """The box frame ``index``'s node is drawn in: its own, or its module's (model=)."""
+        node = self.frames[index].node_id
+        plan = self._layout(index, fold)[0][0]
+        return f"g{plan[node]}" if node in plan else f"n{node}"
+
     def _frame_title(self, frame):
         return t("steps.frame_title", step=frame.step, n=len(self.frames),
                  text=frame.text.split(': ', 1)[1])
@@ -131,7 +142,7 @@ class StepThrough:
         width, height = width_px / PX_PER_PT, height_px / PX_PER_PT
         if len(sizes) <= LOCAL_MIN_BOXES or (x1 - x0 <= width and y1 - y0 <= height):
             return None
-        running = f"n{self.frames[index].node_id}"
+        running = self._running_box(index, fold)
         cx, cy = positions.get(running, ((x0 + x1) / 2, y1))
         left = min(max(x0, cx - width / 2), max(x0, x1 - width))
         bottom = min(max(y0, cy - height / 2), max(y0, y1 - height))
@@ -173,7 +184,7 @@ class StepThrough:
             window = self.local(index, fold, AREA_PX, WINDOW_PX - 30) if fold else None
             svg = render(self.frame_dot(index, fold, window), "svg",
                          engine="neato").decode("utf-8")
-            svg, _ = crop_around(fit_width(svg, 10 ** 6), f"n{self.frames[index].node_id}",
+            svg, _ = crop_around(fit_width(svg, 10 ** 6), self._running_box(index, fold),
                                  WINDOW_PX, AREA_PX)
             if window is not None:  # say what the window left out, as crop_around does
                 svg = self._window_note(svg, index, fold, window)
@@ -182,7 +193,7 @@ class StepThrough:
 
     def _window_note(self, svg, index, fold, window):
         found = boxes(svg)
-        name = f"n{self.frames[index].node_id}"
+        name = self._running_box(index, fold)
         outside = len(self._sizes[(id(self._segment(index)[0].start), fold)]) - len(window[0])
         if not outside or name not in found:
             return svg
@@ -240,7 +251,7 @@ class StepThrough:
             return frame
         _, _, positions = self._layout(index, True)
         x0, y0, x1, y1 = (float(v) for v in (bb or positions["bb"]).split(","))
-        node = positions.get(f"n{self.frames[index].node_id}", ((x0 + x1) / 2, y1))
+        node = positions.get(self._running_box(index, True), ((x0 + x1) / 2, y1))
         per_pt = frame.height / (y1 - y0 + 8)  # Graphviz pads the drawing by 4 pt
         centre_x, centre_y = (node[0] - x0 + 4) * per_pt, (y1 - node[1] + 4) * per_pt
         width, height = min(frame.width, AREA_PX), min(frame.height, tall)
