@@ -33,6 +33,10 @@ from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, PX_PER_PT, cached, dot
                      fit_picture, fit_width, render, rgb_png, tag_png)
 
 MAX_STATIC_FRAMES = 12
+# Where the slider runs it is the picture, and the static strip only what a notebook stores for
+# a viewer without widgets: a large graph's strip (each frame a window, ~50 ms of Graphviz and
+# Pillow) then shows the first and last two steps.
+MAX_STATIC_LOCAL_FRAMES = 4
 # The slider's picture: at most this tall, so that the slider above it and the running node in
 # it are on one screen (slider, folded legend and caption take the rest of MAX_HEIGHT_PX).
 WINDOW_PX = MAX_HEIGHT_PX - 130
@@ -64,6 +68,7 @@ class StepThrough:
         self._layouts = {}
         self._sizes = {}  # the same keys -> {box name: (width, height) in points}
         self._svgs = {}
+        self._beside_slider = False  # display() shows the slider too: a shorter strip
         _instances.add(self)
 
     @property
@@ -160,15 +165,29 @@ class StepThrough:
         boxes in it, pinned as in the whole frame, the window's corners anchored."""
         frame = self.frames[index]
         plan, rankdir, positions = self._layout(index, fold)
-        only = None
-        if window is not None:
-            only, bb = window
-            positions = dict({n: positions[n] for n in only}, bb=bb)
-        snap = frame.snapshot
-        previous = self.frames[index - 1].snapshot if index and \
-            self.frames[index - 1].start is frame.start else frame.start
         now = frame.node_id
-        changes = compare(frame.start, snap, now=None if frame.failed else now)
+        same = index and self.frames[index - 1].start is frame.start
+        if window is None:
+            snap = frame.snapshot
+            previous = self.frames[index - 1].snapshot if same else frame.start
+            changes = compare(frame.start, snap, now=None if frame.failed else now)
+            return picture_dot(previous, snap, self._frame_title(frame), rankdir=rankdir,
+                               changes=changes, plan=plan, positions=positions)
+        # A window: the records of its boxes alone (a folded box's members included), not
+        # the whole graph's for every frame; the DOT is the same as drawn from whole snapshots.
+        only, bb = window
+        positions = dict({n: positions[n] for n in only}, bb=bb)
+        ids = {int(n[1:]) for n in only if n.startswith("n")}
+        for name in only:
+            if name.startswith("g"):
+                ids.update(plan[1][int(name[1:])][1])
+        timeline, failed = frame._timeline, now if frame.failed else None
+        snap = timeline.part(frame._count, ids, failed)
+        start = timeline.part(0, ids, start=True)
+        before = self.frames[index - 1]
+        previous = timeline.part(before._count, ids, before.node_id if before.failed else
+                                 None) if same else start
+        changes = compare(start, snap, now=None if frame.failed else now)
         return picture_dot(previous, snap, self._frame_title(frame), rankdir=rankdir,
                            changes=changes, plan=plan, positions=positions, only=only)
 
@@ -217,19 +236,24 @@ class StepThrough:
             return [render(dot, "png", engine="neato") for dot in dots]
         return [part + _PNG_END for part in joined.split(_PNG_END)[:-1]]
 
-    def chosen(self):
-        """The frames a static picture shows, and a note on the ones left out."""
+    def chosen(self, most=MAX_STATIC_FRAMES):
+        """The frames a static picture shows (at most ``most``), and a note on the ones left
+        out."""
         n = len(self.frames)
-        if n <= MAX_STATIC_FRAMES:
+        if n <= most:
             return list(range(n)), ""
-        half = MAX_STATIC_FRAMES // 2
+        half = most // 2
         picked = list(range(half)) + list(range(n - half, n))
         return picked, t("steps.left_out", first=half + 1, last=n - half, n=n)
 
     def static_png(self):
         """Every chosen frame at full size, in one column (two when narrow), under a header
-        line saying that running the cell gives the slider."""
-        picked, note = self.chosen()
+        line saying that running the cell gives the slider; shown beside the slider
+        (``display``), a large graph's strip keeps MAX_STATIC_LOCAL_FRAMES frames."""
+        most = MAX_STATIC_FRAMES
+        if self._beside_slider and self.local(0, True, AREA_PX, MAX_HEIGHT_PX) is not None:
+            most = MAX_STATIC_LOCAL_FRAMES
+        picked, note = self.chosen(most)
         header = t("steps.static_header", shown=len(picked), n=len(self.frames),
                    note=f" ({note})" if note else "")
         # a large graph's frames as windows around their running nodes (_window crops the
@@ -369,6 +393,11 @@ class StepThrough:
         if old is not None:
             _close(old)
         bundle = {"text/plain": self.text}
+        try:
+            import ipywidgets  # noqa: F401  (without it the static frames are the picture)
+            self._beside_slider = True
+        except ImportError:
+            self._beside_slider = False
         try:
             bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
         except graphviz.ExecutableNotFound:
