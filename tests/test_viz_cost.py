@@ -278,27 +278,48 @@ def test_a_large_graphs_frame_reads_only_its_windows_records(lib, how):
         assert steps.frames[-1].failed and recording.error is not None
 
 
-def test_a_large_graphs_strip_beside_the_slider_shows_four_frames(monkeypatch):
+def test_a_large_graphs_strip_beside_the_slider_shows_its_first_and_last_steps(monkeypatch):
     pytest.importorskip("ipywidgets")
-    shown = []
+    shown, drawn = [], []
     monkeypatch.setattr("IPython.display.display", lambda bundle, raw=False: shown.append(
         bundle))
+    monkeypatch.setattr(steps_module.StepThrough, "_static_png", lambda self, picked, header,
+                        *rest: drawn.append((picked, header)) or steps_module._legend("png"))
     x, w, _, loss = _long_graph(al)
     recording = viz.record(lambda: loss.backward(), roots=[loss], names=dict(x=x, loss=loss),
                            frames=True)
     steps = steps_module.StepThrough(recording.frames, title="loss.backward()")
     assert steps.chosen()[0] == list(range(6)) + list(range(194, 200))  # without the slider
-    drawn = []
-    monkeypatch.setattr(steps, "_frame_pngs", lambda dots, picked, fold: drawn.append(
-        list(picked)) or [steps_module._legend("png")] * len(picked))
     steps.display(key="a large graph's strip")
-    assert drawn == [[0, 1, 198, 199]]
+    assert drawn == [([0, 199], "Static copy of 2 of 200 steps (steps 2–199 of 200 are left "
+                      "out here): run this cell to get the step slider.")]
     assert "image/png" in shown[0] and "application/vnd.jupyter.widget-view+json" in shown[0]
     small = viz.record(lambda: (x * 2).sum().backward(), roots=[x], names={"x": x},
                        frames=True)  # a graph drawn whole keeps every frame (up to 12)
-    few = steps_module.StepThrough(small.frames)
     drawn.clear()
-    monkeypatch.setattr(few, "_frame_pngs", lambda dots, picked, fold: drawn.append(
-        list(picked)) or [steps_module._legend("png")] * len(picked))
-    few.display(key="a small graph's strip")
-    assert drawn == [list(range(len(small.frames)))]
+    steps_module.StepThrough(small.frames).display(key="a small graph's strip")
+    assert [picked for picked, _ in drawn] == [list(range(len(small.frames)))]
+
+
+def test_a_step_through_sets_off_no_garbage_collection_and_leaves_it_as_it_was(monkeypatch):
+    """Its recording and pictures make tens of thousands of short-lived objects: collections
+    wait until it is shown (a full one took ~80 ms in a process that imported torch)."""
+    import gc
+    monkeypatch.setattr(steps_module.StepThrough, "display", lambda self, key=None: seen.append(
+        ("display", gc.isenabled())))
+    seen = []
+    x = al.tensor([0.5, 1.5], requires_grad=True)
+    y = (x * 2).sum()
+
+    def call():
+        seen.append(("call", gc.isenabled()))
+        y.backward(retain_graph=True)
+    lesson.step_through(call, x=x, y=y)
+    assert seen == [("call", False), ("display", False)] and gc.isenabled()
+    gc.disable()
+    try:
+        seen.clear()
+        lesson.step_through(call, x=x, y=y)
+        assert seen == [("call", False), ("display", False)] and not gc.isenabled()
+    finally:
+        gc.enable()

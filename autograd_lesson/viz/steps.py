@@ -35,8 +35,8 @@ from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, PX_PER_PT, cached, dot
 MAX_STATIC_FRAMES = 12
 # Where the slider runs it is the picture, and the static strip only what a notebook stores for
 # a viewer without widgets: a large graph's strip (each frame a window, ~50 ms of Graphviz and
-# Pillow) then shows the first and last two steps.
-MAX_STATIC_LOCAL_FRAMES = 4
+# Pillow, 4-8 backwards of the real models) then shows its first and last steps.
+MAX_STATIC_LOCAL_FRAMES = 2
 # The slider's picture: at most this tall, so that the slider above it and the running node in
 # it are on one screen (slider, folded legend and caption take the rest of MAX_HEIGHT_PX).
 WINDOW_PX = MAX_HEIGHT_PX - 130
