@@ -295,7 +295,7 @@ def test_a_large_graphs_strip_beside_the_slider_shows_its_first_and_last_steps(m
                       "out here): run this cell to get the step slider.")]
     assert "image/png" in shown[0] and "application/vnd.jupyter.widget-view+json" in shown[0]
     small = viz.record(lambda: (x * 2).sum().backward(), roots=[x], names={"x": x},
-                       frames=True)  # a graph drawn whole keeps every frame (up to 12)
+                       frames=True)  # a lesson-sized graph keeps every frame (up to 12)
     drawn.clear()
     steps_module.StepThrough(small.frames).display(key="a small graph's strip")
     assert [picked for picked, _ in drawn] == [list(range(len(small.frames)))]

@@ -34,8 +34,10 @@ from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, PX_PER_PT, cached, dot
 
 MAX_STATIC_FRAMES = 12
 # Where the slider runs it is the picture, and the static strip only what a notebook stores for
-# a viewer without widgets: a large graph's strip (each frame a window, ~50 ms of Graphviz and
-# Pillow, 4-8 backwards of the real models) then shows its first and last steps.
+# a viewer without widgets: the strip of a graph of over LOCAL_MIN_BOXES nodes then shows its
+# first and last steps (a frame took 25-50 ms of Graphviz and Pillow, 5-25 backwards of the
+# real models; ResNet-18's 12 frames were 40 of its step-through's 46 backwards). The lessons'
+# graphs (at most 20 nodes) keep every frame up to MAX_STATIC_FRAMES.
 MAX_STATIC_LOCAL_FRAMES = 2
 # The slider's picture: at most this tall, so that the slider above it and the running node in
 # it are on one screen (slider, folded legend and caption take the rest of MAX_HEIGHT_PX).
@@ -256,7 +258,7 @@ class StepThrough:
         line saying that running the cell gives the slider; shown beside the slider
         (``display``), a large graph's strip keeps MAX_STATIC_LOCAL_FRAMES frames."""
         most = MAX_STATIC_FRAMES
-        if self._beside_slider and self.local(0, True, AREA_PX, MAX_HEIGHT_PX) is not None:
+        if self._beside_slider and len(self.frames[0].start.nodes) > LOCAL_MIN_BOXES:
             most = MAX_STATIC_LOCAL_FRAMES
         picked, note = self.chosen(most)
         header = t("steps.static_header", shown=len(picked), n=len(self.frames),
