@@ -290,6 +290,15 @@ def test_a_large_graphs_strip_beside_the_slider_shows_its_first_and_last_steps(m
                            frames=True)
     steps = steps_module.StepThrough(recording.frames, title="loss.backward()")
     assert steps.chosen()[0] == list(range(6)) + list(range(194, 200))  # without the slider
+    monkeypatch.setattr(steps_module, "_live", {})  # closed below: no widget outlives the test
+    try:
+        _show_both(steps, x, drawn, shown)
+    finally:
+        for box in steps_module._live.values():
+            steps_module._close(box)
+
+
+def _show_both(steps, x, drawn, shown):
     steps.display(key="a large graph's strip")
     assert drawn == [([0, 199], "Static copy of 2 of 200 steps (steps 2–199 of 200 are left "
                       "out here): run this cell to get the step slider.")]
