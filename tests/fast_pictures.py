@@ -46,7 +46,7 @@ from PIL import Image as _Image
 _png = _io.BytesIO()
 _Image.new("RGB", (1, 1), "white").save(_png, format="PNG")
 _FAKE = {"png": _png.getvalue(), "svg": b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
-         "json": b'{"bb": "0,0,1,1", "objects": []}'}
+         "json": b'{"bb": "0,0,1,1", "objects": []}', "json0": b'{"bb": "0,0,1,1", "objects": []}'}
 _graphviz.Source.pipe = lambda self, format=None, *args, **kwargs: _FAKE[format or "svg"]
 import autograd_lesson.viz.warm as _warm
 _warm.draw = lambda *args, **kwargs: None  # no kept Graphviz: every picture is a fake

@@ -218,3 +218,117 @@ def test_a_small_graphs_frame_is_drawn_whole():
     recording = viz.record(lambda: y.backward(), roots=[y], names={"y": y}, frames=True)
     steps = steps_module.StepThrough(recording.frames)
     assert steps.local(0, True, 10, 10) is None  # smaller than the window it is not
+
+
+def _whole_frame_dot(steps, index, window):
+    """Frame ``index``'s window drawn as before: from the whole graph's snapshots."""
+    from autograd_lesson.viz.dot import compare
+    frame = steps.frames[index]
+    plan, rankdir, positions = steps._layout(index, True)
+    only, bb = window
+    positions = dict({n: positions[n] for n in only}, bb=bb)
+    snap = frame.snapshot
+    previous = steps.frames[index - 1].snapshot if index and \
+        steps.frames[index - 1].start is frame.start else frame.start
+    changes = compare(frame.start, snap, now=None if frame.failed else frame.node_id)
+    return viz.picture_dot(previous, snap, steps._frame_title(frame), rankdir=rankdir,
+                           changes=changes, plan=plan, positions=positions, only=only)
+
+
+def _long_graph(lib, n=300):
+    """x → ... → loss, ~400 nodes; v is saved by one node two thirds of the way up."""
+    x = lib.tensor([0.5, 1.5], requires_grad=True)
+    w = lib.tensor([0.25, -0.5], requires_grad=True)
+    v = lib.tensor([2.0, 0.5])
+    y = x
+    for i in range(n):
+        y = y * w if i % 3 == 0 else y.exp() * 0.5 if i % 3 == 1 else y.relu()
+        if i == 2 * n // 3:
+            y = y * v
+    return x, w, v, y.sum()
+
+
+@pytest.mark.parametrize("how", ["backward", "retain_graph", "raises"])
+def test_a_large_graphs_frame_reads_only_its_windows_records(lib, how):
+    """A window's frame is built from the records of its boxes (a folded box's members
+    included), not the whole graph's: the same DOT as from whole snapshots, at a cost that
+    does not grow with the graph."""
+    x, w, v, loss = _long_graph(lib)
+    names = dict(x=x, w=w, loss=loss)
+    if how == "raises":  # v changed in place: the backward raises at the node that saved it
+        def call():
+            v.mul_(2)
+            loss.backward()
+    else:
+        def call():
+            loss.backward(retain_graph=how == "retain_graph")
+    recording = viz.record(call, roots=[loss], names=names, frames=True)
+    steps = steps_module.StepThrough(recording.frames)
+    nodes = len(steps.frames[0].start.nodes)
+    assert nodes > 400
+    picked = sorted({0, 1, len(steps.frames) // 2, len(steps.frames) - 1})
+    for index in picked:
+        window = steps.local(index, True, render.AREA_PX, render.MAX_HEIGHT_PX)
+        COUNTS.clear()
+        local = steps.frame_dot(index, True, window)
+        assert local == _whole_frame_dot(steps, index, window)
+        # three parts (start, previous, this frame) of the window's boxes and their members
+        assert 0 < COUNTS["frame records"] <= 3 * 60 < nodes
+    if how == "raises":
+        assert steps.frames[-1].failed and recording.error is not None
+
+
+def test_a_large_graphs_strip_beside_the_slider_shows_its_first_and_last_steps(monkeypatch):
+    pytest.importorskip("ipywidgets")
+    shown, drawn = [], []
+    monkeypatch.setattr("IPython.display.display", lambda bundle, raw=False: shown.append(
+        bundle))
+    monkeypatch.setattr(steps_module.StepThrough, "_static_png", lambda self, picked, header,
+                        *rest: drawn.append((picked, header)) or steps_module._legend("png"))
+    x, w, _, loss = _long_graph(al)
+    recording = viz.record(lambda: loss.backward(), roots=[loss], names=dict(x=x, loss=loss),
+                           frames=True)
+    steps = steps_module.StepThrough(recording.frames, title="loss.backward()")
+    assert steps.chosen()[0] == list(range(6)) + list(range(194, 200))  # without the slider
+    monkeypatch.setattr(steps_module, "_live", {})  # closed below: no widget outlives the test
+    try:
+        _show_both(steps, x, drawn, shown)
+    finally:
+        for box in steps_module._live.values():
+            steps_module._close(box)
+
+
+def _show_both(steps, x, drawn, shown):
+    steps.display(key="a large graph's strip")
+    assert drawn == [([0, 199], "Static copy of 2 of 200 steps (steps 2–199 of 200 are left "
+                      "out here): run this cell to get the step slider.")]
+    assert "image/png" in shown[0] and "application/vnd.jupyter.widget-view+json" in shown[0]
+    small = viz.record(lambda: (x * 2).sum().backward(), roots=[x], names={"x": x},
+                       frames=True)  # a lesson-sized graph keeps every frame (up to 12)
+    drawn.clear()
+    steps_module.StepThrough(small.frames).display(key="a small graph's strip")
+    assert [picked for picked, _ in drawn] == [list(range(len(small.frames)))]
+
+
+def test_a_step_through_sets_off_no_garbage_collection_and_leaves_it_as_it_was(monkeypatch):
+    """Its recording and pictures make tens of thousands of short-lived objects: collections
+    wait until it is shown (a full one took ~80 ms in a process that imported torch)."""
+    import gc
+    monkeypatch.setattr(steps_module.StepThrough, "display", lambda self, key=None: seen.append(
+        ("display", gc.isenabled())))
+    seen = []
+    x = al.tensor([0.5, 1.5], requires_grad=True)
+    y = (x * 2).sum()
+
+    def call():
+        seen.append(("call", gc.isenabled()))
+        y.backward(retain_graph=True)
+    lesson.step_through(call, x=x, y=y)
+    assert seen == [("call", False), ("display", False)] and gc.isenabled()
+    gc.disable()
+    try:
+        seen.clear()
+        lesson.step_through(call, x=x, y=y)
+        assert seen == [("call", False), ("display", False)] and not gc.isenabled()
+    finally:
+        gc.enable()

@@ -11,6 +11,7 @@ from ..viz.ledger import ledger
 from ..viz.modules import module_table, watch  # noqa: F401  (lesson.watch is public)
 from ..viz.snapshot import is_tensor
 from ..viz.record import first_sentence, verdict  # noqa: F401  (lesson.verdict is public)
+from ..viz.record import collected_after
 from ..viz.steps import StepThrough
 
 
@@ -193,10 +194,12 @@ def step_through(code, model=None, depth=None, **names):
         if problem:
             print(problem)
             return None
-    recording = record(call, roots=roots, names=names, frames=True, model=model, depth=depth)
-    steps = StepThrough(recording.frames, title=steps_title(recording, label)) \
-        if recording.frames else None
-    show_steps(steps, label, recording.error)
+    with collected_after():
+        recording = record(call, roots=roots, names=names, frames=True, model=model,
+                           depth=depth)
+        steps = StepThrough(recording.frames, title=steps_title(recording, label)) \
+            if recording.frames else None
+        show_steps(steps, label, recording.error)
     return None
 
 

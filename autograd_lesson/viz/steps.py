@@ -33,6 +33,12 @@ from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, PX_PER_PT, cached, dot
                      fit_picture, fit_width, render, rgb_png, tag_png)
 
 MAX_STATIC_FRAMES = 12
+# Where the slider runs it is the picture, and the static strip only what a notebook stores for
+# a viewer without widgets: the strip of a graph of over LOCAL_MIN_BOXES nodes then shows its
+# first and last steps (a frame took 25-50 ms of Graphviz and Pillow, 5-25 backwards of the
+# real models; ResNet-18's 12 frames were 40 of its step-through's 46 backwards). The lessons'
+# graphs (at most 20 nodes) keep every frame up to MAX_STATIC_FRAMES.
+MAX_STATIC_LOCAL_FRAMES = 2
 # The slider's picture: at most this tall, so that the slider above it and the running node in
 # it are on one screen (slider, folded legend and caption take the rest of MAX_HEIGHT_PX).
 WINDOW_PX = MAX_HEIGHT_PX - 130
@@ -44,6 +50,7 @@ WHOLE_MAX_NODES = 400
 # drawn whole and cropped: 12 frames of the transformer's 335 boxes drawn whole as PNGs and
 # decoded took over a minute. The lessons' graphs are far smaller and drawn whole, as before.
 LOCAL_MIN_BOXES = 100
+LOCAL_LAYOUT = "splines=false nslimit=0.05 nslimit1=2"  # what such a layout asks dot for
 _PNG_END = b"IEND\xaeB`\x82"  # the last chunk of every PNG (its type and CRC)
 _NEATO_PNG = ["dot", "-Kneato", "-Tpng", "-n2"]  # what render(source, "png", "neato") runs
 _legends = {}  # fmt -> the legend drawn once: it is the same picture in every step-through
@@ -64,6 +71,7 @@ class StepThrough:
         self._layouts = {}
         self._sizes = {}  # the same keys -> {box name: (width, height) in points}
         self._svgs = {}
+        self._beside_slider = False  # display() shows the slider too: a shorter strip
         _instances.add(self)
 
     @property
@@ -104,13 +112,17 @@ class StepThrough:
                       for i, c in changes.items()}
             source = picture_dot(start, end, rankdir=rankdir, changes=widest, plan=plan,
                                  positions={})
+            fmt = "json"
             if len(end.nodes) - len(plan[0]) + len(plan[1]) > LOCAL_MIN_BOXES:
                 # Frames are drawn as windows (local): only the boxes' places are needed, not
                 # dot's edge routes (neato draws each frame's own), and network simplex cut
-                # short; the unrolled LSTM's 503 boxes took 6.2 s of dot, this way 0.4 s.
-                source = source.replace(" newrank=true", " newrank=true splines=false "
-                                        "nslimit=2 nslimit1=2", 1)
-            laid = json.loads(render(source, "json"))
+                # short; the unrolled LSTM's 503 boxes took 6.2 s of dot, this way 0.4 s (its
+                # x coordinates, 9,163 nodes of dot's own, 0.09 s in 402 rounds, 0.03 in 10).
+                # json0: without the drawing instructions of every label (the LSTM's layout:
+                # 1.1 MB of JSON to parse, 0.25 MB without them).
+                source = source.replace(" newrank=true", " newrank=true " + LOCAL_LAYOUT, 1)
+                fmt = "json0"
+            laid = json.loads(render(source, fmt))
             positions, sizes = {"bb": laid["bb"]}, {}
             for obj in laid.get("objects", []):
                 if "pos" in obj:
@@ -160,15 +172,29 @@ class StepThrough:
         boxes in it, pinned as in the whole frame, the window's corners anchored."""
         frame = self.frames[index]
         plan, rankdir, positions = self._layout(index, fold)
-        only = None
-        if window is not None:
-            only, bb = window
-            positions = dict({n: positions[n] for n in only}, bb=bb)
-        snap = frame.snapshot
-        previous = self.frames[index - 1].snapshot if index and \
-            self.frames[index - 1].start is frame.start else frame.start
         now = frame.node_id
-        changes = compare(frame.start, snap, now=None if frame.failed else now)
+        same = index and self.frames[index - 1].start is frame.start
+        if window is None:
+            snap = frame.snapshot
+            previous = self.frames[index - 1].snapshot if same else frame.start
+            changes = compare(frame.start, snap, now=None if frame.failed else now)
+            return picture_dot(previous, snap, self._frame_title(frame), rankdir=rankdir,
+                               changes=changes, plan=plan, positions=positions)
+        # A window: the records of its boxes alone (a folded box's members included), not
+        # the whole graph's for every frame; the DOT is the same as drawn from whole snapshots.
+        only, bb = window
+        positions = dict({n: positions[n] for n in only}, bb=bb)
+        ids = {int(n[1:]) for n in only if n.startswith("n")}
+        for name in only:
+            if name.startswith("g"):
+                ids.update(plan[1][int(name[1:])][1])
+        timeline, failed = frame._timeline, now if frame.failed else None
+        snap = timeline.part(frame._count, ids, failed)
+        start = timeline.part(0, ids, start=True)
+        before = self.frames[index - 1]
+        previous = timeline.part(before._count, ids, before.node_id if before.failed else
+                                 None) if same else start
+        changes = compare(start, snap, now=None if frame.failed else now)
         return picture_dot(previous, snap, self._frame_title(frame), rankdir=rankdir,
                            changes=changes, plan=plan, positions=positions, only=only)
 
@@ -217,19 +243,24 @@ class StepThrough:
             return [render(dot, "png", engine="neato") for dot in dots]
         return [part + _PNG_END for part in joined.split(_PNG_END)[:-1]]
 
-    def chosen(self):
-        """The frames a static picture shows, and a note on the ones left out."""
+    def chosen(self, most=MAX_STATIC_FRAMES):
+        """The frames a static picture shows (at most ``most``), and a note on the ones left
+        out."""
         n = len(self.frames)
-        if n <= MAX_STATIC_FRAMES:
+        if n <= most:
             return list(range(n)), ""
-        half = MAX_STATIC_FRAMES // 2
+        half = most // 2
         picked = list(range(half)) + list(range(n - half, n))
         return picked, t("steps.left_out", first=half + 1, last=n - half, n=n)
 
     def static_png(self):
         """Every chosen frame at full size, in one column (two when narrow), under a header
-        line saying that running the cell gives the slider."""
-        picked, note = self.chosen()
+        line saying that running the cell gives the slider; shown beside the slider
+        (``display``), a large graph's strip keeps MAX_STATIC_LOCAL_FRAMES frames."""
+        most = MAX_STATIC_FRAMES
+        if self._beside_slider and len(self.frames[0].start.nodes) > LOCAL_MIN_BOXES:
+            most = MAX_STATIC_LOCAL_FRAMES
+        picked, note = self.chosen(most)
         header = t("steps.static_header", shown=len(picked), n=len(self.frames),
                    note=f" ({note})" if note else "")
         # a large graph's frames as windows around their running nodes (_window crops the
@@ -369,6 +400,11 @@ class StepThrough:
         if old is not None:
             _close(old)
         bundle = {"text/plain": self.text}
+        try:
+            import ipywidgets  # noqa: F401  (without it the static frames are the picture)
+            self._beside_slider = True
+        except ImportError:
+            self._beside_slider = False
         try:
             bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
         except graphviz.ExecutableNotFound:
