@@ -44,6 +44,31 @@ def _boxes(svg):
     return found
 
 
+def _inside(svg, where, clear=0.5):
+    """How many lines lie inside the smallest box around their anchor, each measured in the
+    font a browser draws it in, ``clear`` pt off the box's edges (the heading's plain lines
+    have no box and are not counted; an edge is no box)."""
+    boxes = _boxes(re.sub(r'<g id="edge\d+" class="edge">.*?</g>', "", svg, flags=re.S))
+    checked = 0
+    for attrs, text in re.findall(r"<text([^>]*)>([^<]+)</text>", svg):
+        x = float(re.search(r' x="([-\d.]+)"', attrs).group(1))
+        y = float(re.search(r' y="([-\d.]+)"', attrs).group(1))
+        size = float(re.search(r'font-size="([\d.]+)"', attrs).group(1))
+        width = text_width(text.replace("&#160;", " ").replace("&amp;", "&")
+                           .replace("&lt;", "<").replace("&gt;", ">").replace("&#45;", "-"),
+                           size, 'font-weight="bold"' in attrs)
+        anchor = re.search(r'text-anchor="(\w+)"', attrs).group(1)
+        left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
+        around = [b for b in boxes if b[0] <= x <= b[1] and b[2] <= y <= b[3]]
+        if not around:
+            continue
+        x0, x1, _, _ = min(around, key=lambda b: (b[1] - b[0]) * (b[3] - b[2]))
+        assert x0 + clear <= left and left + width <= x1 - clear, \
+            f"{text!r} ({where}) spans {left:.1f}–{left + width:.1f}, box {x0}–{x1}"
+        checked += 1
+    return checked
+
+
 def test_no_text_crosses_the_border_of_its_box_in_the_real_font():
     """Every line, measured with the font a browser draws it in, lies inside the smallest box
     around its anchor: Graphviz's own (hinted) measure let "⚠ STALE v1≠v0" and "ALIVE" run
@@ -57,25 +82,72 @@ def test_no_text_crosses_the_border_of_its_box_in_the_real_font():
         finally:
             lesson.set_language("en")
         assert "⚠ STALE v1≠v0" in svg
-        boxes = _boxes(svg)
-        checked = 0
-        for attrs, text in re.findall(r"<text([^>]*)>([^<]+)</text>", svg):
-            x = float(re.search(r' x="([-\d.]+)"', attrs).group(1))
-            y = float(re.search(r' y="([-\d.]+)"', attrs).group(1))
-            size = float(re.search(r'font-size="([\d.]+)"', attrs).group(1))
-            width = text_width(text.replace("&#160;", " ").replace("&amp;", "&")
-                               .replace("&lt;", "<").replace("&gt;", ">"), size,
-                               'font-weight="bold"' in attrs)
-            anchor = re.search(r'text-anchor="(\w+)"', attrs).group(1)
-            left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
-            around = [b for b in boxes if b[0] <= x <= b[1] and b[2] <= y <= b[3]]
-            if not around:  # the heading's plain lines: nothing to cross
-                continue
-            x0, x1, _, _ = min(around, key=lambda b: (b[1] - b[0]) * (b[3] - b[2]))
-            assert x0 - 0.5 <= left and left + width <= x1 + 0.5, \
-                f"{text!r} ({language}) spans {left:.1f}–{left + width:.1f}, box {x0}–{x1}"
-            checked += 1
-        assert checked > 10
+        assert _inside(svg, language, clear=0) > 10
+
+
+def test_graphviz_width_is_what_dot_measures():
+    """A centred line starts where Graphviz's own width centres it: fonts.graphviz_width must
+    be what dot reports (xdot's text operation carries it), digits, arrows, bold and Hangul."""
+    _fonts_or_skip()
+    import subprocess
+    from autograd_lesson.viz.dot import with_cjk_fallback
+    from autograd_lesson.viz.fonts import graphviz_width
+    lines = ["float32[4] · .grad: None → [0.0001042, -0.0001323, …]", "iiii", "WWWW",
+             "layers.3.1.downsample.0 · Sequential ×100", "3,072 B saved here now",
+             "features: 노드 2개 접음 (모두 실행됨)", "✓ 실행됨"]
+    labels = [(text, bold) for text in lines for bold in (False, True)]
+    dot = with_cjk_fallback('digraph {\n node [fontname="DejaVu Sans" fontsize=10 '
+                            'shape=plaintext]\n' + "".join(
+                                f'  n{k} [label=<{"<B>" * b}{text}{"</B>" * b}>]\n'
+                                for k, (text, b) in enumerate(labels)) + "}\n")
+    xdot = subprocess.run(["dot", "-Txdot"], input=dot, capture_output=True, text=True,
+                          check=True).stdout.replace("\\\n", "")
+    found = dict(re.findall(r"(n\d+)\s+\[_ldraw_=\"[^\"]*?T [-\d.]+ [-\d.]+ -?\d ([\d.]+)",
+                            xdot))
+    assert len(found) == len(labels)
+    for k, (text, bold) in enumerate(labels):
+        assert abs(graphviz_width(text, 10, bold) - float(found[f"n{k}"])) <= 2.5, (text, bold)
+
+
+def test_module_boxes_keep_their_titles_and_lines_off_every_border():
+    """Module boxes (open: a cluster titled with its module; folded: a folder-tab group) with
+    long names, in both languages and at every fold level and depth: every line 0.5 pt off
+    the border around it (a long title ran over its box, a leaf's digits over its border)."""
+    _fonts_or_skip()
+    from autograd_lesson.viz.dot import compare, picture_dot
+    nn = al.nn
+    al.manual_seed(0)
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.downsample_projection = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+
+        def forward(self, x):
+            return self.downsample_projection(x)
+    model = nn.Sequential(nn.Sequential(nn.Linear(3, 4), Block()), nn.Linear(4, 1))
+    with viz.watch(model):
+        loss = model(al.randn(2, 3)).pow(2).mean()
+    drawn = 0
+    for language in ("en", "ko"):
+        lesson.set_language(language)
+        try:
+            for depth in (1, 2, 3):
+                names = {"loss": loss}
+                before = viz.take_snapshot([loss], names, model=model, depth=depth)
+                rec = viz.record(lambda: loss.backward(retain_graph=True), roots=[loss],
+                                 names=names)
+                after = viz.take_snapshot([loss], names, executed=rec.executed, model=model,
+                                          depth=depth)
+                for level in range(4):
+                    source = picture_dot(before, after, "t", fold_level=level,
+                                         changes=compare(before, after), legend=level == 0)
+                    svg = render(source, "svg").decode("utf-8")
+                    drawn += _inside(svg, f"{language}, depth {depth}, level {level}") > 0
+                    assert level or "cluster" in svg  # the boxes open at level 0
+        finally:
+            lesson.set_language("en")
+    assert drawn == 24
 
 
 def test_buffer_rows_put_their_two_lines_in_two_rows():
