@@ -7,7 +7,7 @@ import pytest
 
 import autograd_lesson as al
 from autograd_lesson import lesson, viz
-from autograd_lesson.viz import glance
+from autograd_lesson.viz import glance, live
 from autograd_lesson.viz.fonts import text_width
 from autograd_lesson.viz.render import MAX_HEIGHT_PX, render
 from autograd_lesson.viz import steps as steps_module
@@ -223,4 +223,4 @@ def test_the_step_through_window_holds_the_running_node_and_follows_a_drag():
             assert top <= node[1] and node[3] <= top + tall, "the running node is cut off"
             scale = glance.shown_scale(svg)
             assert 10 * scale >= 11, "frame text under 11 px"
-    steps_module._close(box)  # a widget left open keeps its StepThrough (test_viz_v2 counts them)
+    live.close(box)  # a widget left open keeps its StepThrough (test_viz_v2 counts them)

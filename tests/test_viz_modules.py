@@ -244,10 +244,10 @@ def test_drawing_with_model_keeps_no_buffer_alive(lib):
     del hidden, loss, names
     gc.collect()
     assert ref() is None
-    from autograd_lesson.viz import steps
-    shown = steps._live.pop("<lambda>", None)  # leave no widget for the next test to count
+    from autograd_lesson.viz import live
+    shown = live._live.pop("<lambda>", None)  # leave no widget for the next test to count
     if shown is not None:
-        steps._close(shown)
+        live.close(shown)
 
 
 def test_a_box_counts_only_the_calls_that_made_its_nodes():
