@@ -113,3 +113,13 @@ def test_a_bad_depth_gets_one_line(depth, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 and all("depth= counts module levels below the model" in line
                                    for line in lines), lines
+
+
+def test_a_model_one_level_deep_gets_no_buttons(shown):
+    """An RNNCell has no children: there is no other depth to show, so no widget."""
+    pytest.importorskip("ipywidgets")
+    cell = al.nn.RNNCell(3, 4)
+    with viz.watch(cell):
+        h = cell(al.randn(2, 3), al.zeros(2, 4))
+    lesson.show_graph("g", model=cell, h=h)
+    assert WIDGET not in shown[-1] and "image/svg+xml" in shown[-1] and not live._live

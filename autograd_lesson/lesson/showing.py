@@ -33,11 +33,12 @@ def display_boxes(view, before, after, draw, key):
     except ImportError:  # plain Python: the text twin is all there is
         print(view.text)
         return
+    depths = live.Depths(before, after, draw, view)
     bundle = view._repr_mimebundle_()
-    if "image/svg+xml" not in bundle:  # no Graphviz: the text and its hint
-        display(view)
+    if "image/svg+xml" not in bundle or len(depths.depths()) < 2:  # (no Graphviz, or no
+        display(view)                                              # deeper module to show)
         return
-    live.show(bundle, live.Depths(before, after, draw, view).widget, cell_key(key))
+    live.show(bundle, depths.widget, cell_key(key))
 
 
 def caller_namespace(depth=2):
