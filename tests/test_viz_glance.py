@@ -224,3 +224,13 @@ def test_the_step_through_window_holds_the_running_node_and_follows_a_drag():
             scale = glance.shown_scale(svg)
             assert 10 * scale >= 11, "frame text under 11 px"
     live.close(box)  # a widget left open keeps its StepThrough (test_viz_v2 counts them)
+
+
+def test_a_thick_border_is_drawn_square():
+    """"running now" and "failed here" (4 pt borders): a rounded corner reached into the first
+    line's text in Chromium (lesson 02's step-through); the thin ones stay rounded."""
+    from autograd_lesson.viz.dot import _node_attrs
+    assert "rounded" not in _node_attrs("now", "<x>") and "rounded" not in _node_attrs(
+        "failed", "<x>")
+    assert "rounded" in _node_attrs("ran", "<x>") and "rounded" in _node_attrs("idle", "<x>")
+

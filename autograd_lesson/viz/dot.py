@@ -187,6 +187,9 @@ def _table(rows, spacing=2):
 
 def _node_attrs(style, label, shape="box", rounded=True):
     fill, border, width, dashed, _ = NODE_STYLES[style]
+    # A thick border ("running now", "failed here") is drawn square: its rounded corner
+    # reached into the first line's text (lesson 02's step-through, in Chromium).
+    rounded = rounded and width < 3
     styles = (["rounded"] if rounded else []) + ["filled"] + (["dashed"] if dashed else [])
     return (f"[label={label} shape={shape} style={_q(','.join(styles))} "
             f"fillcolor={_q(fill)} color={_q(border)} penwidth={width}]")

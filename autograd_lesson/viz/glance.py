@@ -15,6 +15,7 @@ import re
 
 from ..i18n import t
 from .fonts import HANGUL, pil_font, text_width
+from .dot import MIN_FONT_PT
 from .render import MAX_HEIGHT_PX as MAX_SHOWN_PX, MIN_TEXT_PX, PX_PER_PT, AREA_PX, SHOWN_MAX_PX, \
     GraphView, fit_width, tag_png
 
@@ -204,13 +205,39 @@ def crop_png(png, svg_before, svg_after, note):
     return out.getvalue()
 
 
+def readable(svg):
+    """(the SVG sized for the output, whether it must be cut to a window): fit_width's size,
+    or, where that shows its text under MIN_TEXT_PX, the size that shows it at MIN_TEXT_PX."""
+    fitted = fit_width(svg)
+    size = _SIZE.search(svg)
+    if size is None or MIN_FONT_PT * PX_PER_PT * shown_scale(fitted) >= MIN_TEXT_PX - 0.01:
+        return fitted, False
+    scale = MIN_TEXT_PX / (MIN_FONT_PT * PX_PER_PT)  # of the natural size
+    return fit_width(svg, float(size.group(1)) * PX_PER_PT * scale), True
+
+
+def crop_wide(svg):
+    """(svg, note): crop_height of the picture as fit_width sizes it; or, if that shows its
+    text under MIN_TEXT_PX (a module-box picture one level deeper was drawn 2-12x too wide,
+    its text at 1-9 px), a window at readable size of one output's width and one screen's
+    height around its top box (the root of a top-down graph), saying how many boxes it left
+    out."""
+    base, wide = readable(svg)
+    found = boxes(base) if wide else {}
+    if not found:
+        return crop_height(base)
+    top = min(found, key=lambda name: (found[name][1], found[name][0]))
+    return crop_around(base, top, MAX_SHOWN_PX, AREA_PX)
+
+
 class GlanceView(GraphView):
-    """A GraphView shown at most one screen tall: a taller picture shows its top part and says
+    """A GraphView shown at most one screen tall and with its text at MIN_TEXT_PX or more: a
+    taller picture shows its top part, a far wider one the part around its top box, and says
     which boxes it left out (the DOT source and the text twin stay whole)."""
 
     def _glance(self):
         if "glance" not in self._cache:
-            self._cache["glance"] = crop_height(fit_width(self._render("svg").decode("utf-8")))
+            self._cache["glance"] = crop_wide(self._render("svg").decode("utf-8"))
         return self._cache["glance"]
 
     def svg(self):
@@ -220,8 +247,8 @@ class GlanceView(GraphView):
         svg, note = self._glance()
         if not note:
             return super().png()
-        full = fit_width(self._render("svg").decode("utf-8"))
-        return tag_png(crop_png(self._render("png"), full, svg, note))
+        base, _ = readable(self._render("svg").decode("utf-8"))
+        return tag_png(crop_png(self._render("png"), base, svg, note))
 
 
 def _boxes(n):

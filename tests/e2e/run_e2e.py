@@ -144,10 +144,12 @@ def stored_graph_cells(path):
 
 
 def slider_cells(path):
+    """Cells showing a step-through: a widget whose static picture is its strip of frames (a
+    PNG alone; a module-box picture's depth buttons come with its SVG)."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     return [i for i, cell in enumerate(nb["cells"]) if cell["cell_type"] == "code" and any(
-        "application/vnd.jupyter.widget-view+json" in o.get("data", {})
-        for o in cell.get("outputs", []))]
+        "application/vnd.jupyter.widget-view+json" in o.get("data", {}) and
+        "image/svg+xml" not in o.get("data", {}) for o in cell.get("outputs", []))]
 
 
 PICTURE = "img, svg"
