@@ -234,3 +234,19 @@ def test_a_thick_border_is_drawn_square():
         "failed", "<x>")
     assert "rounded" in _node_attrs("ran", "<x>") and "rounded" in _node_attrs("idle", "<x>")
 
+
+def test_a_picture_far_too_wide_is_shown_readable_around_its_top_box():
+    """A module-box picture one level deeper came out 2-12x the output's width (its text at
+    1-9 px): it is drawn with its text at 11 px, cut to the output's width around its top box,
+    and says how many boxes it left out."""
+    from autograd_lesson.viz.render import AREA_PX, MIN_TEXT_PX, PX_PER_PT
+    wide = render('digraph { node [fontname="DejaVu Sans" fontsize=10 shape=box] root -> {'
+                  + " ".join(f"leaf_number_{k}" for k in range(30)) + "} }", "svg").decode()
+    svg, note = glance.crop_wide(wide)
+    scale = glance.shown_scale(svg)
+    width = float(re.search(r'<svg width="([\d.]+)pt"', svg).group(1)) * PX_PER_PT
+    assert 10 * scale >= MIN_TEXT_PX - 0.01 and width <= AREA_PX + 0.5
+    assert "the part around root" in note and "boxes outside it left out here" in note
+    narrow = render('digraph { node [fontname="DejaVu Sans" fontsize=10] a -> b }', "svg")
+    assert glance.crop_wide(narrow.decode())[1] == ""  # a picture that fits is left as it is
+
