@@ -212,7 +212,9 @@ def readable(svg):
     size = _SIZE.search(svg)
     if size is None or MIN_FONT_PT * PX_PER_PT * shown_scale(fitted) >= MIN_TEXT_PX - 0.01:
         return fitted, False
-    scale = MIN_TEXT_PX / (MIN_FONT_PT * PX_PER_PT)  # of the natural size
+    # of the natural size; 0.2 px over the limit: an output a few px narrower than
+    # AREA_PX (a widget's) shows the window that much smaller
+    scale = (MIN_TEXT_PX + 0.2) / (MIN_FONT_PT * PX_PER_PT)
     return fit_width(svg, float(size.group(1)) * PX_PER_PT * scale), True
 
 
