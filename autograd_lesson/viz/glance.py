@@ -229,7 +229,23 @@ def crop_wide(svg):
     if not found:
         return crop_height(base)
     top = min(found, key=lambda name: (found[name][1], found[name][0]))
-    return crop_around(base, top, MAX_SHOWN_PX, AREA_PX)
+    scale = shown_scale(base)
+    x, y, width, height = (float(v) for v in _VIEWBOX.search(base).groups())
+    x0, y0, x1, _, label = found[top]
+    span = AREA_PX / scale
+    left = min(max(x, (x0 + x1) / 2 - span / 2), x + width - span)
+    # from just above the top box (the heading, at the left, is outside the window anyway)
+    # down one screen less the note, never cutting a box in half at the bottom
+    upper = max(y, y0 - 8)
+    lower = min(y + height, upper + MAX_SHOWN_PX / scale - 1.6 * max(10.0, MIN_TEXT_PX / scale))
+    for b in found.values():
+        if upper < b[1] < lower < b[3]:
+            lower = b[1] - 2
+    outside = [n for n, b in found.items() if b[0] < left or b[2] > left + span or
+               b[1] < upper or b[3] > lower]
+    note = t("view.window", name=label, n=len(outside), boxes=_boxes(len(outside))) \
+        if outside else ""
+    return window(base, upper, lower, left, left + span, note), note
 
 
 class GlanceView(GraphView):
