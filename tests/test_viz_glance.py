@@ -249,4 +249,11 @@ def test_a_picture_far_too_wide_is_shown_readable_around_its_top_box():
     assert "the part around root" in note and "boxes outside it left out here" in note
     narrow = render('digraph { node [fontname="DejaVu Sans" fontsize=10] a -> b }', "svg")
     assert glance.crop_wide(narrow.decode())[1] == ""  # a picture that fits is left as it is
+    # 1.4x the output's width (lesson 02 at depth 2: its text at 8.6 px) is cut too
+    wider = render('digraph { node [fontname="DejaVu Sans" fontsize=10 shape=box] r -> {'
+                   + " ".join(f"l{k}" for k in range(14)) + "} }", "svg").decode()
+    natural = float(re.search(r'<svg width="([\d.]+)pt"', wider).group(1)) * PX_PER_PT
+    assert 1.1 * AREA_PX < natural < 1.6 * AREA_PX, natural
+    svg, note = glance.crop_wide(wider)
+    assert note and 10 * glance.shown_scale(svg) >= MIN_TEXT_PX - 0.01
 

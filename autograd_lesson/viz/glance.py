@@ -210,7 +210,7 @@ def readable(svg):
     or, where that shows its text under MIN_TEXT_PX, the size that shows it at MIN_TEXT_PX."""
     fitted = fit_width(svg)
     size = _SIZE.search(svg)
-    if size is None or MIN_FONT_PT * PX_PER_PT * shown_scale(fitted) >= MIN_TEXT_PX - 0.01:
+    if size is None or MIN_FONT_PT * shown_scale(fitted) >= MIN_TEXT_PX - 0.01:  # (px/pt)
         return fitted, False
     # of the natural size; 0.2 px over the limit: an output a few px narrower than
     # AREA_PX (a widget's) shows the window that much smaller
