@@ -309,7 +309,7 @@ def test_step_through_title_and_controls_in_korean():
     assert steps.frames[3].text == "step 4: #3 AccumulateGrad (x); got grad [8, 16]; " \
                                    "accumulated into x.grad"  # English byte for byte
     lesson.set_language("ko")
-    from autograd_lesson.viz.steps import _close
+    from autograd_lesson.viz.live import close as _close
     box = steps.widget()
     slider, toggle = box.children[0].children
     labels = (slider.description, toggle.description)

@@ -223,6 +223,11 @@ MESSAGES = {
     "steps.whole_tip": ("draw every node instead of folding the rest",
                         "나머지를 접지 않고 모든 노드를 그립니다"),
     "steps.legend": ("legend", "범례"),
+    # a module-box picture's buttons (viz/live.py Depths): redraw at another depth
+    "depth.label": ("depth", "깊이"),
+    "depth.tip": ("module levels drawn as boxes: 1 boxes the model's children, 2 theirs ...",
+                  "상자로 그릴 모듈 단계: 1은 모델의 자식 모듈, 2는 그 자식 모듈 ..."),
+    "depth.table": ("modules at depth {n}", "깊이 {n}의 모듈"),
     # a picture taller than a screen shows its top part (viz/glance.py), a step its window
     "view.left_out": ("▼ {n} {boxes} below left out here: {names}",
                       "▼ 아래의 상자 {n}개는 여기서 생략했습니다: {names}"),

@@ -6,7 +6,8 @@ Every picture comes with printed text (ledger, diff, verdict) that nbval compare
 import sys
 
 from ..i18n import korean, t
-from ..viz import before_after_view, checks, graph_view, record, take_snapshot
+from ..viz import before_after_view, checks, graph_view, live, record, take_snapshot
+from ..viz.glance import cell_key, legend_here
 from ..viz.ledger import ledger
 from ..viz.modules import module_table, watch  # noqa: F401  (lesson.watch is public)
 from ..viz.snapshot import is_tensor
@@ -23,6 +24,22 @@ def display(view):
         print(view.text)
         return
     show(view)
+
+
+def display_boxes(view, before, after, draw, key):
+    """``display(view)`` of a module-box picture; where widgets run, with buttons that redraw
+    it at another depth (``draw(before, after)`` at that depth: live.Depths)."""
+    try:
+        import IPython.display  # noqa: F401
+    except ImportError:  # plain Python: the text twin is all there is
+        print(view.text)
+        return
+    depths = live.Depths(before, after, draw, view)
+    bundle = view._repr_mimebundle_()
+    if "image/svg+xml" not in bundle or len(depths.depths()) < 2:  # (no Graphviz, or no
+        display(view)                                              # deeper module to show)
+        return
+    live.show(bundle, depths.widget, cell_key(key))
 
 
 def caller_namespace(depth=2):
@@ -102,7 +119,12 @@ def show_graph(title="", model=None, depth=None, **names):
     if problem:
         print(problem)
         return
-    display(graph_view(snap))
+    if snap.modules is None:
+        display(graph_view(snap))
+    else:
+        legend = legend_here()
+        display_boxes(graph_view(snap, legend=legend), snap, snap,
+                      lambda before, after: graph_view(after, legend=legend), title)
     print(ledger(snap))
     if snap.modules is not None:
         print(module_table(snap))
@@ -127,15 +149,21 @@ def show_backward(code, model=None, depth=None, **names):
     if problem:
         print(problem)
         return
-    _, recording, view = before_and_after(call, label, names, model, depth, before)
-    display(view)
+    legend = legend_here()
+    _, recording, view = before_and_after(call, label, names, model, depth, before, legend)
+    if before.modules is None:
+        display(view)
+    else:
+        title = picture_title(recording, label)
+        display_boxes(view, before, view.after, lambda before, after: before_after_view(
+            before, after, picture_title=title, legend=legend), label)
     print(outcome_line(recording, label))
     print(view.text)
     if before.modules is not None:
         print(module_table(view.after))
 
 
-def before_and_after(call, label, names, model=None, depth=None, before=None):
+def before_and_after(call, label, names, model=None, depth=None, before=None, legend=None):
     """Run ``call`` (labelled ``label``) between two snapshots of the graph of ``names``:
     (the snapshot before, the recording, the before/after view)."""
     roots = graph_roots(names)
@@ -145,12 +173,18 @@ def before_and_after(call, label, names, model=None, depth=None, before=None):
     outcome = "raised" if recording.error else "ran"
     after = take_snapshot(roots, names, executed=recording.executed, failed=recording.failed,
                           title=f"after {label} ({outcome})", model=model, depth=depth)
-    picture_title = t("title.before_after", label=label,
-                      outcome=t("title.raised" if recording.error else "title.ran")) \
-        if korean() else None  # the ledger diff (the text twin) keeps its English title
-    view = before_after_view(before, after, picture_title=picture_title)
+    view = before_after_view(before, after, picture_title=picture_title(recording, label),
+                             legend=legend)
     view.after = after
     return before, recording, view
+
+
+def picture_title(recording, label):
+    """The before/after picture's title in Korean (None: the snapshots' English titles; the
+    ledger diff, the text twin, keeps them in either language)."""
+    return t("title.before_after", label=label,
+             outcome=t("title.raised" if recording.error else "title.ran")) \
+        if korean() else None
 
 
 def outcome_line(recording, label):

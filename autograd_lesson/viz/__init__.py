@@ -37,15 +37,17 @@ def _view(before, after, title, text, fold, legend=None):
     return GlanceView(source, text, svg)
 
 
-def graph_view(snapshot, title=None, max_nodes=None, fold=True):
+def graph_view(snapshot, title=None, max_nodes=None, fold=True, legend=None):
     """A displayable picture of one snapshot whose text twin is its ledger; a large graph
-    folds into labelled groups unless ``fold=False``."""
+    folds into labelled groups unless ``fold=False`` (``legend``: draw the legend; by
+    default in a notebook's first picture only)."""
     checks.snapshot(snapshot, "graph_view()")
     title = snapshot.title if title is None else title
-    return _view(snapshot, snapshot, title, ledger(snapshot, title), fold)
+    return _view(snapshot, snapshot, title, ledger(snapshot, title), fold, legend)
 
 
-def before_after_view(before, after, max_nodes=None, fold=True, picture_title=None):
+def before_after_view(before, after, max_nodes=None, fold=True, picture_title=None,
+                      legend=None):
     """One picture of a call's effect (buffer rows read ``ALIVE → FREED``, the nodes that ran
     highlighted, every node where it was) whose text twin is the ledger diff, titled
     "<before's title> → <after's title>" (``picture_title``: another title for the picture
@@ -54,7 +56,7 @@ def before_after_view(before, after, max_nodes=None, fold=True, picture_title=No
     checks.snapshot(after, "before_after_view()", "two Snapshots (before, after)")
     title = f"{before.title} → {after.title}"
     return _view(before, after, title if picture_title is None else picture_title,
-                 diff(before, after, title=title), fold)
+                 diff(before, after, title=title), fold, legend)
 
 
 

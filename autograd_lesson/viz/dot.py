@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..i18n import t
 from . import modules
-from .fonts import CJK_FONT, HANGUL, text_width
+from .fonts import CJK_FONT, HANGUL, graphviz_width, text_width
 from .ledger import bytes_text, shape_text
 
 FONT = "DejaVu Sans"
@@ -72,14 +72,14 @@ _TAG = re.compile(r"<(/?)(B|FONT|BR)\b([^>]*)>")
 
 
 def _line_widths(content):
-    """The width in points of each line (split at <BR/>) of an HTML-label text, measured with
-    the real fonts, bold and POINT-SIZE followed; None without the fonts."""
+    """(browser, Graphviz) width in points of each line (split at <BR/>) of an HTML-label text,
+    measured with the real fonts, bold and POINT-SIZE followed; None without the fonts."""
     widths, line, sizes, bold, pos = [], [], [MIN_FONT_PT], 0, 0
 
     def flush():
-        width = sum(text_width(html.unescape(text), size, b) or math.nan
-                    for text, size, b in line)
-        widths.append(width)
+        widths.append(tuple(sum(measure(html.unescape(text), size, b) or math.nan
+                                for text, size, b in line)
+                            for measure in (text_width, graphviz_width)))
         line.clear()
     for match in list(_TAG.finditer(content)) + [None]:
         text = content[pos:match.start() if match else len(content)]
@@ -99,22 +99,37 @@ def _line_widths(content):
             size = re.search(r'POINT-SIZE="([\d.]+)"', attrs)
             sizes.append(float(size.group(1)) if size else sizes[-1])
     flush()
-    return None if any(math.isnan(w) for w in widths) else widths
+    return None if any(math.isnan(w) for pair in widths for w in pair) else widths
 
 
-def _cell(content, attrs="", padding=2, border=0):
+def _cell(content, attrs="", padding=2, border=0, room=0, under_border=None):
     """A table cell of ``content`` as wide as a browser will draw its widest line (plus its
-    padding and border): Graphviz's own measure is up to 4 % short (see fonts.py), and the
-    text ran across the cell's border."""
+    padding and border): Graphviz's own measure is up to 5 % short (see fonts.py), and the
+    text ran across the cell's border. A centred line is placed by that shorter measure and
+    drawn wider from there, so its right end is kept 1 pt off the border too (``room``: how
+    far outside the cell the nearest border is, as in a buffer row's inner cells).
+
+    A first line with Hangul right under a border (the cell's own, or its node's:
+    ``under_border``) gets 2 pt more padding: Graphviz sets a Hangul line's baseline as a
+    Latin one's, and its taller glyphs touched the border above them."""
     widths = _line_widths(content)
-    width = f' WIDTH="{math.ceil(max(widths) + 2 * (padding + border) + 2)}"' if widths else ""
+    if (border if under_border is None else under_border) and \
+            HANGUL.search(content.split("<BR/>", 1)[0]):
+        padding += 2
+        attrs += f' CELLPADDING="{padding}"'
+    width = ""
+    if widths:
+        need = max(b for b, _ in widths) + 2 * (padding + border) + 2
+        if 'ALIGN="LEFT"' not in attrs:  # (g - 2: Graphviz's measure, taken at its shortest)
+            need = max([need] + [2 * b - (g - 2) + 2 * (border - room) + 2 for b, g in widths])
+        width = f' WIDTH="{math.ceil(need)}"'
     return f"<TD{width}{attrs}>{content}</TD>"
 
 
 def _lines_cell(lines, attrs="", border=0):
     """A cell of several lines, each in its own row of an inner table, 2 pt apart: with <BR/>
     the lines sat so close that a slot name's underscores read as overbars on the next line."""
-    rows = "".join(f"<TR>{_cell(line, padding=1)}</TR>" for line in lines)
+    rows = "".join(f"<TR>{_cell(line, padding=1, room=2)}</TR>" for line in lines)
     return (f'<TD{attrs}><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
             f"{rows}</TABLE></TD>")
 
@@ -172,6 +187,9 @@ def _table(rows, spacing=2):
 
 def _node_attrs(style, label, shape="box", rounded=True):
     fill, border, width, dashed, _ = NODE_STYLES[style]
+    # A thick border ("running now", "failed here") is drawn square: its rounded corner
+    # reached into the first line's text (lesson 02's step-through, in Chromium).
+    rounded = rounded and width < 3
     styles = (["rounded"] if rounded else []) + ["filled"] + (["dashed"] if dashed else [])
     return (f"[label={label} shape={shape} style={_q(','.join(styles))} "
             f"fillcolor={_q(fill)} color={_q(border)} penwidth={width}]")
@@ -338,7 +356,7 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
     unfold = t("group.unfold") if after.modules is None else \
         t("group.deeper", n=after.modules.depth + 1)
     lines.append(f'<FONT COLOR="#444444">{unfold}</FONT>')
-    return _table([f"<TR>{_cell('<BR/>'.join(lines))}</TR>"], spacing=0)
+    return _table([f"<TR>{_cell('<BR/>'.join(lines), under_border=True)}</TR>"], spacing=0)
 
 
 def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, changes=None,
@@ -442,9 +460,16 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         else:  # a node used twice (y * y) has two edges: both are drawn
             lines.extend(f"  {a} -> {b}" for _ in range(count))
     if after.modules is not None and positions is None:
-        lines.extend(modules.clusters(after, plan))
+        lines.extend(modules.clusters(after, plan, _cluster_label))
     lines.append("}")
     return with_cjk_fallback("\n".join(lines) + "\n")
+
+
+def _cluster_label(text):
+    """An open module box's title, as wide as a browser draws it: Graphviz sized the box by
+    its own, shorter measure and a long name ran over the box's border."""
+    cell = _cell(_e(text), ' ALIGN="LEFT"', padding=1)
+    return f'<<TABLE BORDER="0" CELLPADDING="1" CELLSPACING="0"><TR>{cell}</TR></TABLE>>'
 
 
 def _heading(title, before, after, notes, legend):

@@ -15,6 +15,7 @@ import re
 
 from ..i18n import t
 from .fonts import HANGUL, pil_font, text_width
+from .dot import MIN_FONT_PT
 from .render import MAX_HEIGHT_PX as MAX_SHOWN_PX, MIN_TEXT_PX, PX_PER_PT, AREA_PX, SHOWN_MAX_PX, \
     GraphView, fit_width, tag_png
 
@@ -204,13 +205,73 @@ def crop_png(png, svg_before, svg_after, note):
     return out.getvalue()
 
 
+def readable(svg):
+    """(the SVG sized for the output, whether it must be cut to a window): fit_width's size,
+    or, where that shows its text under MIN_TEXT_PX, the size that shows it at MIN_TEXT_PX."""
+    fitted = fit_width(svg)
+    size = _SIZE.search(svg)
+    if size is None or MIN_FONT_PT * shown_scale(fitted) >= MIN_TEXT_PX - 0.01:  # (px/pt)
+        return fitted, False
+    # of the natural size; 0.2 px over the limit: an output a few px narrower than
+    # AREA_PX (a widget's) shows the window that much smaller
+    scale = (MIN_TEXT_PX + 0.2) / (MIN_FONT_PT * PX_PER_PT)
+    return fit_width(svg, float(size.group(1)) * PX_PER_PT * scale), True
+
+
+def crop_wide(svg):
+    """(svg, note): crop_height of the picture as fit_width sizes it; or, if that shows its
+    text under MIN_TEXT_PX (a module-box picture one level deeper was drawn 2-12x too wide,
+    its text at 1-9 px), a window at readable size of one output's width and one screen's
+    height around its top box (the root of a top-down graph), saying how many boxes it left
+    out."""
+    base, wide = readable(svg)
+    found = boxes(base) if wide else {}
+    if not found:
+        return crop_height(base)
+    top = min(found, key=lambda name: (found[name][1], found[name][0]))
+    scale = shown_scale(base)
+    x, y, width, height = (float(v) for v in _VIEWBOX.search(base).groups())
+    x0, y0, x1, _, label = found[top]
+    span = AREA_PX / scale
+    left = min(max(x, (x0 + x1) / 2 - span / 2), x + width - span)
+    left = _clear_sides(found, left, span, x0, x1, x, x + width)
+    # down one screen less the note, never cutting a box in half at the bottom; from the top
+    # (the heading says which backward this is) when the picture is no taller than that, else
+    # from just above the top box
+    note_units = 1.6 * max(10.0, MIN_TEXT_PX / scale)
+    screen = MAX_SHOWN_PX / scale - note_units
+    upper = y if height <= screen else max(y, y0 - 8)
+    lower = min(y + height, upper + screen)
+    for b in found.values():
+        if upper < b[1] < lower < b[3]:
+            lower = b[1] - 2
+    outside = [n for n, b in found.items() if b[0] < left or b[2] > left + span or
+               b[1] < upper or b[3] > lower]
+    note = t("view.window", name=label, n=len(outside), boxes=_boxes(len(outside))) \
+        if outside else ""
+    return window(base, upper, lower, left, left + span, note), note
+
+
+def _clear_sides(found, left, span, keep0, keep1, low, high):
+    """``left`` for a window ``span`` wide that cuts the fewest boxes in half at its sides
+    (the nearest such, from ``left``) while it holds keep0..keep1 (the top box) and stays
+    within low..high."""
+    def cuts(at):
+        return sum(b[0] < edge < b[2] for b in found.values() for edge in (at, at + span))
+    edges = {e for b in found.values() for e in (b[0] - 2, b[2] + 2)}
+    candidates = [left] + [at for e in edges for at in (e, e - span)
+                           if low <= at <= high - span and at <= keep0 and keep1 <= at + span]
+    return min(candidates, key=lambda at: (cuts(at), abs(at - left)))
+
+
 class GlanceView(GraphView):
-    """A GraphView shown at most one screen tall: a taller picture shows its top part and says
+    """A GraphView shown at most one screen tall and with its text at MIN_TEXT_PX or more: a
+    taller picture shows its top part, a far wider one the part around its top box, and says
     which boxes it left out (the DOT source and the text twin stay whole)."""
 
     def _glance(self):
         if "glance" not in self._cache:
-            self._cache["glance"] = crop_height(fit_width(self._render("svg").decode("utf-8")))
+            self._cache["glance"] = crop_wide(self._render("svg").decode("utf-8"))
         return self._cache["glance"]
 
     def svg(self):
@@ -220,8 +281,8 @@ class GlanceView(GraphView):
         svg, note = self._glance()
         if not note:
             return super().png()
-        full = fit_width(self._render("svg").decode("utf-8"))
-        return tag_png(crop_png(self._render("png"), full, svg, note))
+        base, _ = readable(self._render("svg").decode("utf-8"))
+        return tag_png(crop_png(self._render("png"), base, svg, note))
 
 
 def _boxes(n):

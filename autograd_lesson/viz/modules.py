@@ -394,8 +394,9 @@ def fold_plan(snapshot, keep):
     return plan, groups
 
 
-def clusters(snapshot, plan):
-    """DOT subgraphs framing the open boxes' nodes, each labelled with its module."""
+def clusters(snapshot, plan, label):
+    """DOT subgraphs framing the open boxes' nodes, each labelled with its module (``label``
+    makes the DOT label of its text: dot.py gives it a measured width)."""
     box = boxes(snapshot)
     counts = calls_per_box(snapshot)
     open_boxes = defaultdict(list)
@@ -404,8 +405,8 @@ def clusters(snapshot, plan):
             open_boxes[box[node.id]].append(node.id)
     lines = []
     for k, (b, ids) in enumerate(sorted(open_boxes.items(), key=lambda item: item[1][0])):
-        label = box_label(b, counts.get(b, 1)).replace('"', "'")
-        lines.append(f'  subgraph cluster_m{k} {{ label="{label}" style="rounded,dashed" '
+        lines.append(f'  subgraph cluster_m{k} {{ label={label(box_label(b, counts.get(b, 1)))} '
+                     f'style="rounded,dashed" '
                      f'color="#888888" ' + " ".join(f"n{i};" for i in ids) + " }")
     return lines
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..i18n import get_language, t
 from . import warm
+from .live import _live, show as show_live
 from .dot import Change, compare, legend_dot, picture_dot
 from .fonts import HANGUL, pil_font
 from .glance import _VIEWBOX, _boxes, boxes, cell_key, crop_around, legend_here
@@ -54,7 +55,6 @@ LOCAL_LAYOUT = "splines=false nslimit=0.05 nslimit1=2"  # what such a layout ask
 _PNG_END = b"IEND\xaeB`\x82"  # the last chunk of every PNG (its type and CRC)
 _NEATO_PNG = ["dot", "-Kneato", "-Tpng", "-n2"]  # what render(source, "png", "neato") runs
 _legends = {}  # fmt -> the legend drawn once: it is the same picture in every step-through
-_live = {}  # display key (the notebook cell) -> the widget shown there last; closed on re-run
 _instances = weakref.WeakSet()  # every StepThrough alive (the leak test counts them)
 
 
@@ -389,16 +389,12 @@ class StepThrough:
         shown = picture if side is None else widgets.VBox([side, picture])
         box = _slider_class()([widgets.HBox([slider, whole]), caption, shown, legend])
         box._count = len(self.frames)
-        box._steps = self  # the widget keeps its StepThrough; closing it lets both go
+        box._keep = self  # the widget keeps its StepThrough; closing it lets both go
         return box
 
     def display(self, key=None):
         """Show as one output: the slider where widgets run, else every frame as a PNG."""
         from IPython.display import display
-        key = cell_key(key or self.title)
-        old = _live.pop(key, None)
-        if old is not None:
-            _close(old)
         bundle = {"text/plain": self.text}
         try:
             import ipywidgets  # noqa: F401  (without it the static frames are the picture)
@@ -410,15 +406,7 @@ class StepThrough:
         except graphviz.ExecutableNotFound:
             display({"text/plain": self.text + "\n" + dot_missing()}, raw=True)
             return
-        try:
-            box = self.widget()
-        except ImportError:  # no ipywidgets: the static frames are the picture
-            display(bundle, raw=True)
-            return
-        _live[key] = box
-        bundle.update(box._repr_mimebundle_())
-        bundle["text/plain"] = self.text
-        display(bundle, raw=True)
+        show_live(bundle, self.widget, cell_key(key or self.title))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": self.text}
@@ -486,18 +474,6 @@ def _slider_class():
                 return f"step-through slider over {getattr(self, '_count', 0)} steps"
         _SLIDER.append(StepSlider)
     return _SLIDER[0]
-
-
-def _close(widget):
-    """Close a widget, its children and their layout/style widgets (each one is a comm)."""
-    for child in list(getattr(widget, "children", ())):
-        _close(child)
-    for part in ("layout", "style"):
-        inner = getattr(widget, part, None)
-        if inner is not None and hasattr(inner, "close"):
-            inner.close()
-    widget.close()
-    widget._steps = None
 
 
 def live_widgets():

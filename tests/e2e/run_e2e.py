@@ -14,9 +14,12 @@ generated token:
 6. legibility, at 1366x768 with the file browser open (output area about 934 px): every graph
    picture, both as stored (untrusted) and after Run All, is measured (natural vs shown width,
    the smallest rendered SVG text in CSS px, clipping, height) and written as one row to
-   build/e2e/legibility.tsv; a picture with text under MIN_TEXT_PX (11 px), cut off, or taller
+   build/e2e/legibility.tsv; a picture with text under MIN_TEXT_PX (11 px), cut off, taller
    than MAX_HEIGHT_PX (650 px: one screen; a picture cut to fit says in one line what it left
-   out, the "left_out" column) fails the notebook;
+   out, the "left_out" column), or with text that touches or crosses a border (a node's, a
+   table cell's, a module box's: ``crossings.py``, the "crossings" column) fails the notebook;
+   a module-box picture's depth buttons are pressed in turn and each depth measured the same
+   way (phase "depth N", screenshots <notebook>-depthN.png);
 7. a step-through, with its slider's row at the top of the notebook: the running node must be
    on screen with the slider, the picture must change while the handle is still held down
    (dragging, not only on release), and the "whole graph" toggle must draw its text at 11 px
@@ -47,6 +50,8 @@ import tempfile
 import threading
 import time
 import urllib.request
+
+from crossings import CROSSINGS_JS, describe
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "e2e-screenshots"
@@ -139,10 +144,12 @@ def stored_graph_cells(path):
 
 
 def slider_cells(path):
+    """Cells showing a step-through: a widget whose static picture is its strip of frames (a
+    PNG alone; a module-box picture's depth buttons come with its SVG)."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     return [i for i, cell in enumerate(nb["cells"]) if cell["cell_type"] == "code" and any(
-        "application/vnd.jupyter.widget-view+json" in o.get("data", {})
-        for o in cell.get("outputs", []))]
+        "application/vnd.jupyter.widget-view+json" in o.get("data", {}) and
+        "image/svg+xml" not in o.get("data", {}) for o in cell.get("outputs", []))]
 
 
 PICTURE = "img, svg"
@@ -156,7 +163,8 @@ def cell_pictures(page, index):
 
 
 MEASURE_JS = r"""
-([cell, plotCell]) => {
+([cell, plotCell, crossingsSource]) => {
+  const crossings = eval(crossingsSource);  // crossings.py: text a border touches or crosses
   const rows = [];
   const outputs = [...cell.querySelectorAll('.jp-OutputArea-output')];
   for (const output of outputs) {
@@ -188,7 +196,7 @@ MEASURE_JS = r"""
       const leftOut = el.tagName.toLowerCase() === 'svg' &&
         /left out|생략/.test(el.textContent);
       rows.push({kind: el.tagName.toLowerCase(), natural, shown: r.width, height: r.height,
-                 area: box.width, minText, clipped, src, leftOut});
+                 area: box.width, minText, clipped, src, leftOut, crossed: crossings(el)});
     }
   }
   return rows;
@@ -233,17 +241,19 @@ def svg_text_info(src):
             'class="graph"' in text, any(word in text for word in LEFT_OUT))
 
 
-def measure_pictures(page, cells, path, phase, screen_height):
-    """One legibility row per graph picture of the notebook; the problems found."""
+def measure_pictures(page, cells, path, phase, screen_height, only=None):
+    """One legibility row per graph picture of the notebook (of cells ``only``, if given);
+    the problems found."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     rows, problems = [], []
     for index, cell in enumerate(nb["cells"]):
-        if cell["cell_type"] != "code":
+        if cell["cell_type"] != "code" or only is not None and index not in only:
             continue
         plot_cell = any("<Figure" in "".join(o.get("data", {}).get("text/plain", ""))
                         for o in cell.get("outputs", []))
         handle = cells.nth(index).element_handle()
-        for k, m in enumerate(page.evaluate(MEASURE_JS, [handle, plot_cell])):
+        for k, m in enumerate(page.evaluate(MEASURE_JS, [handle, plot_cell,
+                                                         f"({CROSSINGS_JS})"])):
             if m["kind"] == "img" and (m["src"] or "").startswith("data:image/svg+xml"):
                 m["kind"] = "svg-img"  # JupyterLab shows an SVG output as <img src=data:...>
                 view_width, min_size, is_graph, m["leftOut"] = svg_text_info(m["src"])
@@ -265,12 +275,15 @@ def measure_pictures(page, cells, path, phase, screen_height):
                 short.append("cut off")
             if m["height"] > MAX_HEIGHT_PX + 1:  # +1: a PNG's rows are whole pixels
                 short.append(f"{m['height']:.0f} px tall > {MAX_HEIGHT_PX}")
+            if m["crossed"]:
+                short.append(f"text on a border: {describe(m['crossed'])}")
             stem = ("ko-" if path.parent.name == "ko" else "") + path.stem
             rows.append([stem, phase, str(index), str(k), m["kind"], f"{m['natural']:.0f}",
                          f"{m['shown']:.0f}", f"{m['area']:.0f}", f"{scale:.2f}",
                          f"{m['minText']:.1f}", f"{m['height']:.0f}",
                          "yes" if m["clipped"] else "no",
-                         "yes" if m.get("leftOut") else "no", "; ".join(short) or "ok"])
+                         "yes" if m.get("leftOut") else "no", str(len(m["crossed"])),
+                         "; ".join(short) or "ok"])
             if short:
                 problems.append(f"{phase} cell {index} picture {k}: " + ", ".join(short))
     return rows, problems
@@ -278,7 +291,7 @@ def measure_pictures(page, cells, path, phase, screen_height):
 
 LEGIBILITY_HEADER = ["notebook", "phase", "cell", "picture", "kind", "natural_px", "shown_px",
                      "area_px", "scale", "min_text_px", "height_px", "clipped", "left_out",
-                     "verdict"]
+                     "crossings", "verdict"]
 
 
 def open_file_browser(page):
@@ -341,6 +354,11 @@ def check_notebook(page, base, name, path, legibility):
         shot = SHOTS / f"{shot_name(name)}-steps.png" if k == 0 else None
         SHOTS.mkdir(parents=True, exist_ok=True)
         problems += move_slider(page, cells.nth(index), index, shot)
+    for k, index in enumerate(depth_cells(page)):
+        shot = f"{shot_name(name)}-depth" if k == 0 else None
+        rows, short = move_depths(page, cells, index, path, shot)
+        legibility += rows
+        problems += short
     if name.startswith("ko/"):
         problems += hangul_problems(page, cells)
         feedback = page.locator(".jp-OutputArea-output pre", has_text="✓ 정답입니다").first
@@ -513,6 +531,47 @@ def move_slider(page, cell, index, shot):
             problems.append(f"cell {index}: the whole graph draws its text at {text:.1f} px")
         whole.click()
     return problems
+
+
+DEPTH_BUTTONS = ".widget-toggle-buttons"  # a module-box picture's "depth: 1 2 3" (viz/live.py)
+
+
+def depth_cells(page):
+    """Indices of the cells whose output has depth buttons."""
+    return page.evaluate(f"""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]
+        .map((c, i) => c.querySelector('{DEPTH_BUTTONS}') ? i : -1).filter(i => i >= 0)""")
+
+
+def move_depths(page, cells, index, path, shot):
+    """Press each depth button of a module-box picture: the picture must change, and each
+    depth is measured as every picture is (phase "depth N"); screenshots <shot>N.png."""
+    cell = cells.nth(index)
+    buttons = cell.locator(f"{DEPTH_BUTTONS} button")
+    rows, problems = [], []
+    picture = f"""(cell) => {{ const s = cell.querySelector('.widget-html-content svg');
+                              return s ? s.outerHTML.length + ':' + s.textContent : ''; }}"""
+    for k in range(buttons.count()):
+        button = buttons.nth(k)
+        old = cell.evaluate(picture)
+        if "mod-active" not in (button.get_attribute("class") or ""):
+            button.click()
+            try:
+                page.wait_for_function(f"([cell, old]) => ({picture})(cell) !== old",
+                                       arg=[cell.element_handle(), old], timeout=60_000)
+            except Exception:
+                problems.append(f"cell {index}: depth {button.inner_text()} did not redraw")
+                continue
+        found, short = measure_pictures(page, cells, path, f"depth {button.inner_text()}",
+                                        VIEWPORT["height"], only=[index])
+        rows += found
+        problems += short
+        if shot:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            cell.locator(DEPTH_BUTTONS).evaluate("el => el.scrollIntoView({block: 'start'})")
+            page.screenshot(path=str(SHOTS / f"{shot}{button.inner_text()}.png"))
+    if buttons.count():
+        buttons.first.click()  # back to the depth the lesson drew
+    return rows, problems
 
 
 def shutdown_kernels(base, token):
