@@ -108,6 +108,8 @@ def test_a_real_models_module_picture_is_one_layout_that_fits_a_laptop(name, mon
     monkeypatch.setattr(render, "render", lambda source, fmt, engine="dot": (
         layouts.append(fmt), drawn(source, fmt, engine))[1])
     monkeypatch.setattr("autograd_lesson.lesson.showing.display", shown.append)
+    monkeypatch.setattr("autograd_lesson.lesson.showing.display_boxes",  # (its depth buttons)
+            lambda view, *args: shown.append(view))
     monkeypatch.setattr("builtins.print", lambda *a, **k: None)
     lesson.show_backward(lambda: loss.backward(), model=model, loss=loss)
     assert layouts == ["svg"]

@@ -44,7 +44,7 @@ def test_depth_buttons_redraw_the_same_snapshots_one_level_deeper(lib, shown):
     lesson.show_backward(lambda: loss.backward(retain_graph=True), model=model, loss=loss)
     bundle = shown[-1]
     assert WIDGET in bundle and "image/svg+xml" in bundle and "image/png" in bundle
-    box = live._live[next(iter(live._live))]
+    box = live._live["cell-1"]
     buttons, picture, table = box.children
     assert [value for _, value in buttons.options] == [1, 2, 3] and buttons.value == 1
     assert picture.value == bundle["image/svg+xml"]  # the widget starts on the same picture
@@ -67,7 +67,7 @@ def test_the_widget_keeps_no_tensor_alive(lib, shown):
     model, hidden, loss = _model(lib)
     ref = weakref.ref(hidden)  # saved by the Tanh's and the next Linear's backward
     lesson.show_graph("g", model=model, loss=loss, hidden=hidden)
-    box = live._live[next(iter(live._live))]
+    box = live._live["cell-1"]
     box.children[0].value = 2
     del hidden, loss
     gc.collect()
@@ -99,7 +99,7 @@ def test_depth_buttons_speak_the_lesson_language(shown):
     lesson.set_language("ko")
     try:
         lesson.show_graph("g", model=model, loss=loss)
-        buttons, _, table = live._live[next(iter(live._live))].children
+        buttons, _, table = live._live["cell-1"].children
         assert buttons.description == "깊이" and "깊이 1의 모듈" in table.value
     finally:
         lesson.set_language("en")

@@ -309,6 +309,8 @@ def test_module_boxes_tell_the_bytes_their_block_held_and_holds_as_torch_counts(
     assert all(expected.values()) and len(expected) == 6
     shown = []
     monkeypatch.setattr("autograd_lesson.lesson.showing.display", shown.append)
+    monkeypatch.setattr("autograd_lesson.lesson.showing.display_boxes",  # (its depth buttons)
+            lambda view, *args: shown.append(view))
     monkeypatch.setattr("builtins.print", lambda *a, **k: None)
     lesson.show_backward(lambda: loss.backward(), model=model, loss=loss)
     label = dict(re.findall(r"<B>([\w.]+) · \w+: \d+ nodes folded[^<]*</B>(?:<BR/>[^<]*)*?"
