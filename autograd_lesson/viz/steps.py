@@ -8,8 +8,9 @@ highlighted and its buffer rows read ``ALIVE → FREED``.
 Displayed in a notebook it is *one* output: the ipywidgets slider (with a toggle that unfolds
 the whole graph) where widgets run, and where they do not (a notebook fresh from a clone,
 before it is run) a PNG of every frame (or the first and last ones, saying which were left
-out) with a line saying that running the cell gives the slider. Running the cell again
-closes the previous run's widgets.
+out) with a line saying that running the cell gives the slider; beside the slider, a graph of
+over LOCAL_MIN_BOXES nodes stores only the slider's first picture and that line. Running the
+cell again closes the previous run's widgets.
 """
 import base64
 import concurrent.futures
@@ -26,19 +27,14 @@ import numpy as np
 from ..i18n import get_language, t
 from . import warm
 from .dot import Change, compare, legend_dot, picture_dot
-from .fonts import HANGUL, pil_font
-from .glance import _VIEWBOX, _boxes, boxes, cell_key, crop_around, legend_here
+from .fonts import HANGUL, pil_font, text_width
+from .glance import (_SIZE, _VIEWBOX, _boxes, boxes, cell_key, crop_around, legend_here,
+                     shown_scale)
 from .glance import window as glance_window
-from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, PX_PER_PT, cached, dot_missing,
-                     fit_picture, fit_width, render, rgb_png, tag_png)
+from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, MIN_TEXT_PX, PX_PER_PT, cached,
+                     dot_missing, fit_picture, fit_width, render, rgb_png, tag_png)
 
 MAX_STATIC_FRAMES = 12
-# Where the slider runs it is the picture, and the static strip only what a notebook stores for
-# a viewer without widgets: the strip of a graph of over LOCAL_MIN_BOXES nodes then shows its
-# first and last steps (a frame took 25-50 ms of Graphviz and Pillow, 5-25 backwards of the
-# real models; ResNet-18's 12 frames were 40 of its step-through's 46 backwards). The lessons'
-# graphs (at most 20 nodes) keep every frame up to MAX_STATIC_FRAMES.
-MAX_STATIC_LOCAL_FRAMES = 2
 # The slider's picture: at most this tall, so that the slider above it and the running node in
 # it are on one screen (slider, folded legend and caption take the rest of MAX_HEIGHT_PX).
 WINDOW_PX = MAX_HEIGHT_PX - 130
@@ -71,7 +67,6 @@ class StepThrough:
         self._layouts = {}
         self._sizes = {}  # the same keys -> {box name: (width, height) in points}
         self._svgs = {}
-        self._beside_slider = False  # display() shows the slider too: a shorter strip
         _instances.add(self)
 
     @property
@@ -255,12 +250,8 @@ class StepThrough:
 
     def static_png(self):
         """Every chosen frame at full size, in one column (two when narrow), under a header
-        line saying that running the cell gives the slider; shown beside the slider
-        (``display``), a large graph's strip keeps MAX_STATIC_LOCAL_FRAMES frames."""
-        most = MAX_STATIC_FRAMES
-        if self._beside_slider and len(self.frames[0].start.nodes) > LOCAL_MIN_BOXES:
-            most = MAX_STATIC_LOCAL_FRAMES
-        picked, note = self.chosen(most)
+        line saying that running the cell gives the slider."""
+        picked, note = self.chosen()
         header = t("steps.static_header", shown=len(picked), n=len(self.frames),
                    note=f" ({note})" if note else "")
         # a large graph's frames as windows around their running nodes (_window crops the
@@ -402,16 +393,26 @@ class StepThrough:
         bundle = {"text/plain": self.text}
         try:
             import ipywidgets  # noqa: F401  (without it the static frames are the picture)
-            self._beside_slider = True
+            beside_slider = True
         except ImportError:
-            self._beside_slider = False
+            beside_slider = False
         try:
-            bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
+            if beside_slider and len(self.frames[0].start.nodes) > LOCAL_MIN_BOXES:
+                # Where the slider runs it is the picture; what the notebook stores beside it
+                # for a viewer without widgets is the first frame the slider drew (its SVG,
+                # no more Graphviz or Pillow work) and a line saying where the others are. A
+                # strip of frames cost 8-44 backwards of the real models (each frame ~25 ms
+                # of Graphviz and ~25 ms of Pillow); the lessons' graphs keep their strips.
+                box = self.widget()
+                bundle["image/svg+xml"] = self.first_frame_copy()
+            else:
+                bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
+                box = None
         except graphviz.ExecutableNotFound:
             display({"text/plain": self.text + "\n" + dot_missing()}, raw=True)
             return
         try:
-            box = self.widget()
+            box = box or self.widget()
         except ImportError:  # no ipywidgets: the static frames are the picture
             display(bundle, raw=True)
             return
@@ -419,6 +420,22 @@ class StepThrough:
         bundle.update(box._repr_mimebundle_())
         bundle["text/plain"] = self.text
         display(bundle, raw=True)
+
+    def first_frame_copy(self):
+        """The slider's first picture (drawn once: frame_svg caches it) with a last line
+        saying that the other steps are on the slider, widened where the line is wider."""
+        svg = self.frame_svg(0)
+        note = t("steps.first_only", n=len(self.frames))
+        x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
+        font = max(10.0, MIN_TEXT_PX / shown_scale(svg))  # the size glance.window draws it
+        needed = (text_width(note, font) or 0) + 8
+        if needed > width:
+            size = _SIZE.search(svg)
+            grow = needed / width
+            svg = _VIEWBOX.sub(f'viewBox="{x:.2f} {y:.2f} {needed:.2f} {height:.2f}"', svg, 1)
+            svg = _SIZE.sub(f'<svg width="{float(size.group(1)) * grow:.2f}pt" '
+                            f'height="{size.group(2)}pt"', svg, 1)
+        return glance_window(svg, y, y + height, note=note)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": self.text}
