@@ -346,3 +346,43 @@ def test_a_step_through_sets_off_no_garbage_collection_and_leaves_it_as_it_was(m
         assert seen == [("call", False), ("display", False)] and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_large_graphs_first_frame_lays_out_only_the_region_around_it(monkeypatch):
+    """The slider's first frame needs a dozen boxes: dot lays out the region around its
+    running box (regions.py), not the whole folded graph (0.4-1.4 s of dot on the LSTM), and
+    the frames that share a region share its layout, so no box moves between them."""
+    laid = []
+    real = steps_module.render
+    monkeypatch.setattr(steps_module, "render", lambda source, fmt, engine="dot": (
+        fmt.startswith("json") and laid.append(_pinned_or_not(source)), real(
+            source, fmt, engine))[1])
+    x, w, _, loss = _long_graph(al)
+    recording = viz.record(lambda: loss.backward(), roots=[loss], names=dict(x=x, loss=loss),
+                           frames=True)
+    steps = steps_module.StepThrough(recording.frames)
+    boxes = steps._plan(0, True)[3]  # the 200 nodes that ran, and a folded rest
+    assert len(steps.frames[0].start.nodes) > 400 and boxes > 200
+    steps.frame_svg(0)
+    assert len(laid) == 1 and 3 <= laid[0] <= 60  # one layout, of a region only
+    of, regions = steps._splits[next(iter(steps._splits))]
+    shared = [i for i in range(len(steps.frames) - 1) if of[i] == of[i + 1]]
+    assert shared and len(regions) < len(steps.frames) // 2  # regions span runs of frames
+    for i in shared[:5]:  # consecutive frames in one region: every box where it was
+        here, then = (dict(_positions(steps.frame_dot(k, True, steps.local(
+            k, True, render.AREA_PX, render.MAX_HEIGHT_PX)))) for k in (i, i + 1))
+        assert all(then[name] == pos for name, pos in here.items() if name in then)
+    assert len(laid) == len({of[i] for i in shared[:5]} | {0})  # each region laid out once
+    whole = steps.frame_dot(3)  # (the whole frame, pinned: the whole graph's layout)
+    assert _pinned(whole) == boxes and laid[-1] == boxes
+
+
+def _pinned_or_not(source):
+    """The boxes a DOT source declares (pinned or not)."""
+    import re
+    return len(re.findall(r"^  [ng]\d+ \[", source, re.M))
+
+
+def _positions(source):
+    import re
+    return re.findall(r'^  ([ng]\d+) .*pos="([\d.,-]+)!"', source, re.M)

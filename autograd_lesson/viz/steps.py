@@ -25,7 +25,7 @@ import graphviz
 import numpy as np
 
 from ..i18n import get_language, t
-from . import warm
+from . import regions, warm
 from .dot import Change, compare, legend_dot, picture_dot
 from .fonts import HANGUL, pil_font, text_width
 from .glance import (_SIZE, _VIEWBOX, _boxes, boxes, cell_key, crop_around, legend_here,
@@ -64,8 +64,9 @@ class StepThrough:
         self.frames = check_frames(frames)
         self.title = title
         self.error_line = error_line
-        self._layouts = {}
-        self._sizes = {}  # the same keys -> {box name: (width, height) in points}
+        self._plans = {}  # (start snapshot id, fold) -> what _plan returns
+        self._splits = {}  # the same keys -> (region of each frame, region names)
+        self._layouts = {}  # the same keys (and a region) -> (positions, sizes)
         self._svgs = {}
         _instances.add(self)
 
@@ -84,11 +85,12 @@ class StepThrough:
         start = self.frames[index].start
         return [f for f in self.frames if f.start is start]
 
-    def _layout(self, index, fold):
-        """(fold plan, rankdir, positions) for the backward frame ``index`` belongs to."""
+    def _plan(self, index, fold):
+        """(fold plan, rankdir, widest changes, boxes) of the backward frame ``index`` belongs
+        to: the folding and the labels every layout of it is made with, and its box count."""
         segment = self._segment(index)
         key = (id(segment[0].start), fold)
-        if key not in self._layouts:
+        if key not in self._plans:
             start, end = segment[0].start, segment[-1].snapshot
             changes = compare(start, end)
             # Fold for width only, and never a node that runs (ResNet-18's 131 of 132 nodes
@@ -105,34 +107,68 @@ class StepThrough:
             # every node that runs marked as running now, so no frame outgrows its place.
             widest = {i: Change("now" if c.status == "ran" else c.status, c.changed)
                       for i, c in changes.items()}
-            source = picture_dot(start, end, rankdir=rankdir, changes=widest, plan=plan,
-                                 positions={})
-            fmt = "json"
-            if len(end.nodes) - len(plan[0]) + len(plan[1]) > LOCAL_MIN_BOXES:
-                # Frames are drawn as windows (local): only the boxes' places are needed, not
-                # dot's edge routes (neato draws each frame's own), and network simplex cut
-                # short; the unrolled LSTM's 503 boxes took 6.2 s of dot, this way 0.4 s (its
-                # x coordinates, 9,163 nodes of dot's own, 0.09 s in 402 rounds, 0.03 in 10).
-                # json0: without the drawing instructions of every label (the LSTM's layout:
-                # 1.1 MB of JSON to parse, 0.25 MB without them).
-                source = source.replace(" newrank=true", " newrank=true " + LOCAL_LAYOUT, 1)
-                fmt = "json0"
-            laid = json.loads(render(source, fmt))
-            positions, sizes = {"bb": laid["bb"]}, {}
-            for obj in laid.get("objects", []):
-                if "pos" in obj:
-                    x, y = obj["pos"].split(",")
-                    positions[obj["name"]] = (float(x), float(y))
-                    sizes[obj["name"]] = (float(obj.get("width", 0)) * 72,
-                                          float(obj.get("height", 0)) * 72)
-            self._layouts[key] = (plan, rankdir, positions)
-            self._sizes[key] = sizes
+            boxes = len(end.nodes) - len(plan[0]) + len(plan[1])
+            self._plans[key] = (plan, rankdir, widest, boxes)
+        return self._plans[key]
+
+    def _layout(self, index, fold):
+        """(fold plan, rankdir, positions) frame ``index`` is drawn with."""
+        plan, rankdir, _, _ = self._plan(index, fold)
+        return plan, rankdir, self._placed(index, fold)[0]
+
+    def _placed(self, index, fold, whole=False):
+        """(positions, sizes in points) of the boxes of frame ``index``'s layout: its region's
+        where its frames are windows of a large folded graph (regions.py), else (or
+        ``whole``) the whole graph's. Every frame of a region is pinned to the region's one
+        layout, so no box moves while the slider stays in it; a box may move where the next
+        frame's running box leaves it (a new region, laid out when first drawn)."""
+        segment = self._segment(index)
+        key = (id(segment[0].start), fold)
+        plan, _, _, boxes = self._plan(index, fold)
+        only = None
+        if fold and boxes > LOCAL_MIN_BOXES and not whole:
+            if key not in self._splits:
+                first = self.frames.index(segment[0])
+                near = regions.box_graph(segment[-1].snapshot.edges, plan[0])
+                of, names = regions.split([self._running_box(first + k, fold)
+                                           for k in range(len(segment))], near)
+                self._splits[key] = ({first + k: r for k, r in enumerate(of)}, names)
+            of, names = self._splits[key]
+            only, key = names[of[index]], key + (of[index],)
+        if key not in self._layouts:
+            self._layouts[key] = self._lay_out(index, fold, only)
         return self._layouts[key]
+
+    def _lay_out(self, index, fold, only):
+        """dot's (positions, sizes) of the backward's boxes (``only``: those alone)."""
+        segment = self._segment(index)
+        plan, rankdir, widest, boxes = self._plan(index, fold)
+        source = picture_dot(segment[0].start, segment[-1].snapshot, rankdir=rankdir,
+                             changes=widest, plan=plan, positions={}, only=only)
+        fmt = "json"
+        if boxes > LOCAL_MIN_BOXES:
+            # Frames are drawn as windows (local): only the boxes' places are needed, not
+            # dot's edge routes (neato draws each frame's own), and network simplex cut
+            # short; the unrolled LSTM's 503 boxes took 6.2 s of dot, this way 0.4 s (its
+            # x coordinates, 9,163 nodes of dot's own, 0.09 s in 402 rounds, 0.03 in 10).
+            # json0: without the drawing instructions of every label (the LSTM's layout:
+            # 1.1 MB of JSON to parse, 0.25 MB without them).
+            source = source.replace(" newrank=true", " newrank=true " + LOCAL_LAYOUT, 1)
+            fmt = "json0"
+        laid = json.loads(render(source, fmt))
+        positions, sizes = {"bb": laid["bb"]}, {}
+        for obj in laid.get("objects", []):
+            if "pos" in obj:
+                x, y = obj["pos"].split(",")
+                positions[obj["name"]] = (float(x), float(y))
+                sizes[obj["name"]] = (float(obj.get("width", 0)) * 72,
+                                      float(obj.get("height", 0)) * 72)
+        return positions, sizes
 
     def _running_box(self, index, fold):
         """The box frame ``index``'s node is drawn in: its own, or its module's (model=)."""
         node = self.frames[index].node_id
-        plan = self._layout(index, fold)[0][0]
+        plan = self._plan(index, fold)[0][0]
         return f"g{plan[node]}" if node in plan else f"n{node}"
 
     def _frame_title(self, frame):
@@ -143,12 +179,12 @@ class StepThrough:
         """(box names, window "x0,y0,x1,y1" in points): the boxes wholly inside a window of
         ``width_px`` by ``height_px`` around frame ``index``'s running node, where the frame
         has over LOCAL_MIN_BOXES boxes and does not fit that window; else None (drawn whole)."""
-        _, _, positions = self._layout(index, fold)
-        sizes = self._sizes[(id(self._segment(index)[0].start), fold)]
+        positions, sizes = self._placed(index, fold)
         x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
         width, height = width_px / PX_PER_PT, height_px / PX_PER_PT
-        if len(sizes) <= LOCAL_MIN_BOXES or (x1 - x0 <= width and y1 - y0 <= height):
-            return None
+        if self._plan(index, fold)[3] <= LOCAL_MIN_BOXES or \
+                (not fold and x1 - x0 <= width and y1 - y0 <= height):
+            return None  # (folded, so large a graph's layout is its region's: a window)
         running = self._running_box(index, fold)
         cx, cy = positions.get(running, ((x0 + x1) / 2, y1))
         left = min(max(x0, cx - width / 2), max(x0, x1 - width))
@@ -169,7 +205,8 @@ class StepThrough:
         plan, rankdir, positions = self._layout(index, fold)
         now = frame.node_id
         same = index and self.frames[index - 1].start is frame.start
-        if window is None:
+        if window is None:  # the whole frame, in the whole graph's layout
+            positions = self._placed(index, fold, whole=True)[0]
             snap = frame.snapshot
             previous = self.frames[index - 1].snapshot if same else frame.start
             changes = compare(frame.start, snap, now=None if frame.failed else now)
@@ -215,7 +252,7 @@ class StepThrough:
     def _window_note(self, svg, index, fold, window):
         found = boxes(svg)
         name = self._running_box(index, fold)
-        outside = len(self._sizes[(id(self._segment(index)[0].start), fold)]) - len(window[0])
+        outside = self._plan(index, fold)[3] - len(window[0])
         if not outside or name not in found:
             return svg
         x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
