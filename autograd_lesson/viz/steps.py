@@ -2,7 +2,9 @@
 
 The layout is made once, by ``dot``, from the picture of the whole backward (start → end, the
 widest labels); every frame is then drawn by ``neato -n2`` with each node pinned where that
-layout put it, so nothing moves from frame to frame. The node running in a frame is
+layout put it, so nothing moves from frame to frame. A large graph's frames are windows: its
+layout is made per region around the running nodes (regions.py), when a frame in it is first
+drawn, and nothing moves while the frames stay in one region. The node running in a frame is
 highlighted and its buffer rows read ``ALIVE → FREED``.
 
 Displayed in a notebook it is *one* output: the ipywidgets slider (with a toggle that unfolds
@@ -177,8 +179,9 @@ class StepThrough:
 
     def local(self, index, fold, width_px, height_px):
         """(box names, window "x0,y0,x1,y1" in points): the boxes wholly inside a window of
-        ``width_px`` by ``height_px`` around frame ``index``'s running node, where the frame
-        has over LOCAL_MIN_BOXES boxes and does not fit that window; else None (drawn whole)."""
+        ``width_px`` by ``height_px`` around frame ``index``'s running node (in its region's
+        layout), where the frame has over LOCAL_MIN_BOXES boxes (unfolded: and does not fit
+        that window); else None (drawn whole)."""
         positions, sizes = self._placed(index, fold)
         x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
         width, height = width_px / PX_PER_PT, height_px / PX_PER_PT
