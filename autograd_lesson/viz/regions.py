@@ -60,6 +60,9 @@ def split(running, near):
     region's core and its own neighbours are in the region (a hub's are: only as the anchor)."""
     of, regions, inner, anchor = [], [], set(), None
     for box in running:
+        if box not in near and regions:  # a node the start did not reach: stay where it is
+            of.append(len(regions) - 1)
+            continue
         if box not in inner or (box != anchor and len(near[box]) > HUB_EDGES):
             anchor, inner = box, core(near, box)
             regions.append(region(near, box, inner))
