@@ -66,6 +66,7 @@ class StepThrough:
         self.frames = check_frames(frames)
         self.title = title
         self.error_line = error_line
+        self._segments = {}  # start snapshot id -> the frames of that backward
         self._plans = {}  # (start snapshot id, fold) -> what _plan returns
         self._splits = {}  # the same keys -> (region of each frame, region names)
         self._layouts = {}  # the same keys (and a region) -> (positions, sizes)
@@ -84,8 +85,10 @@ class StepThrough:
     # -- pictures ------------------------------------------------------------------------------
     def _segment(self, index):
         """The frames sharing frame ``index``'s start snapshot (one backward)."""
-        start = self.frames[index].start
-        return [f for f in self.frames if f.start is start]
+        start = self.frames[index].start  # (found once: a region split asks for every frame)
+        if id(start) not in self._segments:
+            self._segments[id(start)] = [f for f in self.frames if f.start is start]
+        return self._segments[id(start)]
 
     def _plan(self, index, fold):
         """(fold plan, rankdir, widest changes, boxes) of the backward frame ``index`` belongs
