@@ -11,8 +11,8 @@ Per model, interleaved (one run of each in turn, medians of the runs):
 - **torchviz**: ``make_dot(loss)`` and its SVG (``.pipe(format="svg")``), torchviz 0.0.3;
 - **step**: a plain training step (forward and ``loss.backward()``); **backward** alone;
 - **step_through**: ``lesson.step_through`` of ``loss.backward()`` as a notebook displays it
-  (the recording, the layout, the first frame's SVG and the static PNG beside it: 12 frames,
-  or the first and last of a graph over 100 nodes);
+  (the recording, the layout, the first frame's SVG and the static picture beside it: a PNG
+  of 12 frames, or for a graph over 100 nodes the first frame's SVG the slider drew);
 - **audit**: ``lesson.audit`` of the training step;
 - **whole graph**: wall seconds of the step-through's "whole graph" toggle on one frame (the
   slowest of three), or "one line" where the graph is too large and the toggle says so.

@@ -280,13 +280,19 @@ def test_a_large_graphs_frame_reads_only_its_windows_records(lib, how):
         assert steps.frames[-1].failed and recording.error is not None
 
 
-def test_a_large_graphs_strip_beside_the_slider_shows_its_first_and_last_steps(monkeypatch):
+def test_beside_the_slider_a_large_graph_stores_the_first_frame_the_slider_drew(monkeypatch):
+    """Where widgets run, a graph of over 100 nodes stores beside the slider the slider's own
+    first picture and one line: no strip (its frames were 8-44 backwards of the real models),
+    no picture drawn for it. Without the slider, and for a lesson-sized graph, the strip."""
     pytest.importorskip("ipywidgets")
-    shown, drawn = [], []
+    shown, drawn, strips = [], [], []
     monkeypatch.setattr("IPython.display.display", lambda bundle, raw=False: shown.append(
         bundle))
+    real = steps_module.render
+    monkeypatch.setattr(steps_module, "render", lambda source, fmt, engine="dot": (
+        drawn.append((fmt, engine)), real(source, fmt, engine))[1])
     monkeypatch.setattr(steps_module.StepThrough, "_static_png", lambda self, picked, header,
-                        *rest: drawn.append((picked, header)) or steps_module._legend("png"))
+                        *rest: strips.append((picked, header)) or steps_module._legend("png"))
     x, w, _, loss = _long_graph(al)
     recording = viz.record(lambda: loss.backward(), roots=[loss], names=dict(x=x, loss=loss),
                            frames=True)
@@ -294,22 +300,30 @@ def test_a_large_graphs_strip_beside_the_slider_shows_its_first_and_last_steps(m
     assert steps.chosen()[0] == list(range(6)) + list(range(194, 200))  # without the slider
     monkeypatch.setattr(steps_module, "_live", {})  # closed below: no widget outlives the test
     try:
-        _show_both(steps, x, drawn, shown)
+        steps.display(key="a large graph beside its slider")
+        # the layout and the slider's first frame (and the legend, drawn once a process)
+        assert [d for d in drawn if d != ("svg", "dot")] == [("json0", "dot"), ("svg", "neato")]
+        assert strips == []
+        bundle, = shown
+        assert set(bundle) == {"text/plain", "image/svg+xml",
+                               "application/vnd.jupyter.widget-view+json"}
+        assert bundle["text/plain"] == steps.text
+        assert bundle["image/svg+xml"].startswith(steps.frame_svg(0)[:200])
+        assert "Static copy of step 1 of 200: run this cell to get the step slider for the " \
+            "others." in bundle["image/svg+xml"]
+        lesson.set_language("ko")
+        try:
+            assert "프레임 200개 중 1번만 담은 정지 그림입니다" in steps.first_frame_copy()
+        finally:
+            lesson.set_language("en")
+        small = viz.record(lambda: (x * 2).sum().backward(), roots=[x], names={"x": x},
+                           frames=True)  # a lesson-sized graph keeps every frame (up to 12)
+        steps_module.StepThrough(small.frames).display(key="a small graph's strip")
+        assert [picked for picked, _ in strips] == [list(range(len(small.frames)))]
+        assert "image/png" in shown[-1] and "image/svg+xml" not in shown[-1]
     finally:
         for box in steps_module._live.values():
             steps_module._close(box)
-
-
-def _show_both(steps, x, drawn, shown):
-    steps.display(key="a large graph's strip")
-    assert drawn == [([0, 199], "Static copy of 2 of 200 steps (steps 2–199 of 200 are left "
-                      "out here): run this cell to get the step slider.")]
-    assert "image/png" in shown[0] and "application/vnd.jupyter.widget-view+json" in shown[0]
-    small = viz.record(lambda: (x * 2).sum().backward(), roots=[x], names={"x": x},
-                       frames=True)  # a lesson-sized graph keeps every frame (up to 12)
-    drawn.clear()
-    steps_module.StepThrough(small.frames).display(key="a small graph's strip")
-    assert [picked for picked, _ in drawn] == [list(range(len(small.frames)))]
 
 
 def test_a_step_through_sets_off_no_garbage_collection_and_leaves_it_as_it_was(monkeypatch):
@@ -334,3 +348,43 @@ def test_a_step_through_sets_off_no_garbage_collection_and_leaves_it_as_it_was(m
         assert seen == [("call", False), ("display", False)] and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_large_graphs_first_frame_lays_out_only_the_region_around_it(monkeypatch):
+    """The slider's first frame needs a dozen boxes: dot lays out the region around its
+    running box (regions.py), not the whole folded graph (0.4-1.4 s of dot on the LSTM), and
+    the frames that share a region share its layout, so no box moves between them."""
+    laid = []
+    real = steps_module.render
+    monkeypatch.setattr(steps_module, "render", lambda source, fmt, engine="dot": (
+        fmt.startswith("json") and laid.append(_pinned_or_not(source)), real(
+            source, fmt, engine))[1])
+    x, w, _, loss = _long_graph(al)
+    recording = viz.record(lambda: loss.backward(), roots=[loss], names=dict(x=x, loss=loss),
+                           frames=True)
+    steps = steps_module.StepThrough(recording.frames)
+    boxes = steps._plan(0, True)[3]  # the 200 nodes that ran, and a folded rest
+    assert len(steps.frames[0].start.nodes) > 400 and boxes > 200
+    steps.frame_svg(0)
+    assert len(laid) == 1 and 3 <= laid[0] <= 60  # one layout, of a region only
+    of, regions = steps._splits[next(iter(steps._splits))]
+    shared = [i for i in range(len(steps.frames) - 1) if of[i] == of[i + 1]]
+    assert shared and len(regions) < len(steps.frames) // 2  # regions span runs of frames
+    for i in shared[:5]:  # consecutive frames in one region: every box where it was
+        here, then = (dict(_positions(steps.frame_dot(k, True, steps.local(
+            k, True, render.AREA_PX, render.MAX_HEIGHT_PX)))) for k in (i, i + 1))
+        assert all(then[name] == pos for name, pos in here.items() if name in then)
+    assert len(laid) == len({of[i] for i in shared[:5]} | {0})  # each region laid out once
+    whole = steps.frame_dot(3)  # (the whole frame, pinned: the whole graph's layout)
+    assert _pinned(whole) == boxes and laid[-1] == boxes
+
+
+def _pinned_or_not(source):
+    """The boxes a DOT source declares (pinned or not)."""
+    import re
+    return len(re.findall(r"^  [ng]\d+ \[", source, re.M))
+
+
+def _positions(source):
+    import re
+    return re.findall(r'^  ([ng]\d+) .*pos="([\d.,-]+)!"', source, re.M)

@@ -209,6 +209,10 @@ MESSAGES = {
         "Static copy of {shown} of {n} steps{note}: run this cell to get the step slider.",
         "프레임 {n}개 중 {shown}개를 담은 정지 그림입니다{note}. 이 셀을 실행하면 프레임 "
         "슬라이더가 나타납니다."),
+    "steps.first_only": (
+        "Static copy of step 1 of {n}: run this cell to get the step slider for the others.",
+        "프레임 {n}개 중 1번만 담은 정지 그림입니다. 이 셀을 실행하면 나머지 프레임을 볼 수 있는 "
+        "슬라이더가 나타납니다."),
     "steps.left_out": ("steps {first}–{last} of {n} are left out here",
                        "프레임 {first}–{last}번은 여기서 생략했습니다"),
     "steps.slider": ("step", "프레임"),

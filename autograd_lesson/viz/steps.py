@@ -2,14 +2,17 @@
 
 The layout is made once, by ``dot``, from the picture of the whole backward (start → end, the
 widest labels); every frame is then drawn by ``neato -n2`` with each node pinned where that
-layout put it, so nothing moves from frame to frame. The node running in a frame is
+layout put it, so nothing moves from frame to frame. A large graph's frames are windows: its
+layout is made per region around the running nodes (regions.py), when a frame in it is first
+drawn, and nothing moves while the frames stay in one region. The node running in a frame is
 highlighted and its buffer rows read ``ALIVE → FREED``.
 
 Displayed in a notebook it is *one* output: the ipywidgets slider (with a toggle that unfolds
 the whole graph) where widgets run, and where they do not (a notebook fresh from a clone,
 before it is run) a PNG of every frame (or the first and last ones, saying which were left
-out) with a line saying that running the cell gives the slider. Running the cell again
-closes the previous run's widgets.
+out) with a line saying that running the cell gives the slider; beside the slider, a graph of
+over LOCAL_MIN_BOXES nodes stores only the slider's first picture and that line. Running the
+cell again closes the previous run's widgets.
 """
 import base64
 import concurrent.futures
@@ -24,22 +27,17 @@ import graphviz
 import numpy as np
 
 from ..i18n import get_language, t
-from . import warm
+from . import regions, warm
 from .live import _live, show as show_live
 from .dot import Change, compare, legend_dot, picture_dot
-from .fonts import HANGUL, pil_font
-from .glance import _VIEWBOX, _boxes, boxes, cell_key, crop_around, legend_here
+from .fonts import HANGUL, pil_font, text_width
+from .glance import (_SIZE, _VIEWBOX, _boxes, boxes, cell_key, crop_around, legend_here,
+                     shown_scale)
 from .glance import window as glance_window
-from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, PX_PER_PT, cached, dot_missing,
-                     fit_picture, fit_width, render, rgb_png, tag_png)
+from .render import (AREA_PX, MAX_HEIGHT_PX, MIN_FONT_PT, MIN_TEXT_PX, PX_PER_PT, cached,
+                     dot_missing, fit_picture, fit_width, render, rgb_png, tag_png)
 
 MAX_STATIC_FRAMES = 12
-# Where the slider runs it is the picture, and the static strip only what a notebook stores for
-# a viewer without widgets: the strip of a graph of over LOCAL_MIN_BOXES nodes then shows its
-# first and last steps (a frame took 25-50 ms of Graphviz and Pillow, 5-25 backwards of the
-# real models; ResNet-18's 12 frames were 40 of its step-through's 46 backwards). The lessons'
-# graphs (at most 20 nodes) keep every frame up to MAX_STATIC_FRAMES.
-MAX_STATIC_LOCAL_FRAMES = 2
 # The slider's picture: at most this tall, so that the slider above it and the running node in
 # it are on one screen (slider, folded legend and caption take the rest of MAX_HEIGHT_PX).
 WINDOW_PX = MAX_HEIGHT_PX - 130
@@ -68,10 +66,11 @@ class StepThrough:
         self.frames = check_frames(frames)
         self.title = title
         self.error_line = error_line
-        self._layouts = {}
-        self._sizes = {}  # the same keys -> {box name: (width, height) in points}
+        self._segments = {}  # start snapshot id -> the frames of that backward
+        self._plans = {}  # (start snapshot id, fold) -> what _plan returns
+        self._splits = {}  # the same keys -> (region of each frame, region names)
+        self._layouts = {}  # the same keys (and a region) -> (positions, sizes)
         self._svgs = {}
-        self._beside_slider = False  # display() shows the slider too: a shorter strip
         _instances.add(self)
 
     @property
@@ -86,14 +85,17 @@ class StepThrough:
     # -- pictures ------------------------------------------------------------------------------
     def _segment(self, index):
         """The frames sharing frame ``index``'s start snapshot (one backward)."""
-        start = self.frames[index].start
-        return [f for f in self.frames if f.start is start]
+        start = self.frames[index].start  # (found once: a region split asks for every frame)
+        if id(start) not in self._segments:
+            self._segments[id(start)] = [f for f in self.frames if f.start is start]
+        return self._segments[id(start)]
 
-    def _layout(self, index, fold):
-        """(fold plan, rankdir, positions) for the backward frame ``index`` belongs to."""
+    def _plan(self, index, fold):
+        """(fold plan, rankdir, widest changes, boxes) of the backward frame ``index`` belongs
+        to: the folding and the labels every layout of it is made with, and its box count."""
         segment = self._segment(index)
         key = (id(segment[0].start), fold)
-        if key not in self._layouts:
+        if key not in self._plans:
             start, end = segment[0].start, segment[-1].snapshot
             changes = compare(start, end)
             # Fold for width only, and never a node that runs (ResNet-18's 131 of 132 nodes
@@ -110,34 +112,68 @@ class StepThrough:
             # every node that runs marked as running now, so no frame outgrows its place.
             widest = {i: Change("now" if c.status == "ran" else c.status, c.changed)
                       for i, c in changes.items()}
-            source = picture_dot(start, end, rankdir=rankdir, changes=widest, plan=plan,
-                                 positions={})
-            fmt = "json"
-            if len(end.nodes) - len(plan[0]) + len(plan[1]) > LOCAL_MIN_BOXES:
-                # Frames are drawn as windows (local): only the boxes' places are needed, not
-                # dot's edge routes (neato draws each frame's own), and network simplex cut
-                # short; the unrolled LSTM's 503 boxes took 6.2 s of dot, this way 0.4 s (its
-                # x coordinates, 9,163 nodes of dot's own, 0.09 s in 402 rounds, 0.03 in 10).
-                # json0: without the drawing instructions of every label (the LSTM's layout:
-                # 1.1 MB of JSON to parse, 0.25 MB without them).
-                source = source.replace(" newrank=true", " newrank=true " + LOCAL_LAYOUT, 1)
-                fmt = "json0"
-            laid = json.loads(render(source, fmt))
-            positions, sizes = {"bb": laid["bb"]}, {}
-            for obj in laid.get("objects", []):
-                if "pos" in obj:
-                    x, y = obj["pos"].split(",")
-                    positions[obj["name"]] = (float(x), float(y))
-                    sizes[obj["name"]] = (float(obj.get("width", 0)) * 72,
-                                          float(obj.get("height", 0)) * 72)
-            self._layouts[key] = (plan, rankdir, positions)
-            self._sizes[key] = sizes
+            boxes = len(end.nodes) - len(plan[0]) + len(plan[1])
+            self._plans[key] = (plan, rankdir, widest, boxes)
+        return self._plans[key]
+
+    def _layout(self, index, fold):
+        """(fold plan, rankdir, positions) frame ``index`` is drawn with."""
+        plan, rankdir, _, _ = self._plan(index, fold)
+        return plan, rankdir, self._placed(index, fold)[0]
+
+    def _placed(self, index, fold, whole=False):
+        """(positions, sizes in points) of the boxes of frame ``index``'s layout: its region's
+        where its frames are windows of a large folded graph (regions.py), else (or
+        ``whole``) the whole graph's. Every frame of a region is pinned to the region's one
+        layout, so no box moves while the slider stays in it; a box may move where the next
+        frame's running box leaves it (a new region, laid out when first drawn)."""
+        segment = self._segment(index)
+        key = (id(segment[0].start), fold)
+        plan, _, _, boxes = self._plan(index, fold)
+        only = None
+        if fold and boxes > LOCAL_MIN_BOXES and not whole:
+            if key not in self._splits:
+                first = self.frames.index(segment[0])
+                near = regions.box_graph(segment[-1].snapshot.edges, plan[0])
+                of, names = regions.split([self._running_box(first + k, fold)
+                                           for k in range(len(segment))], near)
+                self._splits[key] = ({first + k: r for k, r in enumerate(of)}, names)
+            of, names = self._splits[key]
+            only, key = names[of[index]], key + (of[index],)
+        if key not in self._layouts:
+            self._layouts[key] = self._lay_out(index, fold, only)
         return self._layouts[key]
+
+    def _lay_out(self, index, fold, only):
+        """dot's (positions, sizes) of the backward's boxes (``only``: those alone)."""
+        segment = self._segment(index)
+        plan, rankdir, widest, boxes = self._plan(index, fold)
+        source = picture_dot(segment[0].start, segment[-1].snapshot, rankdir=rankdir,
+                             changes=widest, plan=plan, positions={}, only=only)
+        fmt = "json"
+        if boxes > LOCAL_MIN_BOXES:
+            # Frames are drawn as windows (local): only the boxes' places are needed, not
+            # dot's edge routes (neato draws each frame's own), and network simplex cut
+            # short; the unrolled LSTM's 503 boxes took 6.2 s of dot, this way 0.4 s (its
+            # x coordinates, 9,163 nodes of dot's own, 0.09 s in 402 rounds, 0.03 in 10).
+            # json0: without the drawing instructions of every label (the LSTM's layout:
+            # 1.1 MB of JSON to parse, 0.25 MB without them).
+            source = source.replace(" newrank=true", " newrank=true " + LOCAL_LAYOUT, 1)
+            fmt = "json0"
+        laid = json.loads(render(source, fmt))
+        positions, sizes = {"bb": laid["bb"]}, {}
+        for obj in laid.get("objects", []):
+            if "pos" in obj:
+                x, y = obj["pos"].split(",")
+                positions[obj["name"]] = (float(x), float(y))
+                sizes[obj["name"]] = (float(obj.get("width", 0)) * 72,
+                                      float(obj.get("height", 0)) * 72)
+        return positions, sizes
 
     def _running_box(self, index, fold):
         """The box frame ``index``'s node is drawn in: its own, or its module's (model=)."""
         node = self.frames[index].node_id
-        plan = self._layout(index, fold)[0][0]
+        plan = self._plan(index, fold)[0][0]
         return f"g{plan[node]}" if node in plan else f"n{node}"
 
     def _frame_title(self, frame):
@@ -146,14 +182,15 @@ class StepThrough:
 
     def local(self, index, fold, width_px, height_px):
         """(box names, window "x0,y0,x1,y1" in points): the boxes wholly inside a window of
-        ``width_px`` by ``height_px`` around frame ``index``'s running node, where the frame
-        has over LOCAL_MIN_BOXES boxes and does not fit that window; else None (drawn whole)."""
-        _, _, positions = self._layout(index, fold)
-        sizes = self._sizes[(id(self._segment(index)[0].start), fold)]
+        ``width_px`` by ``height_px`` around frame ``index``'s running node (in its region's
+        layout), where the frame has over LOCAL_MIN_BOXES boxes (unfolded: and does not fit
+        that window); else None (drawn whole)."""
+        positions, sizes = self._placed(index, fold)
         x0, y0, x1, y1 = (float(v) for v in positions["bb"].split(","))
         width, height = width_px / PX_PER_PT, height_px / PX_PER_PT
-        if len(sizes) <= LOCAL_MIN_BOXES or (x1 - x0 <= width and y1 - y0 <= height):
-            return None
+        if self._plan(index, fold)[3] <= LOCAL_MIN_BOXES or \
+                (not fold and x1 - x0 <= width and y1 - y0 <= height):
+            return None  # (folded, so large a graph's layout is its region's: a window)
         running = self._running_box(index, fold)
         cx, cy = positions.get(running, ((x0 + x1) / 2, y1))
         left = min(max(x0, cx - width / 2), max(x0, x1 - width))
@@ -174,7 +211,8 @@ class StepThrough:
         plan, rankdir, positions = self._layout(index, fold)
         now = frame.node_id
         same = index and self.frames[index - 1].start is frame.start
-        if window is None:
+        if window is None:  # the whole frame, in the whole graph's layout
+            positions = self._placed(index, fold, whole=True)[0]
             snap = frame.snapshot
             previous = self.frames[index - 1].snapshot if same else frame.start
             changes = compare(frame.start, snap, now=None if frame.failed else now)
@@ -220,7 +258,7 @@ class StepThrough:
     def _window_note(self, svg, index, fold, window):
         found = boxes(svg)
         name = self._running_box(index, fold)
-        outside = len(self._sizes[(id(self._segment(index)[0].start), fold)]) - len(window[0])
+        outside = self._plan(index, fold)[3] - len(window[0])
         if not outside or name not in found:
             return svg
         x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
@@ -255,12 +293,8 @@ class StepThrough:
 
     def static_png(self):
         """Every chosen frame at full size, in one column (two when narrow), under a header
-        line saying that running the cell gives the slider; shown beside the slider
-        (``display``), a large graph's strip keeps MAX_STATIC_LOCAL_FRAMES frames."""
-        most = MAX_STATIC_FRAMES
-        if self._beside_slider and len(self.frames[0].start.nodes) > LOCAL_MIN_BOXES:
-            most = MAX_STATIC_LOCAL_FRAMES
-        picked, note = self.chosen(most)
+        line saying that running the cell gives the slider."""
+        picked, note = self.chosen()
         header = t("steps.static_header", shown=len(picked), n=len(self.frames),
                    note=f" ({note})" if note else "")
         # a large graph's frames as windows around their running nodes (_window crops the
@@ -398,15 +432,42 @@ class StepThrough:
         bundle = {"text/plain": self.text}
         try:
             import ipywidgets  # noqa: F401  (without it the static frames are the picture)
-            self._beside_slider = True
+            beside_slider = True
         except ImportError:
-            self._beside_slider = False
+            beside_slider = False
         try:
-            bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
+            if beside_slider and len(self.frames[0].start.nodes) > LOCAL_MIN_BOXES:
+                # Where the slider runs it is the picture; what the notebook stores beside it
+                # for a viewer without widgets is the first frame the slider drew (its SVG,
+                # no more Graphviz or Pillow work) and a line saying where the others are. A
+                # strip of frames cost 8-44 backwards of the real models (each frame ~25 ms
+                # of Graphviz and ~25 ms of Pillow); the lessons' graphs keep their strips.
+                box = self.widget()
+                bundle["image/svg+xml"] = self.first_frame_copy()
+            else:
+                bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
+                box = None
         except graphviz.ExecutableNotFound:
             display({"text/plain": self.text + "\n" + dot_missing()}, raw=True)
             return
-        show_live(bundle, self.widget, cell_key(key or self.title))
+        show_live(bundle, self.widget if box is None else (lambda: box),
+                  cell_key(key or self.title))
+
+    def first_frame_copy(self):
+        """The slider's first picture (drawn once: frame_svg caches it) with a last line
+        saying that the other steps are on the slider, widened where the line is wider."""
+        svg = self.frame_svg(0)
+        note = t("steps.first_only", n=len(self.frames))
+        x, y, width, height = (float(v) for v in _VIEWBOX.search(svg).groups())
+        font = max(10.0, MIN_TEXT_PX / shown_scale(svg))  # the size glance.window draws it
+        needed = (text_width(note, font) or 0) + 8
+        if needed > width:
+            size = _SIZE.search(svg)
+            grow = needed / width
+            svg = _VIEWBOX.sub(f'viewBox="{x:.2f} {y:.2f} {needed:.2f} {height:.2f}"', svg, 1)
+            svg = _SIZE.sub(f'<svg width="{float(size.group(1)) * grow:.2f}pt" '
+                            f'height="{size.group(2)}pt"', svg, 1)
+        return glance_window(svg, y, y + height, note=note)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = {"text/plain": self.text}
