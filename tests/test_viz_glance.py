@@ -272,3 +272,25 @@ def test_a_wide_window_keeps_the_heading_and_avoids_cutting_boxes_at_its_sides()
     assert glance._clear_sides(found, 225, 250, 300, 400, 0, 700) == 198  # right edge before it
     # no place holds the top box without a cut: the window stays where it was
     assert glance._clear_sides(found, 225, 250, 300, 400, 200, 480) == 225
+
+
+def test_a_korean_group_puts_each_line_in_its_own_row_and_breaks_its_head_after_the_name():
+    """Graphviz spaces <BR/> lines by the Latin font's height, and Hangul lines touched each
+    other; a Korean head on one line made lesson 03's picture too wide for 11 px text."""
+    from autograd_lesson.viz.dot import compare, picture_dot
+    x = al.randn(3, requires_grad=True)
+    hidden = (x * 2).tanh()
+    loss = hidden.exp().sum()
+    names = {"loss": loss, "hidden": hidden}
+    lesson.set_language("ko")
+    try:
+        before = viz.take_snapshot([loss], names)
+        rec = viz.record(lambda: loss.backward(), roots=[loss], names=names)
+        after = viz.take_snapshot([loss], names, executed=rec.executed)
+        source = picture_dot(before, after, "t", fold_level=3, changes=compare(before, after))
+    finally:
+        lesson.set_language("en")
+    head = re.search(r"<B>hidden:</B></TD></TR><TR><TD[^>]*><B>노드 \d개 접음", source)
+    assert head, source
+    group = source[head.start():source.index("</TABLE>", head.start())]
+    assert "<BR/>" not in group and "모두 그립니다" in group

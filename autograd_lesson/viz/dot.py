@@ -126,10 +126,13 @@ def _cell(content, attrs="", padding=2, border=0, room=0, under_border=None):
     return f"<TD{width}{attrs}>{content}</TD>"
 
 
-def _lines_cell(lines, attrs="", border=0):
+def _lines_cell(lines, attrs="", border=0, under_border=None):
     """A cell of several lines, each in its own row of an inner table, 2 pt apart: with <BR/>
-    the lines sat so close that a slot name's underscores read as overbars on the next line."""
-    rows = "".join(f"<TR>{_cell(line, padding=1, room=2)}</TR>" for line in lines)
+    the lines sat so close that a slot name's underscores read as overbars on the next line
+    (``under_border``: the first line sits right under a border, as in :func:`_cell`)."""
+    first = _cell(lines[0], padding=1, room=2, under_border=under_border) if lines else ""
+    rows = "".join(f"<TR>{cell}</TR>" for cell in
+                   [first] + [_cell(line, padding=1, room=2) for line in lines[1:]] if cell)
     return (f'<TD{attrs}><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
             f"{rows}</TABLE></TD>")
 
@@ -340,7 +343,11 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
     what = t("group.leaves" if leaves == len(members) else "group.nodes", n=len(members))
     ran_text = t("group.all_ran") if ran == len(members) else t("group.none_ran") if ran == 0 \
         else t("group.some_ran", n=ran)
-    lines = [f"<B>{_e(t('group.head', key=key, what=what, ran=ran_text))}</B>"]
+    head = t("group.head", key=key, what=what, ran=ran_text)
+    # a Korean head ("loss1: 노드 2개 접음 (실행된 것 없음)") breaks after the name: on one line
+    # it made lesson 03's picture 902 pt wide, its text under 11 px on a laptop
+    heads = head.split(": ", 1) if HANGUL.search(head) and ": " in head else [head]
+    lines = [f"<B>{_e(part)}{':' if k < len(heads) - 1 else ''}</B>" for k, part in enumerate(heads)]
     for (a, b), count in sorted(moves.items()):
         move = a.upper() if a == b else f"{a.upper()} → {b.upper()}"
         lines.append(t("group.buffers", n=count, s="s" if count != 1 else "", move=move))
@@ -356,6 +363,9 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
     unfold = t("group.unfold") if after.modules is None else \
         t("group.deeper", n=after.modules.depth + 1)
     lines.append(f'<FONT COLOR="#444444">{unfold}</FONT>')
+    if any(HANGUL.search(line) for line in lines):  # Graphviz spaces <BR/> lines by the Latin
+        # font's height, and the taller Hangul glyphs of one line touched the next
+        return _table([f"<TR>{_lines_cell(lines, under_border=True)}</TR>"], spacing=0)
     return _table([f"<TR>{_cell('<BR/>'.join(lines), under_border=True)}</TR>"], spacing=0)
 
 
