@@ -3,6 +3,7 @@ per notebook, at most one screen tall with a line saying what was left out, a st
 window around its running node."""
 import re
 
+import numpy as np
 import pytest
 
 import autograd_lesson as al
@@ -294,3 +295,26 @@ def test_a_korean_group_puts_each_line_in_its_own_row_and_breaks_its_head_after_
     assert head, source
     group = source[head.start():source.index("</TABLE>", head.start())]
     assert "<BR/>" not in group and "모두 그립니다" in group
+
+
+def test_a_step_window_moves_its_edges_off_the_boxes_around_the_running_one():
+    """A step-through's window around the running box cut its neighbours in half at its
+    sides (lesson 04): its edges now fall between boxes where the running box allows."""
+    from autograd_lesson.viz.render import AREA_PX
+    wide = render('digraph { node [fontname="DejaVu Sans" fontsize=10 shape=box] r -> {'
+                  + " ".join(f"leaf_number_{k}" for k in range(14)) + "} }", "svg").decode()
+    svg = glance.fit_width(wide, 3 * AREA_PX)
+    found = glance.boxes(svg)
+    svg, note = glance.crop_around(svg, "leaf_number_6", max_width_px=AREA_PX / 2)
+    x, _, width, _ = (float(v) for v in glance._VIEWBOX.search(svg).groups())
+    assert note and "leaf_number_6" in found
+
+    def cuts(at):
+        return sum(b[0] < edge < b[2] for b in found.values() for edge in (at, at + width))
+    x0, _, x1, _, _ = found["leaf_number_6"]
+    whole = [float(v) for v in glance._VIEWBOX.search(glance.fit_width(wide, 3 * AREA_PX))
+             .groups()]
+    fewest = min(cuts(at) for at in np.arange(whole[0], whole[0] + whole[2] - width, 0.5)
+                 if at <= x0 and x1 <= at + width)
+    assert cuts(x) == fewest < cuts(min(max(whole[0], (x0 + x1) / 2 - width / 2),
+                                        whole[0] + whole[2] - width))  # (where it was)

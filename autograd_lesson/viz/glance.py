@@ -159,14 +159,17 @@ def crop_around(svg, name, max_px=MAX_SHOWN_PX, max_width_px=None):
     x0, y0, x1, y1, _ = found[name]
     note_px = 1.6 * max(10.0, MIN_TEXT_PX / scale) * scale
     top, bottom = y, y + height
-    if tall:
+    if tall:  # (the window's edges moved off a box where the running one allows)
         span = (max_px - note_px) / scale
         top = min(max(y, (y0 + y1) / 2 - span / 2), y + height - span)
+        rows = {n: (b[1], 0, b[3]) for n, b in found.items()}
+        top = _clear_sides(rows, top, span, y0, y1, y, y + height)
         bottom = top + span
     left, right = x, x + width
     if wide:
         span = max_width_px / scale
         left = min(max(x, (x0 + x1) / 2 - span / 2), x + width - span)
+        left = _clear_sides(found, left, span, x0, x1, x, x + width)
         right = left + span
     outside = [n for n, b in found.items() if b[2] < left or b[0] > right or b[3] < top or
                b[1] > bottom]
