@@ -112,7 +112,8 @@ def measure(name, build, repeats, whole=True):
             lesson.show_backward(lambda: loss.backward(), model=model, loss=loss)
         finally:
             sys.stdout = stdout
-        views.pop().svg()
+        if views:  # a model with deeper modules is shown with its depth buttons (live.show),
+            views.pop().svg()  # which drew the SVG already; the others are displayed as views
 
     def train_step():
         step().backward()

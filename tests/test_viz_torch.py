@@ -193,18 +193,76 @@ def _frames_text(lib, code):
     names = {"x": x, "loss": loss}
     texts = []
     for _ in range(2):  # the second backward fails at the first node that saved something
-        rec = viz.record(code(loss), roots=[loss], names=names, frames=True)
+        rec = viz.record(code(loss, x), roots=[loss], names=names, frames=True)
         texts.append(StepThrough(rec.frames, "loss.backward()").text)
         texts.extend(viz.ledger(f.snapshot) for f in rec.frames)
     return texts
 
 
 def test_step_through_frames_are_the_same_on_torch(torch):
-    ours = _frames_text(al, lambda loss: loss.backward)
-    theirs = _frames_text(torch, lambda loss: loss.backward)
+    ours = _frames_text(al, lambda loss, x: loss.backward)
+    theirs = _frames_text(torch, lambda loss, x: loss.backward)
     assert ours == theirs
     assert "step 2: #1 ExpBackward0; got grad [1, 1, 1]; released _saved_result" in theirs[0]
     assert "step 2: #1 ExpBackward0 raised: ✗ RuntimeError: Trying to backward" in theirs[5]
+
+
+@pytest.mark.parametrize("how", ["retain_graph=True", "positional", "create_graph", "grad"])
+def test_frames_of_a_backward_that_keeps_its_graph_are_the_same_on_torch(torch, how):
+    def code(lib):
+        return lambda loss, x: {
+            "retain_graph=True": lambda: loss.backward(retain_graph=True),
+            "positional": lambda: loss.backward(None, True),
+            "create_graph": lambda: loss.backward(create_graph=True),
+            "grad": lambda: lib.autograd.grad(loss, x, retain_graph=True)}[how]
+    ours, theirs = _frames_text(al, code(al)), _frames_text(torch, code(torch))
+    assert ours == theirs
+    assert "#1 ExpBackward0._saved_result" in theirs[2] and "retained" in theirs[2]
+
+
+def test_torch_frames_say_retained_once_the_node_ran_even_unwatched(torch):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    loss = (x * 2).exp().sum()  # made outside viz.watch: the reader cannot know it is fresh
+    rec = viz.record(lambda: loss.backward(retain_graph=True), roots=[loss], names={"x": x},
+                     frames=True)
+    states = [{(b.node_id, b.slot): b.state for b in f.snapshot.buffers} for f in rec.frames]
+    assert rec.frames[0].start.buffers[0].state == "unknown"
+    assert states[0] == {(0, "other"): "unknown", (1, "result"): "unknown"}  # Sum ran
+    assert states[1] == {(0, "other"): "unknown", (1, "result"): "retained"}  # Exp ran
+    assert states[2][(0, "other")] == "retained"
+
+
+def test_frames_and_leaves_show_bfloat16_gradients_on_torch(torch):
+    x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.bfloat16, requires_grad=True)
+    loss = (x * 2).exp().sum()  # bfloat16 has no NumPy dtype: the view formats it from torch
+    rec = viz.record(lambda: loss.backward(), roots=[loss], names={"x": x}, frames=True)
+    assert rec.error is None
+    assert rec.frames[-1].text == ("step 4: #3 AccumulateGrad (x); got grad [5.438, 0.2715, "
+                                   "109]; accumulated into x.grad")
+    leaf = viz.take_snapshot([loss], {"x": x}).leaves[0]
+    assert leaf.grad == "[5.438, 0.2715, 109]" and leaf.dtype == "bfloat16"
+
+
+def test_a_backward_inside_a_node_is_checked_after_the_call_on_torch(torch):
+    class Inner(torch.autograd.Function):  # runs a backward of its own, which the recording
+        @staticmethod                       # cannot see start: torch runs nodes without modes
+        def forward(ctx, t):
+            return t * 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            with torch.enable_grad():
+                torch.autograd.backward(inner, retain_graph=True)
+            return grad
+
+    x = torch.tensor([0.5, -1.0], requires_grad=True)
+    inner = (x * 3).exp().sum()
+    loss = Inner.apply(x).sum()
+    rec = viz.record(lambda: loss.backward(), roots=[loss, inner], names={"x": x})
+    assert rec.error is None
+    snap = viz.take_snapshot([inner], {"x": x}, executed=rec.executed)
+    assert {b.slot: b.state for b in snap.buffers} == {"other": "retained",
+                                                       "result": "retained"}
 
 
 def test_lesson_check_freed_accepts_torch(torch, capsys, monkeypatch):

@@ -133,9 +133,15 @@ def node_ids(roots):
 
 
 def _short(value):
+    """The first four values of an array or a (detached) torch tensor, as a frame and a
+    leaf's ``.grad`` show them; formatted as Python numbers (a NumPy scalar formats the same,
+    slower, and torch's bfloat16 has no NumPy dtype)."""
     flat = value.reshape(-1)
-    shown = ", ".join(f"{v:.4g}" for v in flat[:4])
-    return f"[{shown}{', …' if flat.size > 4 else ''}]" if value.ndim else f"{flat[0]:.4g}"
+    first = flat[:4].tolist()
+    if not value.ndim:
+        return f"{first[0]:.4g}"
+    shown = ", ".join(f"{v:.4g}" for v in first)
+    return f"[{shown}{', …' if flat.shape[0] > 4 else ''}]"
 
 
 def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(), model=None,

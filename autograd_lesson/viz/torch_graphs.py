@@ -13,12 +13,14 @@ keyed by ``(sequence number, node name)``: the shape/dtype/bytes last seen for e
 No tensor, storage or node is kept, and the node hooks a recording registers are removed before
 ``torch_recording.record`` returns.
 """
+import contextlib
 import re
 import sys
 import weakref
 
 from .snapshot import COUNTS, BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
-from .torch_births import unwatched
+from .torch_births import adopt, unwatched
+from .torch_births import state as known_state
 
 _FREED_START = "Trying to backward through the graph a second time"
 _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\].*? is at version (\d+); "
@@ -86,9 +88,34 @@ def _root_node(root):
     raise TypeError(f"snapshot roots must be tensors or graph nodes, got {type(root).__name__}")
 
 
+_walked = []  # inside ``walking_once``: {start nodes' ids: (nodes, starts)}
+
+
+@contextlib.contextmanager
+def walking_once():
+    """Inside, :func:`reachable` walks a graph once per set of start nodes: a node's edges
+    are fixed when it is made, so a second walk finds the same nodes (a recording's set-up
+    walked the same graph three times). The memo holds the nodes only while inside."""
+    _walked.append({})
+    try:
+        yield
+    finally:
+        _walked.pop()
+
+
 def reachable(roots):
     """(function nodes in creation order, then AccumulateGrad nodes in order of first use)."""
     starts = [n for n in (_root_node(r) for r in roots) if n is not None]
+    unique = list({id(n): n for n in starts}.values())
+    if not _walked:
+        return _walk(unique), starts
+    memo_key = tuple(id(n) for n in unique)
+    if memo_key not in _walked[-1]:
+        _walked[-1][memo_key] = (_walk(unique), unique)  # holding the starts keeps ids unique
+    return _walked[-1][memo_key][0], starts
+
+
+def _walk(starts):
     seen, stack, found, leaf_ids = set(), list(starts), [], set()
     while stack:
         node = stack.pop()
@@ -108,7 +135,7 @@ def reachable(roots):
                 first_use.setdefault(id(child), (n._sequence_nr(), pos))
     leaves = sorted((n for n in found if id(n) in leaf_ids),
                     key=lambda n: first_use.get(id(n), (-1, 0)))
-    return functions + leaves, starts
+    return functions + leaves
 
 
 def _slots(node):
@@ -258,7 +285,6 @@ def _remember(k, value):
 def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
     torch = sys.modules["torch"]
     COUNTS["snapshots"] += 1
-    from .torch_births import adopt
     adopt(roots)  # under viz.watch: what no op the watch saw made is watched from now on
     nodes, starts = reachable(roots)
     kinds = [_kind(n) for n in nodes]
@@ -289,7 +315,7 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
             leaf_infos.append(LeafInfo(
                 i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape),
                 dtype_name(leaf.dtype), leaf.requires_grad,
-                "None" if grad is None else _short(grad.detach().cpu().numpy()),
+                "None" if grad is None else _short(grad.detach()),
                 k in executed))
             continue
         for name, state, value in _items(node, k, kind):
@@ -368,7 +394,6 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
             scalar = t.item() if wrapped else None
             _remember(memo_key, (shape, dtype, nbytes, wrapped, version, is_output, ref,
                                  origin, scalar))
-        from .torch_births import state as known_state
         state = known_state(k, k in _retained)
     del t, value, storage
     number = numbers.setdefault(ptr, len(numbers) + 1)

@@ -5,10 +5,13 @@ Imported only when torch is in use (``viz.record`` given a ``torch.Tensor``, or 
 torch's backward); it reads graphs with ``viz.torch_graphs``.
 The node hooks a recording registers are removed before :func:`record` returns.
 """
+import inspect
 import sys
 
-from .torch_graphs import (_MAX_MEMO, _custom_items, _is_accumulate, _read, _readable, _retained, key, node_name, reachable, remember)
+from .torch_graphs import (_MAX_MEMO, _custom_items, _is_accumulate, _read, _readable,
+                           _retained, key, node_name, reachable, remember, walking_once)
 from .snapshot import _short
+from .torch_births import state as known_state
 
 
 class Recording:
@@ -44,21 +47,27 @@ def record(call, roots=None, names=None, frames=False, max_frames=200, model=(No
     from torch.overrides import TorchFunctionMode
     recording = Recording()
     started, ran, hooked, handles = {}, [], {}, []
+    backwards = []  # per backward the mode saw, innermost last: [keeps its graph, task id]
     steps = _Steps(recording, list(roots or []), dict(names or {}), max_frames, model) \
         if frames else None
 
     def pre(node, k):
         def hook(grad_outputs):
+            _keeps_graph_now(backwards)  # the first hook of a backward learns its task id
             if steps:
                 steps.finish()  # the previous node has released its buffers by now
             started[k] = node
         return hook
 
-    def post(node, k):
+    def post(node, k, accumulate):
         def hook(grad_inputs, grad_outputs):
             started.pop(k, None)
             recording.executed.add(k)
-            ran.append(node)
+            keeps = _keeps_graph_now(backwards)
+            if keeps is None:  # a backward the mode did not see: read after the call
+                ran.append(node)
+            elif keeps and not accumulate:  # its buffers stay: the frames say "retained"
+                _retained.add(k)
             if steps:
                 steps.pending = (node, grad_outputs)
         return hook
@@ -75,7 +84,7 @@ def record(call, roots=None, names=None, frames=False, max_frames=200, model=(No
                 hooked[id(node)] = node  # held only during the call: ids stay unique
                 k = key(node)
                 handles.append(node.register_prehook(pre(node, k)))
-                handles.append(node.register_hook(post(node, k)))
+                handles.append(node.register_hook(post(node, k, _is_accumulate(node))))
 
     backward_calls = (torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad)
 
@@ -90,30 +99,33 @@ def record(call, roots=None, names=None, frames=False, max_frames=200, model=(No
                 if steps:
                     steps.start(tensors)  # its snapshot reads the graph: hook_graph need not
                 hook_graph(tensors)
-                if steps:
-                    try:
-                        return func(*args, **kwargs)
-                    finally:
+                backwards.append([_keeps_graph(func, args, kwargs), None])
+                try:
+                    return func(*args, **kwargs)
+                finally:
+                    backwards.pop()
+                    if steps:
                         steps.finish()
             return func(*args, **kwargs)
 
+    if len(_retained) > _MAX_MEMO:
+        _retained.clear()
     try:
-        # With frames, the snapshot taken when the backward starts reads the graph.
-        hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())),
-                   read=steps is None)
-        with _SeeBackward():
-            try:
-                recording.result = call()
-            except Exception as error:  # the lesson shows it as one line, not a traceback
-                recording.error = error.with_traceback(None)
-                error.__context__ = error.__cause__ = None
+        with walking_once():
+            # With frames, the snapshot taken when the backward starts reads the graph.
+            hook_graph(_tensors_in(list(roots or []) + list((names or {}).values())),
+                       read=steps is None)
+            with _SeeBackward():
+                try:
+                    recording.result = call()
+                except Exception as error:  # the lesson shows it as one line, not a traceback
+                    recording.error = error.with_traceback(None)
+                    error.__context__ = error.__cause__ = None
     finally:
         for handle in handles:
             handle.remove()
         handles.clear()
         hooked.clear()
-    if len(_retained) > _MAX_MEMO:
-        _retained.clear()
     for node in ran:  # post hooks run before torch releases a node's buffers
         if not _is_accumulate(node) and _readable(node):
             _retained.add(key(node))
@@ -126,6 +138,31 @@ def record(call, roots=None, names=None, frames=False, max_frames=200, model=(No
     if steps:
         steps.close()
     return recording
+
+
+def _keeps_graph(backward, args, kwargs):
+    """Whether a ``backward()`` / ``autograd.grad()`` call keeps its graph: ``retain_graph``,
+    which defaults to ``create_graph``, as torch reads them (None if the call cannot be read:
+    its nodes are then checked after the call)."""
+    try:
+        given = inspect.signature(backward).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return None
+    retain = given.get("retain_graph")
+    return bool(given.get("create_graph", False)) if retain is None else bool(retain)
+
+
+def _keeps_graph_now(backwards):
+    """Whether the backward running now keeps its graph; None unless it is the innermost one
+    the recording saw start (a backward run inside a node's own backward, as a reentrant
+    checkpoint does, is not seen: torch runs nodes without the mode)."""
+    if not backwards:
+        return None
+    task = sys.modules["torch"]._C._current_graph_task_id()
+    seen = backwards[-1]
+    if seen[1] is None:  # its first hook, before any node of it can start another backward
+        seen[1] = task
+    return seen[0] if seen[1] == task else None
 
 
 class _Steps:
@@ -185,9 +222,9 @@ class _Steps:
                 name = f"AccumulateGrad ({label})"
             accumulated = f"{label}.grad" if label else UNNAMED_LEAF
             if node.variable.grad is not None:
-                grad = _short(node.variable.grad.detach().cpu().numpy())
+                grad = _short(node.variable.grad.detach())
         self.timeline.updates.append((node_id, tuple(states), grad))
-        shown = ", ".join(_short(g.detach().cpu().numpy()) for g in grad_outputs
+        shown = ", ".join(_short(g.detach()) for g in grad_outputs
                           if g is not None)
         frames.append(Frame(len(frames) + 1, node_id, name, shown, tuple(released),
                             accumulated, self.timeline, len(self.timeline.updates)))
@@ -219,6 +256,5 @@ def _state_now(node, slot):
         return ("stale", value[1])
     if state in ("alive", "list"):
         version = value._version if state == "alive" else None
-        from .torch_births import state as known_state
         return (known_state(key(node), key(node) in _retained), version)
     return (state, None)
