@@ -16,7 +16,7 @@ from .._node import AccumulateGrad, GraphRoot
 from ..autograd.graph import (BackwardFinished, BackwardStarted, BuffersReleased,
                               GradAccumulated, NodeFinished, observe)
 from ..i18n import t
-from .snapshot import COUNTS, _short, node_ids, take_snapshot
+from .snapshot import COUNTS, _node_name, _short, node_ids, take_snapshot
 
 
 def first_sentence(message):
@@ -328,7 +328,6 @@ def _record(call, roots, names, frames, max_frames, model=(None, None)):
 
 
 def display_name(node, names):
-    from .snapshot import _node_name
     if isinstance(node, AccumulateGrad):
         label = next((n for n, t in (names or {}).items() if t is node.variable), None)
         if label:

@@ -4,6 +4,7 @@ Reads only the engine's public introspection (``next_functions``, ``saved_buffer
 ``AccumulateGrad.variable``) and keeps no reference to any tensor or saved buffer, so
 taking one changes nothing about what a later backward does or frees.
 """
+import math
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -136,12 +137,13 @@ def _short(value):
     """The first four values of an array or a (detached) torch tensor, as a frame and a
     leaf's ``.grad`` show them; formatted as Python numbers (a NumPy scalar formats the same,
     slower, and torch's bfloat16 has no NumPy dtype)."""
-    flat = value.reshape(-1)
-    first = flat[:4].tolist()
     if not value.ndim:
-        return f"{first[0]:.4g}"
+        return f"{value.item():.4g}"
+    per_row = math.prod(value.shape[1:])
+    rows = -(-4 // per_row) if per_row else 1  # flattening only the rows that hold them: a
+    first = value[:rows].reshape(-1)[:4].tolist()  # transposed gradient copied all of itself
     shown = ", ".join(f"{v:.4g}" for v in first)
-    return f"[{shown}{', …' if flat.shape[0] > 4 else ''}]"
+    return f"[{shown}{', …' if math.prod(value.shape) > 4 else ''}]"
 
 
 def take_snapshot(roots, names=None, executed=(), failed=None, title="", notes=(), model=None,

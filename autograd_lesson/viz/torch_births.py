@@ -8,6 +8,7 @@ node's key, so it keeps nothing alive and may stay on the node for as long as th
 every later backward that runs the node is seen. ``viz.record`` notes the nodes its backwards
 ran. A node neither watched from birth nor seen running is "unknown" (alive or retained).
 """
+import contextlib
 import sys
 
 from torch.overrides import TorchFunctionMode
@@ -31,9 +32,20 @@ def state(key, retained):
     return "alive" if key in _born else "unknown"
 
 
+@contextlib.contextmanager
+def unwatched_reads():
+    """Inside, the watch's mode leaves the torch reader's unpacks alone: unpacking a saved
+    output locks its node, and the mode would read that node's grad_fn."""
+    _probing.append(True)
+    try:
+        yield
+    finally:
+        _probing.pop()
+
+
 def unwatched(read):
-    """``read`` (one of the torch reader's unpacks) with the watch's mode left out: unpacking
-    a saved output locks its node, and the mode would read that node's grad_fn."""
+    """``read`` (one of the torch reader's unpacks) as if inside :func:`unwatched_reads`
+    (without a generator: a frame of a step-through makes several reads)."""
     def reading(*args, **kwargs):
         _probing.append(True)
         try:

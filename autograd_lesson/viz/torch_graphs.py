@@ -19,7 +19,7 @@ import sys
 import weakref
 
 from .snapshot import COUNTS, BufferInfo, LeafInfo, NodeInfo, Snapshot, _short
-from .torch_births import adopt, unwatched
+from .torch_births import adopt, unwatched, unwatched_reads
 from .torch_births import state as known_state
 
 _FREED_START = "Trying to backward through the graph a second time"
@@ -138,6 +138,16 @@ def _walk(starts):
     return functions + leaves
 
 
+def short(tensor):
+    """``_short`` of a torch tensor: from a NumPy view where NumPy has its dtype (half the
+    time of torch's own slicing, per frame of a step-through), else from torch (bfloat16)."""
+    tensor = tensor.detach()
+    try:
+        return _short(tensor.numpy())
+    except (TypeError, RuntimeError):  # no NumPy dtype, not on the CPU, a conjugate view
+        return _short(tensor)
+
+
 def _slots(node):
     """Saved slot names in torch's declaration order (["saved_tensors"] for a custom Function)."""
     return list(_kind(node)[3])
@@ -155,8 +165,7 @@ def _packed(raw):
     return data is not None and not isinstance(data, (torch.Tensor, list, tuple))
 
 
-@unwatched
-def _read(node, slot, k=None):
+def _read_slot(node, slot, k=None):
     """('alive', tensor) | ('freed', None) | ('stale', (shape, now, saved)) | ('none', None);
     a save held by a pack hook reads as 'none' (never unpacked). A save seen alive before
     and now released reads as 'freed' from its raw handle, without unpacking: unpacking a
@@ -190,6 +199,9 @@ def _read(node, slot, k=None):
     return "alive", value
 
 
+_read = unwatched(_read_slot)  # on its own; a snapshot reads all its slots inside one guard
+
+
 def _raw_data(raw):
     """What a raw save holds now: a tensor, None once freed (or never set), or a pack hook's
     object; None for a list of saves."""
@@ -200,14 +212,15 @@ def _raw_data(raw):
 
 
 def _items(node, k, kind=None):
-    """[(slot, state, value)] for every saved tensor of ``node``: one read of the node."""
+    """[(slot, state, value)] for every saved tensor of ``node``: one read of the node (inside
+    ``unwatched_reads``)."""
     COUNTS["node reads"] += 1
     kind = kind or _kind(node)
     if kind[2]:
         return _custom_items(node, k)
     items = []
     for slot in kind[3]:
-        state, value = _read(node, slot, k)
+        state, value = _read_slot(node, slot, k)
         if state == "list":
             items.extend((f"{slot}[{j}]", "alive", v) for j, v in enumerate(value))
         else:
@@ -303,27 +316,28 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
     failed_key = failed
     node_infos, leaf_infos, buffers, edges = [], [], [], []
     storage_numbers = {}
-    for i, (node, k, kind) in enumerate(zip(nodes, keys, kinds)):
-        node_infos.append(NodeInfo(i, "AccumulateGrad" if kind[1] else kind[0],
-                                   node_labels.get(id(node), ""), k in executed,
-                                   failed_key is not None and k == failed_key))
-        edges.extend((i, ids[id(c)]) for c, _ in node.next_functions if c is not None)
-        if kind[1]:
-            COUNTS["node reads"] += 1
-            leaf = node.variable
-            grad = leaf.grad
-            leaf_infos.append(LeafInfo(
-                i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape),
-                dtype_name(leaf.dtype), leaf.requires_grad,
-                "None" if grad is None else _short(grad.detach()),
-                k in executed))
-            continue
-        for name, state, value in _items(node, k, kind):
-            info = _buffer(node, i, k, name, state, value, ids, node_labels, tensor_names,
-                           user_ptrs, storage_numbers)
-            if info is not None:
-                buffers.append(info)
-        _read_nodes.add(k)
+    with unwatched_reads():  # the slots' unpacks, all of them under one guard
+        for i, (node, k, kind) in enumerate(zip(nodes, keys, kinds)):
+            node_infos.append(NodeInfo(i, "AccumulateGrad" if kind[1] else kind[0],
+                                       node_labels.get(id(node), ""), k in executed,
+                                       failed_key is not None and k == failed_key))
+            edges.extend((i, ids[id(c)]) for c, _ in node.next_functions if c is not None)
+            if kind[1]:
+                COUNTS["node reads"] += 1
+                leaf = node.variable
+                grad = leaf.grad
+                leaf_infos.append(LeafInfo(
+                    i, tensor_names.get(id(leaf), f"leaf #{i}"), tuple(leaf.shape),
+                    dtype_name(leaf.dtype), leaf.requires_grad,
+                    "None" if grad is None else short(grad),
+                    k in executed))
+                continue
+            for name, state, value in _items(node, k, kind):
+                info = _buffer(node, i, k, name, state, value, ids, node_labels, tensor_names,
+                               user_ptrs, storage_numbers)
+                if info is not None:
+                    buffers.append(info)
+            _read_nodes.add(k)
     root_ids = tuple(ids[id(n)] for n in starts if id(n) in ids)
     if any(b.state == "unknown" for b in buffers):  # never a state the reader did not see
         from .modules import UNKNOWN_NOTE
@@ -345,8 +359,10 @@ def remember(nodes):
         k = key(node)
         if _is_accumulate(node) or k in _read_nodes:
             continue
-        for name, state, value in _items(node, k):
-            _buffer(node, ids[id(node)], k, name, state, value, ids, {}, {}, user_ptrs, {})
+        with unwatched_reads():
+            for name, state, value in _items(node, k):
+                _buffer(node, ids[id(node)], k, name, state, value, ids, {}, {}, user_ptrs,
+                        {})
         _read_nodes.add(k)
 
 
@@ -360,7 +376,7 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
         shape, dtype, nbytes, wrapped, saved_version = memo[:5] if memo else (
             (), "?", 0, False, 0)
         holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)
-        return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "freed",
+        return BufferInfo(i, k[1], slot, holds, shape, dtype, nbytes, "freed",
                           saved_version, None, 0, wrapped, False, 0)
     if state == "stale":  # unpacking refuses; the raw save still holds (and shows) the data
         raw = getattr(node, "_raw_saved_" + slot, None)
@@ -368,7 +384,7 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
         if data is None:
             shape, dtype, nbytes, wrapped = memo[:4] if memo else (value[0], "?", 0, False)
             holds = _holds_from_memo(memo, node, ids, node_labels, tensor_names)
-            return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, "stale",
+            return BufferInfo(i, k[1], slot, holds, shape, dtype, nbytes, "stale",
                               value[2], value[1], 0, wrapped, False, 0)
         t, saved_version, version = data, value[2], value[1]
     else:
@@ -397,7 +413,7 @@ def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user
         state = known_state(k, k in _retained)
     del t, value, storage
     number = numbers.setdefault(ptr, len(numbers) + 1)
-    return BufferInfo(i, node_name(node), slot, holds, shape, dtype, nbytes, state,
+    return BufferInfo(i, k[1], slot, holds, shape, dtype, nbytes, state,
                       saved_version, version, number, wrapped, ptr in user_ptrs, storage_nbytes)
 
 

@@ -9,8 +9,10 @@ import inspect
 import sys
 
 from .torch_graphs import (_MAX_MEMO, _custom_items, _is_accumulate, _read, _readable,
-                           _retained, key, node_name, reachable, remember, walking_once)
-from .snapshot import _short
+                           _retained, key, node_name, reachable, remember, short,
+                           walking_once)
+from .record import UNNAMED_LEAF, Frame, _Timeline, verdict
+from .snapshot import take_snapshot
 from .torch_births import state as known_state
 
 
@@ -179,7 +181,6 @@ class _Steps:
         self.rows = None     # node id -> its buffers in the start snapshot
 
     def start(self, tensors):
-        from .record import _Timeline
         torch = sys.modules["torch"]
         new = [t for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None
                and (self.ids is None or id(t.grad_fn) not in self.ids)]
@@ -187,16 +188,15 @@ class _Steps:
             self.roots.extend(t for t in new if not any(t is r for r in self.roots))
             nodes, _ = reachable(self.roots)
             self.ids = {id(n): (i, n) for i, n in enumerate(nodes)}
-            from .snapshot import take_snapshot as snapshot  # model= goes through it
-            self.timeline = _Timeline(snapshot(self.roots, self.names, title="start",
-                                               model=self.model[0], depth=self.model[1]))
+            self.timeline = _Timeline(take_snapshot(  # (the reader's own, after model=)
+                self.roots, self.names, title="start", model=self.model[0],
+                depth=self.model[1]))
             self.rows = None
 
     def finish(self):
         if self.pending is None or self.timeline is None:
             self.pending = None
             return
-        from .record import UNNAMED_LEAF, Frame
         node, grad_outputs = self.pending
         self.pending = None
         frames = self.recording.frames
@@ -222,15 +222,14 @@ class _Steps:
                 name = f"AccumulateGrad ({label})"
             accumulated = f"{label}.grad" if label else UNNAMED_LEAF
             if node.variable.grad is not None:
-                grad = _short(node.variable.grad.detach())
+                grad = short(node.variable.grad)
         self.timeline.updates.append((node_id, tuple(states), grad))
-        shown = ", ".join(_short(g.detach()) for g in grad_outputs
+        shown = ", ".join(short(g) for g in grad_outputs
                           if g is not None)
         frames.append(Frame(len(frames) + 1, node_id, name, shown, tuple(released),
                             accumulated, self.timeline, len(self.timeline.updates)))
 
     def failed(self, node, error):
-        from .record import Frame, verdict
         if self.timeline is None or len(self.recording.frames) >= self.max_frames:
             return
         node_id = self.ids.get(id(node), (-1, None))[0]
@@ -245,16 +244,17 @@ class _Steps:
 
 def _state_now(node, slot):
     """(state, current version) of one saved slot, as a frame records it."""
+    k = key(node)
     if slot.startswith("saved_tensors["):
-        items = {name: (state, value) for name, state, value in _custom_items(node, key(node))}
+        items = {name: (state, value) for name, state, value in _custom_items(node, k)}
         state, value = items.get(slot, ("freed", None))
     else:
-        state, value = _read(node, slot)
+        state, value = _read(node, slot, k)
     if state == "freed":
         return ("freed", None)
     if state == "stale":
         return ("stale", value[1])
     if state in ("alive", "list"):
         version = value._version if state == "alive" else None
-        return (known_state(key(node), key(node) in _retained), version)
+        return (known_state(k, k in _retained), version)
     return (state, None)
