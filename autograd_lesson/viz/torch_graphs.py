@@ -105,18 +105,28 @@ def walking_once():
 
 def reachable(roots):
     """(function nodes in creation order, then AccumulateGrad nodes in order of first use)."""
+    nodes, starts, _ = walk(roots)
+    return nodes, starts
+
+
+def walk(roots):
+    """``reachable`` and each node's inputs: {id(node): [input nodes, in next_functions'
+    order]} (``next_functions`` builds its tuples anew at each read: the graph's edges are
+    read once, for the walk and the picture's edges)."""
     starts = [n for n in (_root_node(r) for r in roots) if n is not None]
     unique = list({id(n): n for n in starts}.values())
     if not _walked:
-        return _walk(unique), starts
+        nodes, inputs = _walk(unique)
+        return nodes, starts, inputs
     memo_key = tuple(id(n) for n in unique)
     if memo_key not in _walked[-1]:
         _walked[-1][memo_key] = (_walk(unique), unique)  # holding the starts keeps ids unique
-    return _walked[-1][memo_key][0], starts
+    nodes, inputs = _walked[-1][memo_key][0]
+    return nodes, starts, inputs
 
 
 def _walk(starts):
-    seen, stack, found, leaf_ids = set(), list(starts), [], set()
+    seen, stack, found, leaf_ids, inputs = set(), list(starts), [], set(), {}
     while stack:
         node = stack.pop()
         if id(node) in seen:
@@ -125,17 +135,18 @@ def _walk(starts):
         found.append(node)
         if _is_accumulate(node):
             leaf_ids.add(id(node))
-        stack.extend(c for c, _ in node.next_functions if c is not None)
+        inputs[id(node)] = [c for c, _ in node.next_functions if c is not None]
+        stack.extend(inputs[id(node)])
     functions = sorted((n for n in found if id(n) not in leaf_ids),
                        key=lambda n: n._sequence_nr())
     first_use = {}
     for n in functions:
-        for pos, (child, _) in enumerate(n.next_functions):
+        for pos, child in enumerate(inputs[id(n)]):
             if id(child) in leaf_ids:
                 first_use.setdefault(id(child), (n._sequence_nr(), pos))
     leaves = sorted((n for n in found if id(n) in leaf_ids),
                     key=lambda n: first_use.get(id(n), (-1, 0)))
-    return functions + leaves
+    return functions + leaves, inputs
 
 
 def short(tensor):
@@ -173,7 +184,10 @@ def _read_slot(node, slot, k=None):
     k = key(node) if k is None else k
     packed_key = k + (slot, "packed")
     raw = getattr(node, "_raw_saved_" + slot, None)
-    data = _raw_data(raw)
+    try:
+        data = raw.data  # a tensor; None once freed (or never set); or a pack hook's object
+    except (RuntimeError, AttributeError):
+        data = None
     if data is not None and not isinstance(data, sys.modules["torch"].Tensor):
         _remember(packed_key, True)  # held by a pack hook: unpacking would run it
         return "none", None
@@ -200,15 +214,6 @@ def _read_slot(node, slot, k=None):
 
 
 _read = unwatched(_read_slot)  # on its own; a snapshot reads all its slots inside one guard
-
-
-def _raw_data(raw):
-    """What a raw save holds now: a tensor, None once freed (or never set), or a pack hook's
-    object; None for a list of saves."""
-    try:
-        return raw.data
-    except (RuntimeError, AttributeError):
-        return None
 
 
 def _items(node, k, kind=None):
@@ -299,7 +304,7 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
     torch = sys.modules["torch"]
     COUNTS["snapshots"] += 1
     adopt(roots)  # under viz.watch: what no op the watch saw made is watched from now on
-    nodes, starts = reachable(roots)
+    nodes, starts, inputs = walk(roots)
     kinds = [_kind(n) for n in nodes]
     keys = [key(n, kind) for n, kind in zip(nodes, kinds)]
     ids = {id(n): i for i, n in enumerate(nodes)}
@@ -321,7 +326,7 @@ def take_snapshot(roots, names, executed=(), failed=None, title="", notes=()):
             node_infos.append(NodeInfo(i, "AccumulateGrad" if kind[1] else kind[0],
                                        node_labels.get(id(node), ""), k in executed,
                                        failed_key is not None and k == failed_key))
-            edges.extend((i, ids[id(c)]) for c, _ in node.next_functions if c is not None)
+            edges.extend((i, ids[id(c)]) for c in inputs[id(node)])
             if kind[1]:
                 COUNTS["node reads"] += 1
                 leaf = node.variable
