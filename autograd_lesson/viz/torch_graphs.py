@@ -71,8 +71,13 @@ def node_name(node):
     return "AccumulateGrad" if _is_accumulate(node) else _kind(node)[0]
 
 
+_DTYPE_NAMES = {}
+
+
 def dtype_name(dtype):
-    return str(dtype).replace("torch.", "")
+    if dtype not in _DTYPE_NAMES:  # (str of a dtype, per buffer of every snapshot, adds up)
+        _DTYPE_NAMES[dtype] = str(dtype).replace("torch.", "")
+    return _DTYPE_NAMES[dtype]
 
 
 def _root_node(root):
@@ -437,11 +442,8 @@ def _holds_from_memo(memo, node, ids, node_labels, tensor_names):
     by_key = ids.get(("key",) + origin) if origin is not None else None
     if by_key is not None:
         origin_node, number = by_key
-        parent = origin_node.next_functions[0][0] if origin_node.next_functions else None
-        if (parent is not None and _is_accumulate(parent) and _is_view_node(origin_node)
-                and id(parent.variable) in tensor_names):
-            return f"{tensor_names[id(parent.variable)]} (a view)"
-        return node_labels.get(id(origin_node)) or f"output of #{number}"
+        return _named_leaf_view(origin_node, tensor_names) or \
+            node_labels.get(id(origin_node)) or f"output of #{number}"
     return "a tensor no longer alive"
 
 
@@ -457,11 +459,8 @@ def _holds(t, node, ids, node_labels, tensor_names, wrapped):
     if base is not None and id(base) in tensor_names:
         return f"{tensor_names[id(base)]} (a view)"
     if fn is not None and id(fn) in ids:
-        parent = fn.next_functions[0][0] if fn.next_functions else None
-        if (parent is not None and _is_accumulate(parent) and _is_view_node(fn)
-                and id(parent.variable) in tensor_names):
-            return f"{tensor_names[id(parent.variable)]} (a view)"  # e.g. a saved W.t()
-        return node_labels.get(id(fn)) or f"output of #{ids[id(fn)]}"
+        return _named_leaf_view(fn, tensor_names) or node_labels.get(id(fn)) or \
+            f"output of #{ids[id(fn)]}"
     if fn is not None and fn.name() == "CloneBackward0":
         return "a copy of the old values"
     if base is not None and base.grad_fn is None and base.requires_grad:
@@ -475,5 +474,12 @@ _VIEW_NODES = {"TBackward0", "ViewBackward0", "TransposeBackward0", "PermuteBack
                "AliasBackward0", "ReshapeAliasBackward0", "SplitBackward0"}
 
 
-def _is_view_node(fn):
-    return fn.name() in _VIEW_NODES
+def _named_leaf_view(fn, tensor_names):
+    """"W (a view)" when node ``fn`` made a view of a named leaf (a saved ``W.t()``), else
+    None; the node's name first: reading ``next_functions`` builds tuples anew each time."""
+    if _kind(fn)[0] not in _VIEW_NODES:
+        return None
+    parent = fn.next_functions[0][0] if fn.next_functions else None
+    if parent is not None and _is_accumulate(parent) and id(parent.variable) in tensor_names:
+        return f"{tensor_names[id(parent.variable)]} (a view)"
+    return None
