@@ -8,7 +8,6 @@ import math
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from .._node import AccumulateGrad, Node
 from .._tensor import Tensor
@@ -17,6 +16,20 @@ from .._tensor import Tensor
 # How many snapshots were taken and nodes read, by either engine's reader: tests count them, so
 # that the view's cost (one read per node per snapshot, two snapshots per show_backward) stays.
 COUNTS = Counter()
+
+
+class _made_once:
+    """``functools.cached_property`` without the lock Python 3.11 takes on each first read (a
+    step-through's fold plan reads thousands of buffers' keys once each)."""
+
+    def __init__(self, make):
+        self.make, self.name = make, make.__name__
+
+    def __get__(self, record, owner=None):
+        if record is None:
+            return self
+        value = record.__dict__[self.name] = self.make(record)  # read from there from now on
+        return value
 
 
 @dataclass(frozen=True)
@@ -56,7 +69,7 @@ class BufferInfo:
     user_held: bool      # the storage belongs to a leaf, a root or a named tensor
     storage_nbytes: int = 0  # the whole storage's bytes: a saved view keeps all of it alive
 
-    @cached_property  # compared for every buffer of every frame: made once per buffer
+    @_made_once  # compared for every buffer of every frame: made once per buffer
     def key(self):
         # A custom Function's saves are read as node.saved_tensors[i], not _saved_<slot>.
         attr = self.slot if self.slot.startswith("saved_tensors") else f"_saved_{self.slot}"
