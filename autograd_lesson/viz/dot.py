@@ -19,7 +19,7 @@ import math
 import re
 import textwrap
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..i18n import t
 from . import modules
@@ -198,8 +198,7 @@ def _node_attrs(style, label, shape="box", rounded=True):
             f"fillcolor={_q(fill)} color={_q(border)} penwidth={width}]")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """How one node differs between the two snapshots compared."""
     status: str        # "idle", "ran", "now" or "failed"
     changed: bool      # a buffer or .grad of this node changed (or it ran)

@@ -33,16 +33,6 @@ def verdict(error):
     return t("verdict.error", type=type(error).__name__, message=first_sentence(error))
 
 
-def _changed(info, **fields):
-    """``dataclasses.replace`` of a snapshot's frozen record without running its __init__
-    again: a frame rebuilds hundreds of them (ResNet-18's strip of 12 frames: 2,234, a third of
-    its Python time). The fields are the dataclass's own, so nothing is left to check."""
-    new = object.__new__(type(info))
-    new.__dict__.update(info.__dict__)
-    new.__dict__.update(fields)
-    return new
-
-
 class _Timeline:
     """A snapshot taken when a backward started, and what each later step changed."""
 
@@ -53,39 +43,18 @@ class _Timeline:
         self._index = None
 
     def snapshot_at(self, count, title="", failed=None):
+        """The graph after the first ``count`` steps (``failed``: the node whose step raised)."""
         key = (count, title, failed)
-        if key in self._cache:
-            return self._cache[key]
-        latest, executed = {}, set()
-        for node_id, states, grad in self.updates[:count]:
-            latest[node_id] = (states, grad)
-            executed.add(node_id)
-        base = self.base
-        position, buffers = {}, []
-        for b in base.buffers:
-            k = position.get(b.node_id, 0)
-            position[b.node_id] = k + 1
-            if b.node_id in latest and k < len(latest[b.node_id][0]):
-                state, version = latest[b.node_id][0][k]
-                if (state, version) != (b.state, b.current_version):
-                    b = _changed(b, state=state, current_version=version)
-            buffers.append(b)
-        leaves = tuple(_changed(leaf, grad=latest[leaf.id][1], accumulated=True)
-                       if leaf.id in latest and latest[leaf.id][1] is not None else leaf
-                       for leaf in base.leaves)
-        nodes = tuple(_changed(n, executed=n.id in executed, failed=n.id == failed)
-                      if n.id in executed or n.id == failed or n.executed or n.failed else n
-                      for n in base.nodes)  # the base ran nothing: most nodes stay as they are
-        snap = dataclasses.replace(base, nodes=nodes, leaves=leaves, buffers=tuple(buffers),
-                                   title=title)
-        self._cache = {key: snap}  # one at a time: a slider asks for neighbouring frames
-        return snap
+        if key not in self._cache:  # one at a time: a slider asks for neighbouring frames
+            self._cache = {key: dataclasses.replace(self.part(count, None, failed),
+                                                    title=title)}
+        return self._cache[key]
 
     def part(self, count, ids, failed=None, start=False):
         """``snapshot_at(count, failed=failed)`` (``start``: the base itself) of the nodes
-        ``ids`` only, with the edges between them: a large graph's frame draws a window of
-        boxes, and building every node's records for each frame made it cost what the whole
-        graph costs."""
+        ``ids`` only (None: all), with the edges between them: a large graph's frame draws a
+        window of boxes, and building every node's records for each frame made it cost what
+        the whole graph costs."""
         if self._index is None:  # per node id: its record, leaf, buffers and edges, once,
             base = self.base     # each with its place in the base (a part keeps that order)
             self._index = ({n.id: (k, n) for k, n in enumerate(base.nodes)},
@@ -95,7 +64,8 @@ class _Timeline:
             for k, edge in enumerate(base.edges):
                 self._index[3].setdefault(edge[0], []).append((k, edge))
         nodes_by_id, leaves_by_id, rows_of, edges_of = self._index
-        latest = {}
+        ids = nodes_by_id.keys() if ids is None else ids
+        latest = {}  # per node that ran: its buffers' states and its leaf's grad, the last seen
         for node_id, states, grad in self.updates[:count]:
             if node_id in ids:
                 latest[node_id] = (states, grad)
@@ -105,17 +75,17 @@ class _Timeline:
             k, node = nodes_by_id[i]
             ran = i in latest
             if not start and (ran or i == failed or node.executed or node.failed):
-                node = _changed(node, executed=ran, failed=i == failed)
+                node = node._replace(executed=ran, failed=i == failed)
             nodes.append((k, node))
             if i in leaves_by_id:
                 k, leaf = leaves_by_id[i]
                 if ran and latest[i][1] is not None:
-                    leaf = _changed(leaf, grad=latest[i][1], accumulated=True)
+                    leaf = leaf._replace(grad=latest[i][1], accumulated=True)
                 leaves.append((k, leaf))
             states = latest[i][0] if ran else ()
             for slot, (k, b) in enumerate(rows_of.get(i, ())):
                 if slot < len(states) and states[slot] != (b.state, b.current_version):
-                    b = _changed(b, state=states[slot][0], current_version=states[slot][1])
+                    b = b._replace(state=states[slot][0], current_version=states[slot][1])
                 buffers.append((k, b))
             edges.extend(e for e in edges_of.get(i, ()) if e[1][1] in ids)
         nodes, leaves, buffers, edges = (tuple(x for _, x in sorted(part, key=_first))

@@ -8,6 +8,7 @@ import math
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .._node import AccumulateGrad, Node
 from .._tensor import Tensor
@@ -18,22 +19,10 @@ from .._tensor import Tensor
 COUNTS = Counter()
 
 
-class _made_once:
-    """``functools.cached_property`` without the lock Python 3.11 takes on each first read (a
-    step-through's fold plan reads thousands of buffers' keys once each)."""
-
-    def __init__(self, make):
-        self.make, self.name = make, make.__name__
-
-    def __get__(self, record, owner=None):
-        if record is None:
-            return self
-        value = record.__dict__[self.name] = self.make(record)  # read from there from now on
-        return value
-
-
-@dataclass(frozen=True)
-class NodeInfo:
+# The records are named tuples: immutable, made at a tuple's cost (a frozen dataclass's
+# __init__ sets each field through object.__setattr__), and of plain values only, so the
+# garbage collector stops tracking them (a step-through keeps thousands).
+class NodeInfo(NamedTuple):
     id: int              # position in creation order within this snapshot
     name: str            # PyTorch's class name, e.g. "MulBackward0"
     label: str           # the user's name for the tensor this node produced, or ""
@@ -41,8 +30,7 @@ class NodeInfo:
     failed: bool         # the last recorded backward raised while running it
 
 
-@dataclass(frozen=True)
-class LeafInfo:
+class LeafInfo(NamedTuple):
     id: int              # the id of its AccumulateGrad in this snapshot
     name: str
     shape: tuple
@@ -52,8 +40,7 @@ class LeafInfo:
     accumulated: bool    # the last recorded backward wrote into .grad
 
 
-@dataclass(frozen=True)
-class BufferInfo:
+class BufferInfo(NamedTuple):
     node_id: int
     node_name: str
     slot: str            # PyTorch's slot name, e.g. "self", "result", "other"
@@ -69,7 +56,7 @@ class BufferInfo:
     user_held: bool      # the storage belongs to a leaf, a root or a named tensor
     storage_nbytes: int = 0  # the whole storage's bytes: a saved view keeps all of it alive
 
-    @_made_once  # compared for every buffer of every frame: made once per buffer
+    @property
     def key(self):
         # A custom Function's saves are read as node.saved_tensors[i], not _saved_<slot>.
         attr = self.slot if self.slot.startswith("saved_tensors") else f"_saved_{self.slot}"
