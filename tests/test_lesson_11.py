@@ -20,6 +20,7 @@ from autograd_lesson import lesson
 from autograd_lesson.i18n import t
 from autograd_lesson.lesson import on_torch, without_torch
 from autograd_lesson.viz import record, take_snapshot, watch
+from torch_nodes import nodes_of
 
 pytestmark = pytest.mark.parity
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -265,16 +266,6 @@ def test_audit_ignores_unreadable_and_package_graphs_left_by_other_code(ns, torc
     del broken, ours
 
 
-def _nodes_of(roots):
-    seen, stack = set(), [r.grad_fn for r in roots]
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.add(node)
-            stack.extend(f for f, _ in node.next_functions)
-    return seen
-
-
 def test_the_stored_losses_keep_18_30_42_nodes(ns, torch):
     """11-grows: what the step built and history keeps alive is 12 nodes per step on top of the
     first step's 18 (the parameters' AccumulateGrad nodes are shared): 18 -> 30 -> 42."""
@@ -283,7 +274,7 @@ def test_the_stored_losses_keep_18_30_42_nodes(ns, torch):
     counts = []
     for _ in range(3):
         ns["step_logging"](model, optimizer, ns["x"], ns["y"], ns["t"])
-        counts.append(len(_nodes_of(ns["history"])))
+        counts.append(len(nodes_of(ns["history"])))
     assert counts == [18, 30, 42]
 
 

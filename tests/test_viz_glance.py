@@ -318,3 +318,23 @@ def test_a_step_window_moves_its_edges_off_the_boxes_around_the_running_one():
                  if at <= x0 and x1 <= at + width)
     assert cuts(x) == fewest < cuts(min(max(whole[0], (x0 + x1) / 2 - width / 2),
                                         whole[0] + whole[2] - width))  # (where it was)
+
+
+def test_a_note_names_a_korean_group_without_the_colon_its_head_breaks_after():
+    """A Korean group's head is drawn as "loss1:" over "노드 2개 접음 …"; the name a window's
+    note gives it is "loss1", as in English."""
+    from autograd_lesson.viz import dot
+    x = al.tensor([1.0, 2.0], requires_grad=True)
+    loss1 = (x.exp() * 2).sum()
+    names = {"x": x, "loss1": loss1}
+    snap = viz.take_snapshot([loss1], names)
+    keep = {n.id for n in snap.nodes if n.label} | {leaf.id for leaf in snap.leaves}
+    lesson.set_language("ko")
+    try:
+        svg = render(dot.picture_dot(snap, snap, plan=dot.fold_plan(snap, keep)),
+                     "svg").decode("utf-8")
+    finally:
+        lesson.set_language("en")
+    group = [entry[4] for name, entry in glance.boxes(svg).items() if name.startswith("g")]
+    assert group == ["loss1"]
+    assert "loss1:</text>" in svg  # (the head as drawn still breaks after the colon)

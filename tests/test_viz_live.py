@@ -2,6 +2,7 @@
 picture redraw the same snapshots at another depth, keep no tensor alive, and where widgets do
 not run the output is the static picture and its text, as without them."""
 import gc
+import sys
 import weakref
 
 import pytest
@@ -82,8 +83,7 @@ def test_where_widgets_do_not_run_the_output_is_the_static_picture(shown, monkey
     lesson.show_graph("g", model=model, loss=loss)
     with_widget = shown.pop()
     printed = capsys.readouterr().out
-    monkeypatch.setattr(live.Depths, "widget", lambda self: (_ for _ in ()).throw(
-        ImportError("no ipywidgets")))
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # "import ipywidgets" now fails
     lesson.show_graph("g", model=model, loss=loss)
     static = shown.pop()
     assert WIDGET not in static and set(static) == {"image/svg+xml", "image/png", "text/plain"}
@@ -123,3 +123,25 @@ def test_a_model_one_level_deep_gets_no_buttons(shown):
         h = cell(al.randn(2, 3), al.zeros(2, 4))
     lesson.show_graph("g", model=cell, h=h)
     assert WIDGET not in shown[-1] and "image/svg+xml" in shown[-1] and not live._live
+
+
+def test_where_widgets_do_not_run_a_large_step_through_stores_its_strip(shown, monkeypatch):
+    """The same one test (live.widgets_run) decides the step-through's output: beside the
+    slider a large graph stores its first frame; without widgets, the strip of frames."""
+    pytest.importorskip("ipywidgets")
+    from autograd_lesson.viz.steps import StepThrough
+    x = al.tensor([0.5, -1.0], requires_grad=True)
+    y = x
+    for _ in range(60):  # over 100 nodes: beside the slider only the first frame is stored
+        y = (y * 1.01).tanh()
+    loss = y.sum()
+    recording = viz.record(lambda: loss.backward(retain_graph=True), roots=[loss],
+                           names={"x": x, "loss": loss}, frames=True)
+    steps = StepThrough(recording.frames, title="loss.backward()")
+    steps.display(key="with widgets")
+    assert WIDGET in shown[-1] and "image/png" not in shown[-1]
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)
+    assert not live.widgets_run()
+    steps.display(key="without widgets")
+    assert WIDGET not in shown[-1] and set(shown[-1]) == {"text/plain", "image/png"}
+    assert shown[-1]["text/plain"] == steps.text

@@ -17,6 +17,7 @@ from autograd_lesson.viz.dot import compare, picture_dot
 torch = pytest.importorskip("torch")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
 import real_models  # noqa: E402
+from torch_nodes import nodes_of  # noqa: E402
 
 
 def _boxes(snap):
@@ -278,19 +279,11 @@ def _torch_box_bytes(model, step):
     for h in handles:
         h.remove()
 
-    def reachable(tensor):
-        found, stack = set(), [tensor.grad_fn]
-        while stack:
-            fn = stack.pop()
-            if fn is not None and fn not in found:
-                found.add(fn)
-                stack.extend(f for f, _ in fn.next_functions)
-        return found
     result = {}
     for name, module in boxes.items():
         given, made = seen[module]
         storages = {}
-        for fn in reachable(made) - reachable(given):
+        for fn in nodes_of([made]) - nodes_of([given]):
             for attr in dir(fn):
                 value = getattr(fn, attr) if attr.startswith("_saved_") else None
                 if isinstance(value, torch.Tensor):
@@ -340,3 +333,33 @@ def test_a_step_through_with_model_shows_module_boxes_and_marks_the_one_running(
     assert 'fillcolor="#f0a030"' in line and "shape=folder" in line  # running now
     assert sum('fillcolor="#f0a030"' in line for line in dot.splitlines()) == 1
     assert steps._running_box(index, True) == box
+
+
+def test_a_box_says_depth_opens_it_only_when_a_child_module_made_its_nodes():
+    """An RNNCell's box holds nodes the cell made itself: depth=2 would draw the same box, so
+    it says fold=False draws them; a Sequential's box opens into its children."""
+    from autograd_lesson.viz import dot
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = torch.nn.RNNCell(3, 4)
+            self.head = torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.ReLU())
+
+        def forward(self, x):
+            h = torch.zeros(1, 4)
+            for _ in range(3):
+                h = self.cell(x, h)
+            return self.head(h).sum()
+
+    torch.manual_seed(0)
+    model = Model()
+    with viz.watch(model):
+        loss = model(torch.randn(1, 3))
+    snap = viz.take_snapshot([loss], {"loss": loss}, model=model, depth=1)
+    source = dot.picture_dot(snap, snap, plan=dot.fold_plan(snap, set(snap.roots)))
+    boxes = {re.search(r"<B>(\w+) · ", line).group(1): line
+             for line in source.splitlines() if "shape=folder" in line}
+    assert set(boxes) == {"cell", "head"}
+    assert "fold=False draws them" in boxes["cell"] and "depth=2" not in boxes["cell"]
+    assert "depth=2 opens it, fold=False all" in boxes["head"]

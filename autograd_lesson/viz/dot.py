@@ -359,13 +359,23 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
         lines.append(t("group.live_moved", before=f"{held:,}", bytes=f"{live:,}"))
     elif buffers:
         lines.append(t("group.live", bytes=f"{live:,}"))
-    unfold = t("group.unfold") if after.modules is None else \
-        t("group.deeper", n=after.modules.depth + 1)
+    unfold = t("group.deeper", n=after.modules.depth + 1) if _opens_deeper(after, members) \
+        else t("group.unfold")
     lines.append(f'<FONT COLOR="#444444">{unfold}</FONT>')
     if any(HANGUL.search(line) for line in lines):  # Graphviz spaces <BR/> lines by the Latin
         # font's height, and the taller Hangul glyphs of one line touched the next
         return _table([f"<TR>{_lines_cell(lines, under_border=True)}</TR>"], spacing=0)
     return _table([f"<TR>{_cell('<BR/>'.join(lines), under_border=True)}</TR>"], spacing=0)
+
+
+def _opens_deeper(snapshot, members):
+    """Whether one more ``depth=`` opens this module box: a member was made inside one of
+    its modules' own children (an RNNCell's nodes, made by the cell itself, do not open)."""
+    if snapshot.modules is None:
+        return False
+    depth, chains = snapshot.modules.depth, snapshot.modules.chains
+    return any(m < len(chains) and chains[m] is not None and len(chains[m]) > depth
+               for m in members)
 
 
 def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, changes=None,

@@ -66,8 +66,9 @@ def boxes(svg):
             continue
         xs, ys = numbers[0::2], numbers[1::2]
         text = re.search(r"<text[^>]*>([^<]*)</text>", body)
+        # (a Korean group's head is broken after its name, "loss1:", and a note names it)
         found[name] = (min(xs) + tx, min(ys) + ty, max(xs) + tx, max(ys) + ty,
-                       html.unescape(text.group(1)).strip() if text else name)
+                       html.unescape(text.group(1)).strip().rstrip(":") if text else name)
     return found
 
 

@@ -16,18 +16,27 @@ from ..i18n import t
 _live = {}  # display key (the notebook cell) -> the widget shown there last; closed on re-run
 
 
+def widgets_run():
+    """Whether this kernel shows widgets (ipywidgets imports): the one test every live output
+    makes, for what it draws and for what it stores beside the widget."""
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def show(bundle, make_widget, key):
     """Display ``bundle`` (a mimebundle with its ``text/plain``) as one output, with the
-    widget ``make_widget()`` returns where ipywidgets imports; returns the widget or None."""
+    widget ``make_widget()`` returns where widgets run; returns the widget or None."""
     from IPython.display import display
     old = _live.pop(key, None)
     if old is not None:
         close(old)
-    try:
-        widget = make_widget()
-    except ImportError:  # no ipywidgets: the picture is the output
+    if not widgets_run():  # the picture is the output
         display(bundle, raw=True)
         return None
+    widget = make_widget()
     _live[key] = widget
     display({**bundle, **widget._repr_mimebundle_(), "text/plain": bundle["text/plain"]},
             raw=True)

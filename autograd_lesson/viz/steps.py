@@ -28,7 +28,7 @@ import numpy as np
 
 from ..i18n import get_language, t
 from . import regions, warm
-from .live import _live, show as show_live
+from .live import _live, show as show_live, widgets_run
 from .dot import Change, compare, legend_dot, picture_dot
 from .fonts import HANGUL, pil_font, text_width
 from .glance import (_SIZE, _VIEWBOX, _boxes, boxes, cell_key, crop_around, legend_here,
@@ -430,13 +430,8 @@ class StepThrough:
         """Show as one output: the slider where widgets run, else every frame as a PNG."""
         from IPython.display import display
         bundle = {"text/plain": self.text}
-        try:
-            import ipywidgets  # noqa: F401  (without it the static frames are the picture)
-            beside_slider = True
-        except ImportError:
-            beside_slider = False
-        try:
-            if beside_slider and len(self.frames[0].start.nodes) > LOCAL_MIN_BOXES:
+        try:  # (where widgets do not run, the static frames are the picture)
+            if widgets_run() and len(self.frames[0].start.nodes) > LOCAL_MIN_BOXES:
                 # Where the slider runs it is the picture; what the notebook stores beside it
                 # for a viewer without widgets is the first frame the slider drew (its SVG,
                 # no more Graphviz or Pillow work) and a line saying where the others are. A
