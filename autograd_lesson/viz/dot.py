@@ -25,6 +25,7 @@ from ..i18n import t
 from . import modules
 from .fonts import CJK_FONT, HANGUL, graphviz_width, text_width
 from .ledger import bytes_text, shape_text
+from .snapshot import slot_key
 
 FONT = "DejaVu Sans"
 # DejaVu has no Hangul: a picture with Korean text names a CJK font after it (CJK_FONT), so
@@ -206,11 +207,11 @@ class Change(NamedTuple):
 
 def compare(before, after, now=None):
     """Per node id: its status in ``after`` and whether anything about it changed."""
-    old_buffers = {b.key: b.state for b in before.buffers}
+    old_buffers = {slot_key(b): b.state for b in before.buffers}
     old_leaves = {leaf.id: leaf.grad for leaf in before.leaves}
     touched = Counter()
     for b in after.buffers:
-        if old_buffers.get(b.key) != b.state:
+        if old_buffers.get(slot_key(b)) != b.state:
             touched[b.node_id] += 1
     for leaf in after.leaves:
         if old_leaves.get(leaf.id) != leaf.grad or leaf.accumulated:
@@ -333,11 +334,11 @@ def keep_set(before, after, fold_level, changes=None):
 # -- DOT -------------------------------------------------------------------------------------------
 def _group_label(after, before, members, key, changes, old=None, rows_of=None):
     member_set = set(members)
-    old = {b.key: b.state for b in before.buffers} if old is None else old
+    old = {slot_key(b): b.state for b in before.buffers} if old is None else old
     buffers = [b for b in after.buffers if b.node_id in member_set] if rows_of is None else \
         [b for m in sorted(member_set) for b in rows_of.get(m, ())]
     ran = sum(1 for m in members if changes[m].status != "idle")
-    moves = Counter((old.get(b.key, b.state), b.state) for b in buffers)
+    moves = Counter((old.get(slot_key(b), b.state), b.state) for b in buffers)
     leaves = sum(1 for leaf in after.leaves if leaf.id in member_set)
     what = t("group.leaves" if leaves == len(members) else "group.nodes", n=len(members))
     ran_text = t("group.all_ran") if ran == len(members) else t("group.none_ran") if ran == 0 \
@@ -353,8 +354,8 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
     live = modules.storage_bytes(buffers)  # each storage once, as the heading counts
     held = live
     if after.modules is not None:  # a module box tells what its block held before, too
-        keys = {b.key for b in buffers}
-        held = modules.storage_bytes([b for b in before.buffers if b.key in keys])
+        keys = {slot_key(b) for b in buffers}
+        held = modules.storage_bytes([b for b in before.buffers if slot_key(b) in keys])
     if buffers and held != live:
         lines.append(t("group.live_moved", before=f"{held:,}", bytes=f"{live:,}"))
     elif buffers:
@@ -395,7 +396,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
             keep = keep_set(before, after, fold_level, changes)
         plan = fold_plan(after, keep) if len(keep) < len(after.nodes) else ({}, [])
     plan, groups = plan
-    old_buffers = {b.key: b for b in before.buffers}
+    old_buffers = {slot_key(b): b for b in before.buffers}
     old_states = {k: b.state for k, b in old_buffers.items()}
     rows_of = defaultdict(list)
     for b in after.buffers:
@@ -454,7 +455,7 @@ def picture_dot(before, after, title="", fold_level=0, legend=True, now=None, ch
         if word:
             head += f"<BR/><B>{word}</B>"
         rows = [f'<TR>{_cell(head)}</TR>'] + [
-            _buffer_row(b, old_buffers.get(b.key)) for b in rows_of.get(node.id, ())]
+            _buffer_row(b, old_buffers.get(slot_key(b))) for b in rows_of.get(node.id, ())]
         lines.append(f"  {name} {_node_attrs(status, _table(rows))[:-1]}{pin(name)}]")
     for index, (key, members) in enumerate(groups):
         name = f"g{index}"

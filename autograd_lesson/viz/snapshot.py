@@ -63,6 +63,12 @@ class BufferInfo(NamedTuple):
         return f"#{self.node_id} {self.node_name}.{attr}"
 
 
+def slot_key(buffer):
+    """(node id, node name, slot): what a buffer is across the snapshots of one graph, to
+    match them by (a quarter of the time of its ``key`` text, made anew at each read)."""
+    return buffer[:3]
+
+
 @dataclass(frozen=True)
 class Snapshot:
     nodes: tuple
