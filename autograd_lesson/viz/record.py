@@ -55,45 +55,47 @@ class _Timeline:
         ``ids`` only (None: all), with the edges between them: a large graph's frame draws a
         window of boxes, and building every node's records for each frame made it cost what
         the whole graph costs."""
-        if self._index is None:  # per node id: its record, leaf, buffers and edges, once,
-            base = self.base     # each with its place in the base (a part keeps that order)
-            self._index = ({n.id: (k, n) for k, n in enumerate(base.nodes)},
-                           {f.id: (k, f) for k, f in enumerate(base.leaves)}, {}, {})
-            for k, b in enumerate(base.buffers):
-                self._index[2].setdefault(b.node_id, []).append((k, b))
-            for k, edge in enumerate(base.edges):
-                self._index[3].setdefault(edge[0], []).append((k, edge))
-        nodes_by_id, leaves_by_id, rows_of, edges_of = self._index
-        ids = nodes_by_id.keys() if ids is None else ids
+        base = self.base
+        if self._index is None:  # per node id: its place, leaf, buffers and edges, once
+            rows_of, edges_of = {}, {}
+            for b in base.buffers:
+                rows_of.setdefault(b.node_id, []).append(b)
+            for edge in base.edges:
+                edges_of.setdefault(edge[0], []).append(edge)
+            self._index = ({n.id: k for k, n in enumerate(base.nodes)},
+                           {leaf.id: leaf for leaf in base.leaves}, rows_of, edges_of)
+        place, leaf_of, rows_of, edges_of = self._index
+        # Node by node in the base's order, which is the base's order of its leaves, buffers
+        # and edges too: both readers list them node by node.
+        wanted = base.nodes if ids is None else [base.nodes[k] for k in
+                                                 sorted(place[i] for i in ids)]
+        ids = place if ids is None else ids
         latest = {}  # per node that ran: its buffers' states and its leaf's grad, the last seen
         for node_id, states, grad in self.updates[:count]:
             if node_id in ids:
                 latest[node_id] = (states, grad)
-        COUNTS["frame records"] += len(ids)
+        COUNTS["frame records"] += len(wanted)
         nodes, leaves, buffers, edges = [], [], [], []
-        for i in ids:
-            k, node = nodes_by_id[i]
+        for node in wanted:
+            i = node.id
             ran = i in latest
             if not start and (ran or i == failed or node.executed or node.failed):
                 node = node._replace(executed=ran, failed=i == failed)
-            nodes.append((k, node))
-            if i in leaves_by_id:
-                k, leaf = leaves_by_id[i]
+            nodes.append(node)
+            if i in leaf_of:
+                leaf = leaf_of[i]
                 if ran and latest[i][1] is not None:
                     leaf = leaf._replace(grad=latest[i][1], accumulated=True)
-                leaves.append((k, leaf))
+                leaves.append(leaf)
             states = latest[i][0] if ran else ()
-            for slot, (k, b) in enumerate(rows_of.get(i, ())):
+            for slot, b in enumerate(rows_of.get(i, ())):
                 if slot < len(states) and states[slot] != (b.state, b.current_version):
                     b = b._replace(state=states[slot][0], current_version=states[slot][1])
-                buffers.append((k, b))
-            edges.extend(e for e in edges_of.get(i, ()) if e[1][1] in ids)
-        nodes, leaves, buffers, edges = (tuple(x for _, x in sorted(part, key=_first))
-                                         for part in (nodes, leaves, buffers, edges))
-        return dataclasses.replace(self.base, nodes=nodes, leaves=leaves, buffers=buffers,
-                                   edges=edges,
-                                   roots=tuple(r for r in self.base.roots if r in ids),
-                                   title="")
+                buffers.append(b)
+            edges.extend(e for e in edges_of.get(i, ()) if e[1] in ids)
+        return dataclasses.replace(base, nodes=tuple(nodes), leaves=tuple(leaves),
+                                   buffers=tuple(buffers), edges=tuple(edges),
+                                   roots=tuple(r for r in base.roots if r in ids), title="")
 
 
 @contextlib.contextmanager
@@ -110,10 +112,6 @@ def collected_after():
         yield
     finally:
         gc.enable()
-
-
-def _first(pair):
-    return pair[0]
 
 
 UNNAMED_LEAF = "a leaf.grad"  # what a frame says a gradient accumulated into, for a leaf
