@@ -363,3 +363,15 @@ def test_a_box_says_depth_opens_it_only_when_a_child_module_made_its_nodes():
     assert set(boxes) == {"cell", "head"}
     assert "fold=False draws them" in boxes["cell"] and "depth=2" not in boxes["cell"]
     assert "depth=2 opens it, fold=False all" in boxes["head"]
+
+
+def test_a_box_of_one_node_says_one_node():
+    from autograd_lesson.viz import dot
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+    with viz.watch(model):
+        loss = model(torch.randn(4, 3)).sum()
+    snap = viz.take_snapshot([loss], {"loss": loss}, model=model, depth=1)
+    source = dot.picture_dot(snap, snap, plan=dot.fold_plan(snap, set(snap.roots)))
+    assert "1 · ReLU: 1 node folded (none ran)" in source
+    assert "0 · Linear: 4 nodes folded (none ran)" in source

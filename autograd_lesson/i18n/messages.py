@@ -269,8 +269,8 @@ MESSAGES = {
     "heading.totals_change": (
         "saved buffers hold {total0} B → {total1} B ({only0} B → {only1} B only in the graph)",
         "저장된 버퍼 {total0} B → {total1} B (그래프에만 있는 것 {only0} B → {only1} B)"),
-    "group.leaves": ("{n} leaves", "잎 {n}개"),
-    "group.nodes": ("{n} nodes", "노드 {n}개"),
+    "group.leaves": ("{n} {leaves}", "잎 {n}개"),
+    "group.nodes": ("{n} node{s}", "노드 {n}개"),
     "group.all_ran": ("all ran", "모두 실행됨"),
     "group.none_ran": ("none ran", "실행된 것 없음"),
     "group.some_ran": ("{n} ran", "{n}개 실행됨"),

@@ -340,7 +340,9 @@ def _group_label(after, before, members, key, changes, old=None, rows_of=None):
     ran = sum(1 for m in members if changes[m].status != "idle")
     moves = Counter((old.get(slot_key(b), b.state), b.state) for b in buffers)
     leaves = sum(1 for leaf in after.leaves if leaf.id in member_set)
-    what = t("group.leaves" if leaves == len(members) else "group.nodes", n=len(members))
+    n = len(members)
+    what = t("group.leaves", n=n, leaves="leaf" if n == 1 else "leaves") if leaves == n else \
+        t("group.nodes", n=n, s="" if n == 1 else "s")
     ran_text = t("group.all_ran") if ran == len(members) else t("group.none_ran") if ran == 0 \
         else t("group.some_ran", n=ran)
     head = t("group.head", key=key, what=what, ran=ran_text)
