@@ -243,6 +243,45 @@ def test_frames_and_leaves_show_bfloat16_gradients_on_torch(torch):
     assert leaf.grad == "[5.438, 0.2715, 109]" and leaf.dtype == "bfloat16"
 
 
+def test_a_sparse_gradient_neither_breaks_the_backward_nor_the_frames_on_torch(torch):
+    """An Embedding(sparse=True) gets a sparse gradient: the frames show its dense values (as
+    its leaf's .grad does) and the recorded backward ends as a plain one does."""
+    torch.manual_seed(0)
+    emb = torch.nn.Embedding(5, 3, sparse=True)
+    loss = emb(torch.tensor([1, 2])).sum()
+    rec = viz.record(lambda: loss.backward(), roots=[loss], names={"w": emb.weight},
+                     frames=True)
+    assert rec.error is None and emb.weight.grad.is_sparse
+    assert rec.frames[-1].text == ("step 3: #2 AccumulateGrad (w); got grad [0, 0, 0, 1, …]; "
+                                   "accumulated into w.grad")
+    assert viz.take_snapshot([loss], {"w": emb.weight}).leaves[0].grad == "[0, 0, 0, 1, …]"
+    assert torch.equal(emb.weight.grad.to_dense()[1:3], torch.ones(2, 3))
+
+
+def test_a_frame_the_view_cannot_read_stops_the_frames_not_the_backward(torch, monkeypatch,
+                                                                       capsys):
+    """Whatever a frame's reading meets, the user's backward runs to its end as without the
+    view; the frames stop where the reading failed, and the title says where."""
+    from autograd_lesson import lesson
+    from autograd_lesson.viz import torch_recording
+    real, reads = torch_recording.short, []
+
+    def breaks_on_the_second(tensor):
+        reads.append(tensor)
+        if len(reads) == 2:
+            raise RuntimeError("a tensor the view cannot read")
+        return real(tensor)
+    monkeypatch.setattr(torch_recording, "short", breaks_on_the_second)
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    loss = (x * 2).exp().sum()
+    lesson.step_through("loss.backward()", x=x, loss=loss)
+    out = capsys.readouterr().out
+    assert torch.equal(x.grad, 2 * (x.detach() * 2).exp())
+    assert "loss.backward(): 1 of 4 steps (frames stop at 1)" in out
+    assert "step 1: #2 SumBackward0; got grad 1" in out and "step 2" not in out
+    assert "✗" not in out  # no error: the backward did not fail
+
+
 def test_a_backward_inside_a_node_is_checked_after_the_call_on_torch(torch):
     class Inner(torch.autograd.Function):  # runs a backward of its own, which the recording
         @staticmethod                       # cannot see start: torch runs nodes without modes

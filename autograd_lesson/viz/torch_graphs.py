@@ -158,6 +158,8 @@ def short(tensor):
     """``_short`` of a torch tensor: from a NumPy view where NumPy has its dtype (half the
     time of torch's own slicing, per frame of a step-through), else from torch (bfloat16)."""
     tensor = tensor.detach()
+    if tensor.layout is not sys.modules["torch"].strided:  # a sparse gradient (of an
+        tensor = tensor.to_dense()  # Embedding(sparse=True)): the dense values it stands for
     try:
         return _short(tensor.numpy())
     except (TypeError, RuntimeError):  # no NumPy dtype, not on the CPU, a conjugate view

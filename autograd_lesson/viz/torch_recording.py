@@ -199,9 +199,15 @@ class _Steps:
             return
         node, grad_outputs = self.pending
         self.pending = None
-        frames = self.recording.frames
-        if len(frames) >= self.max_frames:
+        if len(self.recording.frames) >= self.max_frames:
             return
+        try:
+            self._add_frame(node, grad_outputs)
+        except Exception:  # noqa: BLE001  (the view must never break the user's backward:
+            self.max_frames = len(self.recording.frames)  # its frames stop here, and the
+            # title says so, "k of n steps (frames stop at k)")
+
+    def _add_frame(self, node, grad_outputs):
         node_id = self.ids.get(id(node), (-1, None))[0]
         if self.rows is None:  # each node's buffers in the start snapshot, found once
             self.rows = {}
@@ -223,9 +229,9 @@ class _Steps:
             accumulated = f"{label}.grad" if label else UNNAMED_LEAF
             if node.variable.grad is not None:
                 grad = short(node.variable.grad)
+        shown = ", ".join(short(g) for g in grad_outputs if g is not None)
         self.timeline.updates.append((node_id, tuple(states), grad))
-        shown = ", ".join(short(g) for g in grad_outputs
-                          if g is not None)
+        frames = self.recording.frames
         frames.append(Frame(len(frames) + 1, node_id, name, shown, tuple(released),
                             accumulated, self.timeline, len(self.timeline.updates)))
 
