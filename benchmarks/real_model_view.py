@@ -9,7 +9,8 @@ Per model, interleaved (one run of each in turn, medians of the runs):
 - **ours model=**: the same with ``model=`` (module boxes; the forward, not timed, ran under
   ``viz.watch(model)``);
 - **torchviz**: ``make_dot(loss)`` and its SVG (``.pipe(format="svg")``), torchviz 0.0.3;
-- **step**: a plain training step (forward and ``loss.backward()``); **backward** alone;
+- **step**: a plain training step (forward and ``loss.backward()``); **backward** alone (in
+  the pair with the step-through);
 - **step_through**: ``lesson.step_through`` of ``loss.backward()`` as a notebook displays it
   (the recording, the layout, the first frame's SVG and the static picture beside it: a PNG
   of 12 frames, or for a graph over 100 nodes the first frame's SVG the slider drew);
@@ -82,7 +83,8 @@ def measure(name, build, repeats, whole=True):
     views = []
     showing.display = views.append  # the view show_backward would display, kept to draw
     IPython.display.display = lambda *a, **k: None  # step-through: the bundle is built, dropped
-    steps_module._cell_key = lambda fallback: "benchmark-cell"
+    steps_module.cell_key = lambda fallback: "benchmark-cell"  # one cell: each run closes
+    # the widget the one before showed, as a cell run again does
     quiet = open(os.devnull, "w")
 
     def fresh_loss():
@@ -141,7 +143,6 @@ def measure(name, build, repeats, whole=True):
         "ours model=": (timed(watched_loss, ours_boxed), repeats, 1),
         "step": (timed(lambda: model.zero_grad(set_to_none=True), lambda _: train_step()),
                  repeats, 1),
-        "backward": (timed(fresh_loss, lambda loss: loss.backward()), repeats, 1),
         "audit": (timed(lambda: model.zero_grad(set_to_none=True), audit), repeats, 1),
     }
     if name != "lstm":  # torchviz's dot on 1,510 unrolled nodes ran for minutes
@@ -156,8 +157,8 @@ def measure(name, build, repeats, whole=True):
             "step_through": (timed(fresh_loss, lambda loss: lesson.step_through(
                 lambda: loss.backward(), loss=loss)), 3 * repeats, 1)}
     paired, _ = _common.interleaved_medians(pair, 3 * repeats)
-    result["step_through"] = paired["step_through"]["run"]
-    result["backward (paired)"] = paired["backward"]["run"]
+    result["step_through"], result["backward"] = (paired[k]["run"] for k in
+                                                  ("step_through", "backward"))
     if timed_out:
         result["torchviz"] = None
     result["whole"] = whole_graph_seconds(fresh_loss) if whole else None
@@ -205,7 +206,7 @@ def run(quick=False, models=None, whole=True):
                      _ms(tv) if name != "lstm" else f">{TORCHVIZ_TIMEOUT} s",
                      _x(r["ours"], tv), _x(r.get("ours model="), tv), _ms(r["step"]),
                      _x(r["ours"], r["step"]),
-                     _x(r["step_through"], r["backward (paired)"]), _x(r["audit"], r["step"]),
+                     _x(r["step_through"], r["backward"]), _x(r["audit"], r["step"]),
                      "not run" if r["whole"] is None else r["whole"]
                      if isinstance(r["whole"], str) else f"{r['whole']:.2f}"])
     headers = ["model", "nodes", "ours ms", "ours+PNG ms", "ours model= ms", "torchviz ms",

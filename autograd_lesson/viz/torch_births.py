@@ -8,7 +8,6 @@ node's key, so it keeps nothing alive and may stay on the node for as long as th
 every later backward that runs the node is seen. ``viz.record`` notes the nodes its backwards
 ran. A node neither watched from birth nor seen running is "unknown" (alive or retained).
 """
-import contextlib
 import sys
 
 from torch.overrides import TorchFunctionMode
@@ -32,26 +31,23 @@ def state(key, retained):
     return "alive" if key in _born else "unknown"
 
 
-@contextlib.contextmanager
-def unwatched_reads():
+class unwatched_reads:  # noqa: N801  (used as ``with unwatched_reads():``, like a function)
     """Inside, the watch's mode leaves the torch reader's unpacks alone: unpacking a saved
-    output locks its node, and the mode would read that node's grad_fn."""
-    _probing.append(True)
-    try:
-        yield
-    finally:
+    output locks its node, and the mode would read that node's grad_fn. (A class, not a
+    generator: a step-through's frames enter it hundreds of times.)"""
+
+    def __enter__(self):
+        _probing.append(True)
+
+    def __exit__(self, *exc):
         _probing.pop()
 
 
 def unwatched(read):
-    """``read`` (one of the torch reader's unpacks) as if inside :func:`unwatched_reads`
-    (without a generator: a frame of a step-through makes several reads)."""
+    """``read`` (one of the torch reader's unpacks) inside :func:`unwatched_reads`."""
     def reading(*args, **kwargs):
-        _probing.append(True)
-        try:
+        with unwatched_reads():
             return read(*args, **kwargs)
-        finally:
-            _probing.pop()
     return reading
 
 

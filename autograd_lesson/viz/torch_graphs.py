@@ -93,12 +93,12 @@ def _root_node(root):
     raise TypeError(f"snapshot roots must be tensors or graph nodes, got {type(root).__name__}")
 
 
-_walked = []  # inside ``walking_once``: {start nodes' ids: (nodes, starts)}
+_walked = []  # inside ``walking_once``: {start nodes' ids: ((nodes, inputs), start nodes)}
 
 
 @contextlib.contextmanager
 def walking_once():
-    """Inside, :func:`reachable` walks a graph once per set of start nodes: a node's edges
+    """Inside, :func:`walk` walks a graph once per set of start nodes: a node's edges
     are fixed when it is made, so a second walk finds the same nodes (a recording's set-up
     walked the same graph three times). The memo holds the nodes only while inside."""
     _walked.append({})
@@ -367,15 +367,15 @@ def remember(nodes):
         ids[id(node)] = i
         if _is_accumulate(node):
             user_ptrs.add(node.variable.untyped_storage().data_ptr())
-    for node in nodes:
-        k = key(node)
-        if _is_accumulate(node) or k in _read_nodes:
-            continue
-        with unwatched_reads():
+    with unwatched_reads():
+        for node in nodes:
+            k = key(node)
+            if _is_accumulate(node) or k in _read_nodes:
+                continue
             for name, state, value in _items(node, k):
                 _buffer(node, ids[id(node)], k, name, state, value, ids, {}, {}, user_ptrs,
                         {})
-        _read_nodes.add(k)
+            _read_nodes.add(k)
 
 
 def _buffer(node, i, k, slot, state, value, ids, node_labels, tensor_names, user_ptrs,
